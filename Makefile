@@ -1,0 +1,62 @@
+# tpf-analyze — top-level entry points. `make run` and `make test` work on a
+# fresh Debian 12 machine as root: they install what is missing, configure,
+# build, then run.
+
+BUILD      ?= build
+TPF        := $(BUILD)/tools/tpf-analyze
+PYTHON     ?= $(shell command -v python3.11 || command -v python3)
+SHARED     ?= $(abspath ../shared)
+TORCH_DIR  ?= /usr/lib/python3/dist-packages/torch
+STDLIB_DIR ?= /usr/lib/python3.11
+JOBS       ?= $(shell nproc)
+
+# Debian packages the build, the tests and the benchmarks need.
+DEBS := g++ pkg-config re2c meson ninja-build \
+        libboost-graph-dev libboost-program-options-dev doctest-dev \
+        nlohmann-json3-dev libfmt-dev libicu-dev \
+        python3 python3.11 libpython3.11-testsuite python3-torch python3-pyflakes
+
+MESON_OPTS :=
+ifeq ($(CI),true)
+MESON_OPTS += -Dwerror=true
+endif
+
+.PHONY: all deps build run test test-unit test-golden test-corpus bench clean
+
+all: build
+
+# Install only what is missing (apt-get update runs only then).
+deps:
+	@missing=$$(for p in $(DEBS); do \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
+	  done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:" $$missing; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+$(BUILD)/build.ninja: | deps
+	meson setup $(BUILD) $(MESON_OPTS)
+
+build: deps $(BUILD)/build.ninja
+	ninja -C $(BUILD) -j $(JOBS)
+
+run: build
+	$(TPF) --target h100 examples/train.py
+
+# All tests: doctest unit and golden tests (meson test), then the CPython AST
+# comparison over both corpora.
+test: build
+	meson test -C $(BUILD) --print-errorlogs
+	$(MAKE) --no-print-directory test-corpus
+
+test-corpus: build
+	$(PYTHON) $(SHARED)/tools/astcompare.py --tpf $(TPF) $(TORCH_DIR)
+	$(PYTHON) $(SHARED)/tools/astcompare.py --tpf $(TPF) $(STDLIB_DIR)
+
+bench: build
+	$(PYTHON) tools/bench.py --tpf $(TPF) $(TORCH_DIR)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,48 @@
+// Diagnostics are values: every pass reports into a DiagSink, nothing throws
+// across a stage boundary, only tools/ renders them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lexer/source.h"
+
+namespace tpf {
+
+enum class Severity : uint8_t { Note, Warning, Error };
+
+/// One secondary location with a message.
+struct DiagNote {
+  Span span;
+  std::string message;
+};
+
+/// A problem found in the user's input. `code` is "SyntaxError" for the
+/// frontend and "TPF001".. for rules.
+struct Diagnostic {
+  std::string code;
+  Severity severity = Severity::Error;
+  Span span;
+  std::string message;
+  std::vector<DiagNote> notes;
+  std::string help;
+};
+
+/// Collects diagnostics. Records at most one error per start offset (the
+/// first one wins), so error recovery cannot flood the output.
+class DiagSink {
+ public:
+  void report(Diagnostic d);
+  void error(std::string code, Span span, std::string message);
+  bool has_errors() const { return errors_ > 0; }
+  const std::vector<Diagnostic>& diagnostics() const { return diags_; }
+  /// Stable order: by offset, then code.
+  void sort();
+
+ private:
+  std::vector<Diagnostic> diags_;
+  uint32_t errors_ = 0;
+};
+
+}  // namespace tpf

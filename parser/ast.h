@@ -1,0 +1,140 @@
+// The AST: every node of a file in one vector inside ast::Module, addressed by
+// 32-bit NodeId; children, lists, identifiers and constants are indices too.
+// Node kinds and fields come from parser/ast.def (CPython 3.11's `ast`).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "lexer/source.h"
+
+namespace tpf::ast {
+
+enum class Category : uint8_t { Mod, Stmt, Expr, Pattern, Aux };
+
+enum class NodeKind : uint8_t {
+#define TPF_NODE(kind, cat, pos, fields) kind,
+#include "parser/ast.def"
+#undef TPF_NODE
+};
+
+/// Operators and expression contexts (parser/ops.def).
+enum class Op : uint8_t {
+  None_,
+#define TPF_AST_OP(e, name, spelling) e,
+#include "parser/ops.def"
+#undef TPF_AST_OP
+};
+
+/// Strong 32-bit index types.
+struct NodeId {
+  uint32_t v = UINT32_MAX;
+  constexpr bool valid() const { return v != UINT32_MAX; }
+  constexpr bool operator==(const NodeId&) const = default;
+};
+inline constexpr NodeId kNoNode{};
+using Symbol = uint32_t;  // index into Module::symbols
+inline constexpr Symbol kNoSymbol = UINT32_MAX;
+using ListId = uint32_t;  // index into Module::lists; 0 is the empty list
+using ConstId = uint32_t;
+
+/// One node: kind, operator/context, span, and up to 7 field slots whose
+/// meaning per kind is given by ast.def (use the slot constants below).
+struct Node {
+  NodeKind kind;
+  Op op = Op::None_;  // BoolOp/BinOp/UnaryOp/AugAssign operator, or expr_context
+  uint16_t flags = 0; // parser bookkeeping (e.g. kParenthesized)
+  Span span;
+  uint32_t f[7] = {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX,
+                   UINT32_MAX, UINT32_MAX, UINT32_MAX};
+};
+
+/// Node::flags bits.
+enum NodeFlags : uint16_t {
+  kParenthesized = 1 << 0,  // written inside (...) (matters for targets, genexp args)
+};
+
+/// A Python constant (Constant.value, MatchSingleton.value).
+struct Constant {
+  enum class Kind : uint8_t { None_, True_, False_, Ellipsis, Int, Float, Complex, Str, Bytes };
+  Kind kind = Kind::None_;
+  /// Int: decimal digits (with '-' never: literals are non-negative).
+  /// Str: the value in UTF-8, with lone surrogates as 3-byte WTF-8 sequences.
+  /// Bytes: the raw byte values.
+  std::string text;
+  double number = 0;  // Float value, Complex imaginary part
+};
+
+/// {first, count} into Module::list_items.
+struct ListRange {
+  uint32_t first = 0;
+  uint32_t count = 0;
+};
+
+/// Slot constants: ast::slot::BinOp::left == 0, ...
+namespace slot {
+#define F(name, type, s) static constexpr int name = s;
+#define TPF_NODE(kind, cat, pos, fields) \
+  struct kind {                          \
+    fields                               \
+  };
+#include "parser/ast.def"
+#undef TPF_NODE
+#undef F
+}  // namespace slot
+
+/// All nodes, lists, identifiers and constants of one file.
+class Module {
+ public:
+  std::vector<Node> nodes;
+  std::vector<ListRange> lists{ListRange{}};  // lists[0] is the empty list
+  std::vector<uint32_t> list_items;
+  std::vector<std::string> symbols;
+  std::vector<Constant> constants;
+  NodeId root;  // the Module node
+
+  const Node& operator[](NodeId id) const { return nodes[id.v]; }
+  Node& operator[](NodeId id) { return nodes[id.v]; }
+
+  NodeId add(NodeKind kind, Span span) {
+    nodes.push_back(Node{kind, Op::None_, 0, span, {}});
+    for (auto& s : nodes.back().f) s = UINT32_MAX;
+    return NodeId{static_cast<uint32_t>(nodes.size() - 1)};
+  }
+  /// Stores a list and returns its id (0 for an empty list).
+  ListId add_list(std::span<const uint32_t> items);
+  ListId add_list(std::span<const NodeId> items);
+  std::span<const uint32_t> list(ListId id) const {
+    const ListRange& r = lists[id];
+    return {list_items.data() + r.first, r.count};
+  }
+  /// Children of a List slot as NodeIds (entries may be kNoNode).
+  std::span<const NodeId> nodes_of(ListId id) const {
+    auto s = list(id);
+    return {reinterpret_cast<const NodeId*>(s.data()), s.size()};
+  }
+  NodeId child(NodeId n, int s) const { return NodeId{nodes[n.v].f[s]}; }
+  std::span<const NodeId> children(NodeId n, int s) const { return nodes_of(nodes[n.v].f[s]); }
+
+  Symbol intern(std::string_view name);
+  std::string_view name(Symbol s) const { return symbols[s]; }
+  ConstId add_constant(Constant c) {
+    constants.push_back(std::move(c));
+    return static_cast<ConstId>(constants.size() - 1);
+  }
+
+ private:
+  std::unordered_map<std::string, Symbol> symbol_index_;
+};
+
+std::string_view kind_name(NodeKind k);
+Category category(NodeKind k);
+bool has_position(NodeKind k);
+std::string_view op_name(Op op);      // "Add", "Load", ...
+std::string_view op_spelling(Op op);  // "+", "not in", ...
+
+}  // namespace tpf::ast
