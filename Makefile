@@ -56,7 +56,8 @@ test-corpus: build
 	$(PYTHON) $(SHARED)/tools/astcompare.py --tpf $(TPF) $(STDLIB_DIR)
 
 bench: build
-	$(PYTHON) tools/bench.py --tpf $(TPF) $(TORCH_DIR)
+	$(PYTHON) tools/bench.py --tpf-bench $(BUILD)/tools/tpf-bench $(TORCH_DIR)
+	$(PYTHON) tools/bench.py --tpf-bench $(BUILD)/tools/tpf-bench $(STDLIB_DIR)
 
 clean:
 	rm -rf $(BUILD)
