@@ -13,7 +13,7 @@ JOBS       ?= $(shell nproc)
 # Debian packages the build, the tests and the benchmarks need.
 DEBS := g++ pkg-config re2c meson ninja-build \
         libboost-graph-dev libboost-program-options-dev doctest-dev \
-        nlohmann-json3-dev libfmt-dev libicu-dev \
+        nlohmann-json3-dev libfmt-dev libicu-dev unicode-data \
         python3 python3.11 libpython3.11-testsuite python3-torch python3-pyflakes
 
 MESON_OPTS :=

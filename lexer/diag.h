@@ -42,6 +42,7 @@ class DiagSink {
 
  private:
   std::vector<Diagnostic> diags_;
+  std::vector<uint32_t> error_offsets_;  // sorted start offsets of the errors kept
   uint32_t errors_ = 0;
 };
 

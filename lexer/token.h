@@ -46,8 +46,20 @@ enum TokFlags : uint16_t {
   kNumFloat = 1 << 8,       // has '.', or an exponent (and is not hex/oct/bin)
   // Names.
   kNameNonAscii = 1 << 9,   // needs NFKC normalization before use as an identifier
-  // Set on the first token of a logical line that followed a backslash continuation.
+  // Set on the first token after a backslash continuation.
   kAfterContinuation = 1 << 10,
+  // On an f-string String token: its end differs between 3.11 and 3.12 rules
+  // because a replacement field reuses an enclosing quote (PEP 701,
+  // `f"{d["k"]}"`). The token follows 3.12; CPython 3.11 rejects the file.
+  kStrPep701 = 1 << 11,
+  // On an Error token: CPython raises this error only when its parser
+  // fetches the token (indentation errors, a bad line continuation, EOF inside
+  // brackets or after a backslash, a string that is not valid UTF-8), so a
+  // syntax error the parser finds earlier wins. Without it the error wins over
+  // generic parser errors anywhere before it (CPython re-tokenizes the rest of
+  // the file). For "'(' was never closed" CPython prefers the parser's error
+  // unless that is on a later line than the bracket.
+  kErrDeferred = 1 << 12,
 };
 
 /// One token: kind, flags, half-open byte range in the source. 12 bytes.

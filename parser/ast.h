@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -77,11 +78,12 @@ struct ListRange {
 
 /// Slot constants: ast::slot::BinOp::left == 0, ...
 namespace slot {
-#define F(name, type, s) static constexpr int name = s;
+// Namespaces, not structs: `arg` has a field named `arg`, which a class may not.
+#define F(name, type, s) inline constexpr int name = s;
 #define TPF_NODE(kind, cat, pos, fields) \
-  struct kind {                          \
-    fields                               \
-  };
+  namespace kind {                       \
+  fields                                 \
+  }
 #include "parser/ast.def"
 #undef TPF_NODE
 #undef F
@@ -122,14 +124,71 @@ class Module {
 
   Symbol intern(std::string_view name);
   std::string_view name(Symbol s) const { return symbols[s]; }
+
+  /// Calls f(NodeId) for every present child of `n` (Node, OptNode and List
+  /// slots, in ast.def order; kNoNode list entries are skipped).
+  template <class F>
+  void for_each_child(NodeId n, F&& f) const;
   ConstId add_constant(Constant c) {
     constants.push_back(std::move(c));
     return static_cast<ConstId>(constants.size() - 1);
   }
 
  private:
-  std::unordered_map<std::string, Symbol> symbol_index_;
+  // Transparent hashing: intern() looks names up by string_view, without
+  // building a std::string per identifier token.
+  struct SymbolHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, Symbol, SymbolHash, std::equal_to<>> symbol_index_;
 };
+
+template <class F>
+void Module::for_each_child(NodeId n, F&& f) const {
+  const Node& node = nodes[n.v];
+  auto one = [&](uint32_t v) {
+    if (v != UINT32_MAX) f(NodeId{v});
+  };
+  auto many = [&](uint32_t l) {
+    for (NodeId c : nodes_of(l))
+      if (c.valid()) f(c);
+  };
+  switch (node.kind) {
+#define TPF_CHILD_Node(s) one(node.f[s]);
+#define TPF_CHILD_OptNode(s) one(node.f[s]);
+#define TPF_CHILD_List(s) many(node.f[s]);
+#define TPF_CHILD_NewList(s) many(node.f[s]);
+#define TPF_CHILD_Ident(s)
+#define TPF_CHILD_OptIdent(s)
+#define TPF_CHILD_IdentList(s)
+#define TPF_CHILD_Const(s)
+#define TPF_CHILD_OptStr(s)
+#define TPF_CHILD_Int(s)
+#define TPF_CHILD_OpField(s)
+#define TPF_CHILD_OpList(s)
+#define F(name, type, s) TPF_CHILD_##type(s)
+#define TPF_NODE(kind, cat, pos, fields) \
+  case NodeKind::kind: {                 \
+    fields                               \
+  } break;
+#include "parser/ast.def"
+#undef TPF_NODE
+#undef F
+#undef TPF_CHILD_Node
+#undef TPF_CHILD_OptNode
+#undef TPF_CHILD_List
+#undef TPF_CHILD_NewList
+#undef TPF_CHILD_Ident
+#undef TPF_CHILD_OptIdent
+#undef TPF_CHILD_IdentList
+#undef TPF_CHILD_Const
+#undef TPF_CHILD_OptStr
+#undef TPF_CHILD_Int
+#undef TPF_CHILD_OpField
+#undef TPF_CHILD_OpList
+  }
+}
 
 std::string_view kind_name(NodeKind k);
 Category category(NodeKind k);

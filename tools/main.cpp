@@ -1,13 +1,18 @@
 // tpf-analyze: the command-line driver. Runs the pipeline as a straight list
-// of stage calls and taps it after named stages (--dump-tokens, --dump-ast).
+// of stage calls and taps it after named stages (--dump-tokens, --dump-ast,
+// --dump-ir, --dump-facts=NAME).
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "dataflow/facts.h"
+#include "ir/ir.h"
+#include "ir/resolve.h"
 #include "lexer/lexer.h"
 #include "parser/parser.h"
+#include "tools/inputs.h"
 #include "tools/render.h"
 
 namespace po = boost::program_options;
@@ -23,6 +28,8 @@ struct Options {
   std::string target;
   bool dump_tokens = false;
   bool dump_ast = false;
+  bool dump_ir = false;
+  std::string dump_facts;  // a dataflow::is_fact_name
 };
 
 void print_help(const po::options_description& desc) {
@@ -73,6 +80,14 @@ int analyze_file(const std::string& path, const Options& opt) {
     }
     std::fwrite(out.data(), 1, out.size(), stdout);
   }
+  if (opt.dump_ir || !opt.dump_facts.empty()) {
+    tpf::ir::Module ir = tpf::ir::build(module, src, diags, tpf::ir::kVerify);
+    tpf::dataflow::FileFacts facts = tpf::dataflow::compute_facts(ir);
+    std::string out;
+    if (opt.dump_ir) tpf::ir::print(ir, out, &facts.res);
+    if (!opt.dump_facts.empty()) tpf::dataflow::dump_facts(ir, facts, opt.dump_facts, out);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+  }
   return kExitOk;
 }
 
@@ -88,6 +103,9 @@ int main(int argc, char** argv) {
        "output format: text or json")
       ("target", po::value<std::string>(&opt.target), "GPU to estimate peak VRAM for (e.g. h100)")
       ("dump-tokens", po::bool_switch(&opt.dump_tokens), "print the token stream and stop")
+      ("dump-ir", po::bool_switch(&opt.dump_ir), "print the SSA IR with resolved names")
+      ("dump-facts", po::value<std::string>(&opt.dump_facts),
+       "print dataflow facts: grad, calls, summaries, loops, resolve or all")
       ("dump-ast", po::bool_switch(&opt.dump_ast),
        "print the AST (--format json: CPython's ast schema)");
   po::options_description hidden;
@@ -119,12 +137,22 @@ int main(int argc, char** argv) {
               << "' (expected text or json)\n";
     return kExitUsage;
   }
+  if (!opt.dump_facts.empty() && !tpf::dataflow::is_fact_name(opt.dump_facts)) {
+    std::cerr << "tpf-analyze: error: unknown --dump-facts '" << opt.dump_facts
+              << "' (expected grad, calls, summaries, loops, resolve or all)\n";
+    return kExitUsage;
+  }
   if (opt.paths.empty()) {
     std::cerr << "tpf-analyze: error: no input paths\ntry 'tpf-analyze --help'\n";
     return kExitUsage;
   }
   int rc = kExitOk;
-  for (const std::string& path : opt.paths) {
+  tpf::tools::Inputs inputs = tpf::tools::expand_inputs(opt.paths);
+  for (const tpf::tools::InputProblem& p : inputs.problems) {
+    std::cerr << p.path << ": error: " << p.message << "\n";
+    rc = kExitUsage;
+  }
+  for (const std::string& path : inputs.files) {
     int r = analyze_file(path, opt);
     if (r > rc) rc = r;
   }

@@ -16,15 +16,26 @@ void render_diagnostics(std::ostream& os, const SourceFile& src, const std::stri
   }
 }
 
+// One token per line: `line:col-line:col KIND 'text'` (columns are 0-based
+// UTF-8 bytes, as CPython's col_offset). In the text, a backslash is written
+// `\\` and line breaks `\n` / `\r`, so each token stays on one line and
+// the dump can be read back unambiguously.
 void dump_tokens(const SourceFile& src, const lexer::TokenStream& toks, std::string& out) {
   for (const lexer::Token& t : toks.tokens) {
-    LineCol b = src.pos(t.begin), e = src.pos(t.end);
-    out += std::to_string(b.line) + ':' + std::to_string(b.col) + '-' + std::to_string(e.line) +
-           ':' + std::to_string(e.col) + ' ';
+    const LineCol b = src.pos(t.begin), e = src.pos(t.end);
+    out += std::to_string(b.line);
+    out += ':';
+    out += std::to_string(b.col);
+    out += '-';
+    out += std::to_string(e.line);
+    out += ':';
+    out += std::to_string(e.col);
+    out += ' ';
     out += lexer::kind_name(t.kind);
     out += " '";
     for (char c : src.text.substr(t.begin, t.end - t.begin)) {
-      if (c == '\n') out += "\\n";
+      if (c == '\\') out += "\\\\";
+      else if (c == '\n') out += "\\n";
       else if (c == '\r') out += "\\r";
       else out += c;
     }

@@ -1,0 +1,72 @@
+// FileFacts: every fact the rules and the memory estimator read, computed
+// once per file in a fixed order, plus the queries they ask of them (is
+// this point in a loop, under no_grad, inside which `with`; does a
+// container outlive the loop iteration; which SSA value a name denotes at a
+// source offset). Also the --dump-facts=NAME text.
+// requires: ir::build. produces: FileFacts.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dataflow/grad_provenance.h"
+#include "dataflow/summaries.h"
+#include "dataflow/torch_calls.h"
+#include "ir/cfg.h"
+#include "ir/resolve.h"
+
+namespace tpf::dataflow {
+
+struct FileFacts {
+  ir::Resolution res;
+  TorchCalls calls;
+  CallKinds kinds;           // kinds[f][inst]: the torch_calls.def row of each call
+  GradProvenance grad;
+  Summaries summaries;
+  std::vector<ir::DomTree> dom;       // per function
+  std::vector<ir::DomTree> postdom;   // per function
+  std::vector<ir::LoopInfo> loops;    // per function
+  size_t not_converged = 0;           // analyses that hit the solver budget
+
+  TorchCall call_kind(ir::FunctionId f, ir::InstId i) const { return kinds[f.v][i.v]; }
+  GradState grad_state(ir::FunctionId f, ir::ValueId v) const { return grad.state(f, v); }
+  GradMode grad_mode(ir::FunctionId f, ir::InstId i) const { return grad.mode_at(f, i); }
+};
+
+/// Resolution, call classification, grad mode and provenance, summaries,
+/// dominators and loops, in that order. Interns paths in m.names (resolution).
+FileFacts compute_facts(ir::Module& m);
+
+// ---- queries ----
+
+/// The instruction is inside a loop of its function (natural loop).
+bool in_loop(const FileFacts& ff, const ir::Function& f, ir::FunctionId fid, ir::InstId i);
+/// Autograd is off here (torch.no_grad / inference_mode / set_grad_enabled(False),
+/// including a decorator or every in-file caller running it so).
+inline bool under_no_grad(const FileFacts& ff, ir::FunctionId f, ir::InstId i) {
+  return ff.grad.mode_at(f, i) == GradMode::Disabled;
+}
+/// The lexical `with` regions around an instruction, innermost first
+/// (Function::withs indices; withs[r].mgr is the manager value).
+std::vector<uint32_t> with_regions_at(const ir::Function& f, ir::InstId i);
+/// The innermost loop containing `use` that the container value was created
+/// outside of — so what is stored in it at `use` survives that loop's
+/// iteration — or UINT32_MAX (the container is created fresh each iteration,
+/// or `use` is in no loop). Follows phis: a container re-created each
+/// iteration (`hist = []` inside the loop) does not outlive it.
+uint32_t outlived_loop(const FileFacts& ff, const ir::Function& f, ir::FunctionId fid,
+                       ir::ValueId container, ir::InstId use);
+/// The SSA value the local name `name` denotes at source `offset` (a load
+/// or store of that name starting there), or kNoValue.
+ir::ValueId value_at(const ir::Module& m, const ir::Function& f, std::string_view name,
+                     uint32_t offset);
+
+// ---- dumps ----
+
+/// Fact sets --dump-facts accepts: grad, calls, summaries, loops, resolve, all.
+bool is_fact_name(std::string_view name);
+/// Appends the text of fact set `name` for every function.
+void dump_facts(const ir::Module& m, const FileFacts& ff, std::string_view name, std::string& out);
+
+}  // namespace tpf::dataflow

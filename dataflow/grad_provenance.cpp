@@ -1,0 +1,506 @@
+// Autograd provenance. Per function and calling context (grad mode at entry,
+// the states of up to 8 parameters and which parameters are nn.Modules), the
+// facts of every SSA value come from solve_values with the transfer below;
+// calls into torch follow torch_calls.def, calls into the file's functions
+// are evaluated in the caller's context (memoized; recursion and nesting
+// deeper than kMaxDepth give Unknown).
+// requires: compute_resolution, classify_all. produces: GradProvenance.
+#include "dataflow/grad_provenance.h"
+
+#include <algorithm>
+#include <array>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace tpf::dataflow {
+
+namespace {
+
+/// Parameters a context tracks; later ones are Unknown. Training helpers
+/// take few (model, batch, optimizer, criterion, device...).
+constexpr int kMaxParams = 8;
+/// Calls followed for a return value, nested: deeper chains give Unknown.
+constexpr int kMaxDepth = 6;
+/// Rounds of "callers' contexts -> callee facts"; enough for call chains of
+/// this depth within a file, and each round is cheap (memoized).
+constexpr int kMergeRounds = 3;
+
+struct Context {
+  GradMode entry = GradMode::Enabled;
+  std::array<GradState, kMaxParams> param{};
+  uint8_t module = 0;  // bit i: parameter i is an nn.Module (calling it is a forward pass)
+
+  static Context unknown(GradMode entry) {
+    Context c;
+    c.entry = entry;
+    c.param.fill(GradState::Unknown);
+    return c;
+  }
+  uint32_t key() const {
+    uint32_t k = static_cast<uint32_t>(entry);
+    for (GradState s : param) k = (k << 2) | static_cast<uint32_t>(s);
+    return (k << 8) | module;  // 2 + 16 + 8 bits
+  }
+  bool operator==(const Context&) const = default;
+  void join(const Context& o) {
+    entry = dataflow::join(entry, o.entry);
+    for (int i = 0; i < kMaxParams; ++i) param[i] = dataflow::join(param[i], o.param[i]);
+    module &= o.module;
+  }
+};
+
+struct Merge {
+  bool any = false;
+  Context ctx;
+  void add(const Context& c) {
+    if (!any) {
+      ctx = c;
+      any = true;
+    } else {
+      ctx.join(c);
+    }
+  }
+  bool operator==(const Merge&) const = default;
+};
+
+class Provenance {
+ public:
+  Provenance(const ir::Module& m, const ir::Resolution& res, const TorchCalls& calls,
+             const CallKinds& kinds)
+      : m_(m), res_(res), calls_(calls), kinds_(kinds) {
+    for (std::string_view a : {"data", "shape", "grad", "dtype", "device", "requires_grad",
+                               "is_cuda", "ndim", "is_leaf", "grad_fn"}) {
+      ir::Symbol s = m.names.find(a);
+      if (s != ir::kNoSymbol) nograph_attrs_.push_back(s);
+    }
+    for (std::string_view a : {"append", "extend", "insert", "add", "update", "appendleft",
+                               "setdefault", "put"}) {
+      ir::Symbol s = m.names.find(a);
+      if (s != ir::kNoSymbol) store_methods_.push_back(s);
+    }
+    size_t n = m.functions.size();
+    decorator_.resize(n);
+    for (uint32_t f = 0; f < n; ++f) decorator_[f] = decorator_mode(m, res, calls, ir::FunctionId(f));
+    find_escapes();
+  }
+
+  GradProvenance run();
+
+ private:
+  const std::vector<GradMode>& modes(ir::FunctionId f, GradMode entry);
+  GradState eval(ir::FunctionId f, Context ctx, int depth);
+  Converged analyze(ir::FunctionId f, const Context& ctx, int depth, std::vector<GradFact>& facts);
+  GradState transfer(ir::FunctionId fid, const ir::Function& f, const ir::Inst& in, ir::InstId id,
+                     const Context& ctx, int depth, const std::vector<GradFact>& facts,
+                     const std::vector<GradMode>& modes);
+  GradState call(ir::FunctionId fid, const ir::Function& f, const ir::Inst& in, ir::InstId id,
+                 const Context& ctx, int depth, const std::vector<GradFact>& facts, GradMode mode);
+  bool callee_context(ir::FunctionId fid, const ir::Function& f, const ir::Inst& in, ir::InstId id,
+                      const Context& ctx, const std::vector<GradFact>& facts, GradMode mode,
+                      ir::FunctionId& callee, Context& out);
+  bool is_module_value(ir::FunctionId fid, const ir::Function& f, ir::ValueId v,
+                       const Context& ctx) const;
+  GradState returns_of(const ir::Function& f, const std::vector<GradFact>& facts) const;
+  Effect absorb(ir::FunctionId fid, const ir::Function& f, const ir::Inst& in, ir::InstId id,
+                std::vector<GradFact>& facts) const;
+  void find_escapes();
+  Context effective(ir::FunctionId f, const std::vector<Merge>& merges) const;
+
+  const ir::Module& m_;
+  const ir::Resolution& res_;
+  const TorchCalls& calls_;
+  const CallKinds& kinds_;
+  std::vector<ir::Symbol> nograph_attrs_;
+  std::vector<ir::Symbol> store_methods_;  // list.append and friends: the receiver keeps the argument
+  std::vector<GradMode> decorator_;
+  std::vector<uint8_t> escapes_;
+  std::unordered_map<uint64_t, std::vector<GradMode>> modes_;
+  std::unordered_map<uint64_t, GradState> memo_;
+  std::unordered_set<uint64_t> in_progress_;
+  std::vector<std::vector<GradState>> standalone_;  // facts of each function's own context
+};
+
+const std::vector<GradMode>& Provenance::modes(ir::FunctionId f, GradMode entry) {
+  uint64_t key = (uint64_t(f.v) << 8) | static_cast<uint8_t>(entry);
+  auto it = modes_.find(key);
+  if (it != modes_.end()) return it->second;
+  GradModeFacts g = compute_grad_mode(m_, res_, kinds_, f, entry);
+  return modes_.emplace(key, std::move(g.at)).first->second;
+}
+
+void Provenance::find_escapes() {
+  escapes_.assign(m_.functions.size(), 0);
+  for (uint32_t fi = 0; fi < m_.functions.size(); ++fi) {
+    const ir::Function& f = m_.functions[fi];
+    for (const ir::Inst& in : f.insts) {
+      if (in.op == ir::Op::Phi) continue;  // the phi's own uses are checked
+      auto ops = f.operands(in);
+      for (size_t k = 0; k < ops.size(); ++k) {
+        if (in.op == ir::Op::Call && (k == 0 || ((in.flags & ir::kDecorator) && k == 1))) continue;
+        const ir::Referent& r = res_.ref(ir::FunctionId(fi), ops[k]);
+        if (r.kind == ir::Referent::Kind::Function) escapes_[r.id] = 1;
+      }
+    }
+  }
+}
+
+bool Provenance::is_module_value(ir::FunctionId fid, const ir::Function& f, ir::ValueId v,
+                                 const Context& ctx) const {
+  if (calls_.is_model(m_, res_, res_.ref(fid, v))) return true;
+  const ir::Inst& d = f.def(v);
+  return d.op == ir::Op::Param && d.aux < kMaxParams && ((ctx.module >> d.aux) & 1);
+}
+
+GradState Provenance::returns_of(const ir::Function& f, const std::vector<GradFact>& facts) const {
+  if (f.is_generator) return GradState::Unknown;
+  GradState r = GradState::Bottom;
+  for (const ir::Inst& in : f.insts)
+    if (in.op == ir::Op::Return)
+      r = join(r, in.nops ? facts[f.operands(in)[0].v].s : GradState::NoGraph);
+  return r;
+}
+
+bool Provenance::callee_context(ir::FunctionId fid, const ir::Function& f, const ir::Inst& in,
+                                ir::InstId id, const Context& ctx,
+                                const std::vector<GradFact>& facts, GradMode mode,
+                                ir::FunctionId& callee, Context& out) {
+  ir::CallTarget t = res_.call_target(fid, id);
+  if (!t.fn.valid() || (t.kind != ir::CallTarget::Kind::Function &&
+                        t.kind != ir::CallTarget::Kind::Constructor &&
+                        t.kind != ir::CallTarget::Kind::InstanceCall))
+    return false;
+  callee = t.fn;
+  const ir::Function& g = m_.fn(callee);
+  out = Context::unknown(mode == GradMode::Bottom ? GradMode::Enabled : mode);
+  std::array<bool, kMaxParams> set{};
+  auto assign = [&](size_t p, ir::ValueId v) {
+    if (p >= kMaxParams) return;
+    out.param[p] = v.valid() ? facts[v.v].s : GradState::NoGraph;
+    if (v.valid() && is_module_value(fid, f, v, ctx)) out.module |= uint8_t(1u << p);
+    set[p] = true;
+  };
+  auto ops = f.operands(in);
+  size_t first = 0;
+  if (t.kind == ir::CallTarget::Kind::InstanceCall) {
+    assign(0, ops[0]);
+    first = 1;
+  } else if (t.kind == ir::CallTarget::Kind::Constructor) {
+    assign(0, ir::kNoValue);  // the new object
+    first = 1;
+  } else if (t.bound) {
+    assign(0, t.receiver);
+    first = 1;
+  }
+  const ir::CallInfo& ci = f.call_info(in);
+  for (uint32_t i = 0; i < ci.npos; ++i) {
+    if (i < 32 && ((ci.star_mask >> i) & 1)) break;  // *args: the rest is unknown
+    size_t p = first + i;
+    if (p < g.params.size() && (g.params[p].kind == ir::ParamKind::PosOnly ||
+                                g.params[p].kind == ir::ParamKind::Normal))
+      assign(p, ops[1 + i]);
+  }
+  for (uint32_t i = 0; i < ci.nkw; ++i) {
+    ir::Symbol kw = f.kw_names[ci.kw_first + i];
+    if (kw == ir::kNoSymbol) continue;
+    for (size_t p = 0; p < g.params.size(); ++p)
+      if (g.params[p].name == kw && g.params[p].kind != ir::ParamKind::VarArgs &&
+          g.params[p].kind != ir::ParamKind::KwArgs) {
+        assign(p, ops[1 + ci.npos + i]);
+        break;
+      }
+  }
+  // Parameters left to their defaults (mostly constants) carry no graph.
+  for (size_t p = 0; p < g.params.size() && p < kMaxParams; ++p)
+    if (!set[p] && g.params[p].has_default) out.param[p] = GradState::NoGraph;
+  GradMode deco = decorator_[callee.v];
+  if (deco != GradMode::Bottom) out.entry = deco;
+  return true;
+}
+
+GradState Provenance::call(ir::FunctionId fid, const ir::Function& f, const ir::Inst& in,
+                           ir::InstId id, const Context& ctx, int depth,
+                           const std::vector<GradFact>& facts, GradMode mode) {
+  auto ops = f.operands(in);
+  auto st = [&](ir::ValueId v) { return facts[v.v].s; };
+  auto computing = [&](GradState x) { return mode == GradMode::Disabled ? GradState::NoGraph : x; };
+  auto join_all = [&] {
+    GradState r = GradState::Bottom;
+    for (ir::ValueId o : ops) r = join(r, st(o));
+    return r;
+  };
+  auto model = [&] {
+    return mode == GradMode::Enabled    ? GradState::Graph
+           : mode == GradMode::Disabled ? GradState::NoGraph
+                                        : GradState::Unknown;
+  };
+  TorchCall kind = kinds_[fid.v][id.v];
+  if (kind != TorchCall::None) {
+    switch (info(kind).grad) {
+      case GradRule::NoGraph: return GradState::NoGraph;
+      case GradRule::Graph: return GradState::Graph;
+      case GradRule::Unknown: return GradState::Unknown;
+      // The callee of a method call is GetAttr(receiver), whose state is the
+      // receiver's: joining all operands covers receiver and arguments.
+      case GradRule::Propagate: return computing(join_all());
+      case GradRule::Receiver: return computing(st(ops[0]));
+      case GradRule::RequiresGradKw:
+        switch (bool_arg(m_, res_, fid, in, -1, "requires_grad")) {
+          case BoolArg::True: return GradState::Graph;
+          case BoolArg::Unknown: return GradState::Unknown;
+          default: return GradState::NoGraph;
+        }
+      case GradRule::RequiresGradArg:
+        return bool_arg(m_, res_, fid, in, 0, "requires_grad") == BoolArg::False ? st(ops[0])
+                                                                                 : GradState::Graph;
+      case GradRule::CreateGraphKw:
+        return bool_arg(m_, res_, fid, in, -1, "create_graph") == BoolArg::True ? GradState::Graph
+                                                                               : GradState::NoGraph;
+      case GradRule::Model: return model();
+    }
+  }
+  ir::FunctionId callee;
+  Context cc;
+  if (callee_context(fid, f, in, id, ctx, facts, mode, callee, cc)) {
+    ir::CallTarget t = res_.call_target(fid, id);
+    if (t.kind == ir::CallTarget::Kind::Constructor) return GradState::NoGraph;  // a new object
+    return eval(callee, cc, depth + 1);
+  }
+  ir::CallTarget t = res_.call_target(fid, id);
+  switch (t.kind) {
+    case ir::CallTarget::Kind::Method: {
+      // A method we know nothing about: on a tensor (a known state) it
+      // likely returns a tensor computed from receiver and arguments; on an
+      // object of unknown provenance (a logger, a library handle) we cannot say.
+      ir::ValueId recv = f.operands(f.def(ops[0]))[0];
+      if (st(recv) == GradState::Unknown) return GradState::Unknown;
+      return computing(join_all());
+    }
+    case ir::CallTarget::Kind::Unknown:
+      // Calling a parameter the callers pass a model for.
+      if (is_module_value(fid, f, ops[0], ctx)) return model();
+      return GradState::Unknown;
+    default:
+      return GradState::Unknown;
+  }
+}
+
+GradState Provenance::transfer(ir::FunctionId fid, const ir::Function& f, const ir::Inst& in,
+                               ir::InstId id, const Context& ctx, int depth,
+                               const std::vector<GradFact>& facts,
+                               const std::vector<GradMode>& modes) {
+  GradMode mode = modes[id.v];
+  auto ops = f.operands(in);
+  auto st = [&](ir::ValueId v) { return facts[v.v].s; };
+  auto computing = [&](GradState x) { return mode == GradMode::Disabled ? GradState::NoGraph : x; };
+  auto join_all = [&] {
+    GradState r = GradState::Bottom;
+    for (ir::ValueId o : ops) r = join(r, st(o));
+    return r;
+  };
+  switch (in.op) {
+    case ir::Op::Undef:
+      return GradState::Bottom;
+    case ir::Op::Param:
+      return in.aux < kMaxParams ? ctx.param[in.aux] : GradState::Unknown;
+    case ir::Op::LoadGlobal: {
+      const ir::Referent& r = res_.ref(fid, in.result);
+      if (r.kind != ir::Referent::Kind::Unknown && r.kind != ir::Referent::Kind::Result &&
+          r.kind != ir::Referent::Kind::Instance)
+        return GradState::NoGraph;  // a module, function or class
+      ir::ValueId g = fid.v == 0 ? ir::kNoValue : m_.global_binding(in.aux);
+      if (g.valid() && !standalone_[0].empty()) return standalone_[0][g.v];
+      return GradState::Unknown;
+    }
+    case ir::Op::LoadFree:
+      for (ir::FunctionId p = f.parent; p.valid(); p = m_.fn(p).parent) {
+        const ir::Function& pf = m_.fn(p);
+        if (pf.kind == ir::FunctionKind::ClassBody) continue;
+        ir::VarId v = pf.find_var(in.aux);
+        if (!v.valid()) continue;
+        ir::ValueId b = pf.binding(v);
+        if (b.valid() && !standalone_[p.v].empty()) return standalone_[p.v][b.v];
+        break;
+      }
+      return GradState::Unknown;
+    case ir::Op::Yield:
+    case ir::Op::YieldFrom:
+      return GradState::Unknown;  // whatever the consumer sends in
+    case ir::Op::Phi: {
+      GradState r = GradState::Bottom;
+      for (ir::ValueId o : ops) r = join(r, st(o));
+      return r;
+    }
+    case ir::Op::UnaryOp:
+      if (static_cast<ast::Op>(in.aux) == ast::Op::Not) return GradState::NoGraph;
+      return computing(st(ops[0]));
+    case ir::Op::GetAttr: {
+      for (ir::Symbol s : nograph_attrs_)
+        if (s == in.aux) return GradState::NoGraph;  // x.data, x.shape, x.grad, ...
+      ir::Referent::Kind k = res_.ref(fid, in.result).kind;
+      if (k == ir::Referent::Kind::External || k == ir::Referent::Kind::Function ||
+          k == ir::Referent::Kind::Class)
+        return GradState::NoGraph;
+      return computing(st(ops[0]));
+    }
+    case ir::Op::GetItem:
+      return computing(st(ops[0]));
+    case ir::Op::BinOp:
+      return computing(join_all());
+    case ir::Op::Call:
+      return call(fid, f, in, id, ctx, depth, facts, mode);
+    default:
+      break;
+  }
+  uint8_t eff = ir::op_info(in.op).effects;
+  if (eff & ir::kNoGraph) return GradState::NoGraph;
+  if (eff & ir::kPropagate) return (eff & ir::kComputes) ? computing(join_all()) : join_all();
+  return GradState::Unknown;
+}
+
+Effect Provenance::absorb(ir::FunctionId fid, const ir::Function& f, const ir::Inst& in,
+                          ir::InstId id, std::vector<GradFact>& facts) const {
+  // A container holds what is stored into it: `losses.append(loss)`,
+  // `d[k] = out` and comprehension results make the container carry the
+  // element's state (SSA values are flow-insensitive, so this is the
+  // container's state wherever it is used).
+  auto ops = f.operands(in);
+  auto into = [&](ir::ValueId c, ir::ValueId v) { return facts[c.v].join(facts[v.v]); };
+  switch (in.op) {
+    case ir::Op::ListAppend:
+    case ir::Op::ListExtend:
+    case ir::Op::SetAdd:
+    case ir::Op::DictUpdate:
+      return into(ops[0], ops[1]);
+    case ir::Op::MapAdd:
+    case ir::Op::SetItem:
+      return into(ops[0], ops[2]);
+    case ir::Op::Call: {
+      if (kinds_[fid.v][id.v] != TorchCall::None) return Effect::Unchanged;
+      const ir::Inst& callee = f.def(ops[0]);
+      if (callee.op != ir::Op::GetAttr) return Effect::Unchanged;
+      if (std::find(store_methods_.begin(), store_methods_.end(), callee.aux) == store_methods_.end())
+        return Effect::Unchanged;
+      ir::ValueId recv = f.operands(callee)[0];
+      Effect e = Effect::Unchanged;
+      for (size_t k = 1; k < ops.size(); ++k) e = e | into(recv, ops[k]);
+      return e;
+    }
+    default:
+      return Effect::Unchanged;
+  }
+}
+
+Converged Provenance::analyze(ir::FunctionId fid, const Context& ctx, int depth,
+                              std::vector<GradFact>& facts) {
+  const ir::Function& f = m_.fn(fid);
+  const std::vector<GradMode>& md = modes(fid, ctx.entry);
+  facts.assign(f.values.size(), GradFact{});
+  Converged c = solve_values(f, facts, [&](const ir::Inst& in, ir::InstId id,
+                                           std::vector<GradFact>& fs) {
+    Effect e = Effect::Unchanged;
+    if (in.result.valid()) {
+      GradState r = transfer(fid, f, in, id, ctx, depth, fs, md);
+      // Only phis and unbound names stay at bottom; anything computed is
+      // at least detached (an empty list, a call with no known inputs).
+      if (in.op != ir::Op::Phi && in.op != ir::Op::Undef) r = join(r, GradState::NoGraph);
+      e = fs[in.result.v].join(GradFact{r});
+    }
+    return e | absorb(fid, f, in, id, fs);
+  });
+  if (c == Converged::No)
+    for (GradFact& x : facts) x.join(GradFact{GradState::Unknown});
+  return c;
+}
+
+GradState Provenance::eval(ir::FunctionId f, Context ctx, int depth) {
+  if (depth > kMaxDepth) return GradState::Unknown;
+  uint64_t key = (uint64_t(f.v) << 32) | ctx.key();
+  auto it = memo_.find(key);
+  if (it != memo_.end()) return it->second;
+  if (!in_progress_.insert(key).second) return GradState::Unknown;  // recursion
+  std::vector<GradFact> facts;
+  analyze(f, ctx, depth, facts);
+  GradState r = returns_of(m_.fn(f), facts);
+  in_progress_.erase(key);
+  memo_[key] = r;
+  return r;
+}
+
+Context Provenance::effective(ir::FunctionId f, const std::vector<Merge>& merges) const {
+  GradMode deco = decorator_[f.v];
+  Context c = Context::unknown(GradMode::Enabled);
+  const ir::Function& fn = m_.fn(f);
+  if (fn.kind == ir::FunctionKind::Function && merges[f.v].any) {
+    c = merges[f.v].ctx;
+    // Methods are also called through instances the file passes around
+    // (a `model` parameter): callers we cannot see, in an unknown context.
+    if (escapes_[f.v] || res_.self_class(f).valid()) c.join(Context::unknown(GradMode::Enabled));
+  }
+  if (deco != GradMode::Bottom) c.entry = deco;
+  return c;
+}
+
+GradProvenance Provenance::run() {
+  size_t n = m_.functions.size();
+  GradProvenance out;
+  out.fns.resize(n);
+  standalone_.assign(n, {});
+  std::vector<Merge> merges(n), next(n);
+  std::vector<Context> used(n);
+  std::vector<uint8_t> analyzed(n, 0);
+  std::vector<std::vector<std::pair<ir::FunctionId, Context>>> contrib(n);
+  std::vector<GradFact> facts;
+  for (int round = 0; round < kMergeRounds; ++round) {
+    // Memoized returns may predate the module's facts (globals) or the
+    // merged contexts of this round: recompute them.
+    memo_.clear();
+    for (uint32_t fi = 0; fi < n; ++fi) {
+      ir::FunctionId fid(fi);
+      Context ctx = effective(fid, merges);
+      if (analyzed[fi] && ctx == used[fi]) continue;
+      used[fi] = ctx;
+      analyzed[fi] = 1;
+      const ir::Function& f = m_.fn(fid);
+      Converged c = analyze(fid, ctx, 0, facts);
+      FunctionGrad& g = out.fns[fi];
+      g.value.resize(facts.size());
+      for (size_t i = 0; i < facts.size(); ++i) g.value[i] = facts[i].s;
+      g.mode = modes(fid, ctx.entry);
+      g.returns = returns_of(f, facts);
+      g.entry = ctx.entry;
+      g.converged = c;
+      standalone_[fi] = g.value;
+      if (fi == 0) memo_.clear();  // module globals are known from here on
+      // What this function passes to the file's functions it calls.
+      contrib[fi].clear();
+      for (uint32_t i = 0; i < f.insts.size(); ++i) {
+        const ir::Inst& in = f.insts[i];
+        if (in.op != ir::Op::Call || g.mode[i] == GradMode::Bottom) continue;
+        ir::FunctionId callee;
+        Context cc;
+        if (callee_context(fid, f, in, ir::InstId(i), ctx, facts, g.mode[i], callee, cc))
+          contrib[fi].emplace_back(callee, cc);
+      }
+    }
+    for (Merge& mg : next) mg = Merge{};
+    for (const auto& list : contrib)
+      for (const auto& [callee, cc] : list) next[callee.v].add(cc);
+    if (next == merges) break;
+    merges = next;
+  }
+  for (uint32_t fi = 0; fi < n; ++fi) {
+    out.fns[fi].called = merges[fi].any;
+    if (out.fns[fi].converged == Converged::No) ++out.not_converged;
+  }
+  return out;
+}
+
+}  // namespace
+
+GradProvenance compute_grad_provenance(const ir::Module& m, const ir::Resolution& res,
+                                       const TorchCalls& calls, const CallKinds& kinds) {
+  Provenance p(m, res, calls, kinds);
+  return p.run();
+}
+
+}  // namespace tpf::dataflow

@@ -1,0 +1,44 @@
+// Autograd provenance: for every SSA value, may it carry an autograd graph
+// (GradState), and the grad mode at every instruction. Interprocedural
+// within the file: calls into the file's functions are analyzed with the
+// caller's argument states and grad mode (memoized per context, recursion
+// cut off as Unknown), and each function's own facts use the join of the
+// contexts it is called with in the file (Unknown parameters when it is
+// never called here or escapes as a value).
+// requires: compute_resolution, classify_all. produces: GradProvenance.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "dataflow/grad_mode.h"
+#include "dataflow/lattices/grad_state.h"
+#include "dataflow/torch_calls.h"
+
+namespace tpf::dataflow {
+
+/// Facts of one function under the context it is analyzed with.
+struct FunctionGrad {
+  std::vector<GradState> value;  // by ValueId
+  std::vector<GradMode> mode;    // by InstId: grad mode just before
+  GradState returns = GradState::Bottom;
+  GradMode entry = GradMode::Enabled;
+  bool called = false;  // has callers in this file (its parameters come from them)
+  Converged converged = Converged::Yes;
+};
+
+class GradProvenance {
+ public:
+  GradState state(ir::FunctionId f, ir::ValueId v) const { return fns[f.v].value[v.v]; }
+  GradMode mode_at(ir::FunctionId f, ir::InstId i) const { return fns[f.v].mode[i.v]; }
+  GradState returns(ir::FunctionId f) const { return fns[f.v].returns; }
+  const FunctionGrad& of(ir::FunctionId f) const { return fns[f.v]; }
+
+  std::vector<FunctionGrad> fns;
+  size_t not_converged = 0;
+};
+
+GradProvenance compute_grad_provenance(const ir::Module& m, const ir::Resolution& res,
+                                       const TorchCalls& calls, const CallKinds& kinds);
+
+}  // namespace tpf::dataflow

@@ -1,0 +1,136 @@
+// Summaries: call graph, strongly connected components (Boost), may-effects
+// by union over callees, must-effects by a forward MustSet analysis per
+// function (intersection at joins) whose calls add their callee's must-set.
+// Components are processed callees first; within one, iterate to a fixpoint
+// (may grows, must starts empty and only grows: both bounded by 32 bits).
+// requires: resolution, call kinds, provenance. produces: Summaries.
+#include "dataflow/summaries.h"
+
+#include <algorithm>
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/strong_components.hpp>
+
+#include "dataflow/lattices/bitset.h"
+#include "dataflow/solver.h"
+
+namespace tpf::dataflow {
+
+namespace {
+
+/// Rounds within one strongly connected component; effects are 32-bit sets,
+/// but real recursion (a helper calling itself) settles in two.
+constexpr int kSccRounds = 4;
+
+class MustEffects {
+ public:
+  using Domain = MustSet;
+  static constexpr Direction kDirection = Direction::Forward;
+  MustEffects(const Summaries& s, const CallKinds& kinds, ir::FunctionId f)
+      : s_(s), kinds_(kinds), f_(f) {}
+  Domain initial(const ir::Function&) { return MustSet::of(0); }
+  void transfer(const ir::Inst& in, ir::InstId id, Domain& d) {
+    if (in.op == ir::Op::Call) d.add(s_.call_must(f_, id, kinds_));
+  }
+
+ private:
+  const Summaries& s_;
+  const CallKinds& kinds_;
+  ir::FunctionId f_;
+};
+
+uint32_t must_of(const ir::Module& m, const Summaries& s, const CallKinds& kinds,
+                 ir::FunctionId fid) {
+  const ir::Function& f = m.fn(fid);
+  MustEffects a(s, kinds, fid);
+  Solution<MustSet> sol = solve(a, f);
+  if (sol.converged == Converged::No) return 0;
+  MustSet at_return = MustSet::bottom();
+  replay(a, f, sol, [&](ir::InstId id, const MustSet& st) {
+    if (f.inst(id).op == ir::Op::Return) at_return.join(st);
+  });
+  return at_return.bits();  // 0 when the function never returns normally
+}
+
+}  // namespace
+
+ir::FunctionId Summaries::callee(ir::FunctionId f, ir::InstId call) const {
+  const auto& cs = calls[f.v];
+  auto it = std::lower_bound(cs.begin(), cs.end(), call,
+                             [](const CallEdge& e, ir::InstId c) { return e.call < c; });
+  return it != cs.end() && it->call == call ? it->callee : ir::FunctionId();
+}
+
+uint32_t Summaries::call_may(ir::FunctionId f, ir::InstId call, const CallKinds& kinds) const {
+  uint32_t bits = info(kinds[f.v][call.v]).effects;
+  ir::FunctionId g = callee(f, call);
+  if (g.valid()) bits |= fn[g.v].may;
+  return bits;
+}
+
+uint32_t Summaries::call_must(ir::FunctionId f, ir::InstId call, const CallKinds& kinds) const {
+  uint32_t bits = info(kinds[f.v][call.v]).effects;
+  ir::FunctionId g = callee(f, call);
+  if (g.valid()) bits |= fn[g.v].must;
+  return bits;
+}
+
+Summaries compute_summaries(const ir::Module& m, const ir::Resolution& res, const CallKinds& kinds,
+                            const GradProvenance& grad) {
+  size_t n = m.functions.size();
+  Summaries s;
+  s.fn.resize(n);
+  s.calls.resize(n);
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
+  Graph g(n);
+  std::vector<uint32_t> own(n, 0);
+  for (uint32_t fi = 0; fi < n; ++fi) {
+    const ir::Function& f = m.functions[fi];
+    for (uint32_t i = 0; i < f.insts.size(); ++i) {
+      if (f.insts[i].op != ir::Op::Call) continue;
+      own[fi] |= info(kinds[fi][i]).effects;
+      ir::CallTarget t = res.call_target(ir::FunctionId(fi), ir::InstId(i));
+      bool local = t.fn.valid() && (t.kind == ir::CallTarget::Kind::Function ||
+                                    t.kind == ir::CallTarget::Kind::Constructor ||
+                                    t.kind == ir::CallTarget::Kind::InstanceCall);
+      if (!local) continue;
+      s.calls[fi].push_back(CallEdge{ir::InstId(i), t.fn});
+      s.fn[t.fn.v].called = true;
+      boost::add_edge(fi, t.fn.v, g);
+      if (t.fn.v == fi) s.fn[fi].recursive = true;
+    }
+  }
+  std::vector<int> comp(n);
+  int ncomp = n ? boost::strong_components(
+                      g, boost::make_iterator_property_map(comp.begin(), boost::get(boost::vertex_index, g)))
+                : 0;
+  std::vector<std::vector<uint32_t>> members(static_cast<size_t>(ncomp));
+  for (uint32_t fi = 0; fi < n; ++fi) members[static_cast<size_t>(comp[fi])].push_back(fi);
+  for (const auto& mem : members)
+    if (mem.size() > 1)
+      for (uint32_t fi : mem) s.fn[fi].recursive = true;
+  // Boost numbers components in reverse topological order (Tarjan: a
+  // component is finished after every component it reaches), so callees
+  // come first. The fixpoint below does not depend on it; it only converges faster.
+  for (const auto& mem : members) {
+    for (int round = 0; round < kSccRounds; ++round) {
+      bool changed = false;
+      for (uint32_t fi : mem) {
+        uint32_t may = own[fi];
+        for (const CallEdge& e : s.calls[fi]) may |= s.fn[e.callee.v].may;
+        uint32_t must = must_of(m, s, kinds, ir::FunctionId(fi));
+        if (may != s.fn[fi].may || must != s.fn[fi].must) changed = true;
+        s.fn[fi].may |= may;
+        s.fn[fi].must = must;
+      }
+      if (!changed) break;
+    }
+  }
+  for (uint32_t fi = 0; fi < n; ++fi) {
+    s.fn[fi].returns = res.returns(ir::FunctionId(fi));
+    s.fn[fi].result = grad.fns[fi].returns;
+    s.fn[fi].entry = grad.fns[fi].entry;
+  }
+  return s;
+}
+
+}  // namespace tpf::dataflow

@@ -1,0 +1,49 @@
+// Function summaries within one file: the call graph of the file's own
+// functions, what each function does (CallEffect bits on some path and on
+// every path, transitively through its callees), whether it is recursive,
+// what it returns and whether its result carries a graph. Recursion
+// terminates: effects are solved bottom-up over the call graph's strongly
+// connected components (Boost), iterating within a component.
+// requires: compute_resolution, classify_all, compute_grad_provenance. produces: Summaries.
+#pragma once
+
+#include <vector>
+
+#include "dataflow/grad_provenance.h"
+#include "dataflow/torch_calls.h"
+
+namespace tpf::dataflow {
+
+struct CallEdge {
+  ir::InstId call;
+  ir::FunctionId callee;
+};
+
+struct FunctionSummary {
+  uint32_t may = 0;    // CallEffect bits some path performs (own calls and callees')
+  uint32_t must = 0;   // bits every path from entry to a normal return performs
+  bool recursive = false;
+  bool called = false;              // called from elsewhere in the file
+  ir::Referent returns;             // what it returns, when every return agrees
+  GradState result = GradState::Bottom;  // may its result carry a graph (its own context)
+  GradMode entry = GradMode::Enabled;    // grad mode it runs in (decorators, callers)
+};
+
+class Summaries {
+ public:
+  std::vector<FunctionSummary> fn;
+  std::vector<std::vector<CallEdge>> calls;  // per function: its calls to the file's functions
+
+  const FunctionSummary& of(ir::FunctionId f) const { return fn[f.v]; }
+  /// The file function a call reaches (through call_target), or invalid.
+  ir::FunctionId callee(ir::FunctionId f, ir::InstId call) const;
+  /// Effects of one call: its torch_calls.def row plus its callee's `may`.
+  uint32_t call_may(ir::FunctionId f, ir::InstId call, const CallKinds& kinds) const;
+  /// Effects one call performs on every path: its row plus its callee's `must`.
+  uint32_t call_must(ir::FunctionId f, ir::InstId call, const CallKinds& kinds) const;
+};
+
+Summaries compute_summaries(const ir::Module& m, const ir::Resolution& res, const CallKinds& kinds,
+                            const GradProvenance& grad);
+
+}  // namespace tpf::dataflow

@@ -1,0 +1,214 @@
+// Binding torch_calls.def to a file and matching calls against it. Rows are
+// indexed by match kind; a call takes the smallest matching row index, so
+// the table's order decides, exactly as if it were scanned top to bottom.
+// requires: ir::compute_resolution. produces: TorchCall per call.
+#include "dataflow/torch_calls.h"
+
+#include <algorithm>
+
+namespace tpf::dataflow {
+
+namespace {
+
+constexpr TorchCallInfo kRows[] = {
+    {"None", CallMatch::Name, "", GradRule::Unknown, 0, ModeAction::Keep},
+#define TPF_TORCH_CALL(name, match, pattern, grad, effects, mode) \
+  {#name, CallMatch::match, pattern, GradRule::grad, effects, ModeAction::mode},
+#include "dataflow/torch_calls.def"
+#undef TPF_TORCH_CALL
+};
+static_assert(sizeof(kRows) / sizeof(kRows[0]) < 256, "TorchCall must fit in a byte");
+
+constexpr std::pair<uint32_t, std::string_view> kEffectNames[] = {
+    {kBackward, "backward"}, {kZeroGrad, "zero_grad"}, {kOptimizerStep, "optimizer_step"},
+    {kSchedulerStep, "scheduler_step"}, {kSync, "sync"}, {kToDevice, "to_device"},
+    {kToHost, "to_host"}, {kEval, "eval"}, {kTrain, "train"}, {kForward, "forward"},
+    {kLoss, "loss"}, {kPrint, "print"}, {kSeed, "seed"},
+};
+
+}  // namespace
+
+const TorchCallInfo& info(TorchCall c) { return kRows[static_cast<size_t>(c)]; }
+
+std::string effect_names(uint32_t bits) {
+  std::string s;
+  for (auto [bit, name] : kEffectNames)
+    if (bits & bit) {
+      if (!s.empty()) s += '|';
+      s += name;
+    }
+  return s.empty() ? std::string("-") : s;
+}
+
+TorchCalls::TorchCalls(const ir::Module& m) {
+  const ir::Names& names = m.names;
+  for (uint8_t row = 1; row < sizeof(kRows) / sizeof(kRows[0]); ++row) {
+    const TorchCallInfo& r = kRows[row];
+    switch (r.match) {
+      case CallMatch::Name: {
+        ir::PathId p = names.find_path(r.pattern);
+        if (p.valid()) by_name_.try_emplace(p.v, row);
+        break;
+      }
+      case CallMatch::Prefix: {
+        ir::PathId p = names.find_path(r.pattern);
+        if (p.valid()) prefixes_.emplace_back(p, row);
+        break;
+      }
+      case CallMatch::Method: {
+        std::string_view pat = r.pattern;
+        size_t at = pat.find('@');
+        ir::Symbol sym = names.find(pat.substr(0, at));
+        if (sym == ir::kNoSymbol) break;
+        ir::PathId recv;
+        if (at != std::string_view::npos) {
+          recv = names.find_path(pat.substr(at + 1));
+          if (!recv.valid()) break;  // the file never names that receiver type
+        }
+        by_method_[sym].push_back(MethodRow{row, recv});
+        break;
+      }
+      case CallMatch::ResultOf: {
+        ir::PathId p = names.find_path(r.pattern);
+        if (p.valid()) result_of_.emplace_back(p, row);
+        break;
+      }
+      case CallMatch::ResultSuffix:
+        result_suffix_.push_back(row);
+        break;
+      case CallMatch::LocalModule:
+        if (!local_module_) local_module_ = row;
+        break;
+    }
+  }
+}
+
+TorchCall TorchCalls::classify_callee(const ir::Module& m, const ir::Resolution& res,
+                                      const ir::Referent& callee) const {
+  uint8_t best = 0;
+  auto take = [&](uint8_t row) {
+    if (row && (!best || row < best)) best = row;
+  };
+  if (callee.kind == ir::Referent::Kind::Result) {
+    ir::PathId p = callee.path();
+    for (auto [prefix, row] : result_of_)
+      if (m.names.under(p, prefix)) {
+        take(row);
+        break;
+      }
+    std::string_view last = m.names.str(m.names.last(p));
+    for (uint8_t row : result_suffix_) {
+      std::string_view suf = kRows[row].pattern;
+      if (last.size() >= suf.size() && last.substr(last.size() - suf.size()) == suf) {
+        take(row);
+        break;
+      }
+    }
+  } else if (callee.kind == ir::Referent::Kind::Instance) {
+    if (res.is_module_class(callee.cls())) take(local_module_);
+  }
+  return static_cast<TorchCall>(best);
+}
+
+TorchCall TorchCalls::classify_name(const ir::Module& m, ir::PathId name) const {
+  uint8_t best = 0;
+  auto it = by_name_.find(name.v);
+  if (it != by_name_.end()) best = it->second;
+  for (auto [prefix, row] : prefixes_)
+    if (m.names.under(name, prefix)) {
+      if (!best || row < best) best = row;
+      break;
+    }
+  return static_cast<TorchCall>(best);
+}
+
+TorchCall TorchCalls::classify(const ir::Module& m, const ir::Resolution& res, ir::FunctionId fid,
+                               ir::InstId call) const {
+  ir::CallTarget t = res.call_target(fid, call);
+  uint8_t best = 0;
+  auto take = [&](uint8_t row) {
+    if (row && (!best || row < best)) best = row;
+  };
+  switch (t.kind) {
+    case ir::CallTarget::Kind::External:
+      take(static_cast<uint8_t>(classify_name(m, t.name)));
+      break;
+    case ir::CallTarget::Kind::ResultCall:
+    case ir::CallTarget::Kind::InstanceCall: {
+      const ir::Function& f = m.fn(fid);
+      const ir::Referent& callee = res.ref(fid, f.operands(f.inst(call))[0]);
+      take(static_cast<uint8_t>(classify_callee(m, res, callee)));
+      break;
+    }
+    case ir::CallTarget::Kind::Method: {
+      auto it = by_method_.find(t.method);
+      if (it == by_method_.end()) break;
+      const ir::Referent& recv = res.ref(fid, t.receiver);
+      for (const MethodRow& mr : it->second) {
+        if (mr.receiver_prefix.valid()) {
+          if (recv.kind != ir::Referent::Kind::Result || !m.names.under(recv.path(), mr.receiver_prefix))
+            continue;
+        }
+        take(mr.row);
+        break;
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  return static_cast<TorchCall>(best);
+}
+
+}  // namespace tpf::dataflow
+
+namespace tpf::dataflow {
+
+ir::ValueId call_arg(const ir::Module& m, const ir::Function& f, const ir::Inst& call, int pos,
+                     std::string_view kw) {
+  const ir::CallInfo& c = f.call_info(call);
+  auto ops = f.operands(call);
+  if (pos >= 0 && pos < c.npos) {
+    // A starred argument before `pos` makes positions unknowable.
+    uint32_t mask = pos >= 32 ? c.star_mask : c.star_mask & ((2u << pos) - 1);
+    if (!mask) return ops[1 + pos];
+  }
+  if (!kw.empty())
+    for (uint32_t i = 0; i < c.nkw; ++i) {
+      ir::Symbol s = f.kw_names[c.kw_first + i];
+      if (s != ir::kNoSymbol && m.names.str(s) == kw) return ops[1 + c.npos + i];
+    }
+  return ir::kNoValue;
+}
+
+BoolArg bool_arg(const ir::Module& m, const ir::Resolution& res, ir::FunctionId fid,
+                 const ir::Inst& call, int pos, std::string_view kw) {
+  const ir::Function& f = m.fn(fid);
+  ir::ValueId v = call_arg(m, f, call, pos, kw);
+  if (!v.valid()) {
+    // `**kwargs` or `*args` might pass it.
+    const ir::CallInfo& c = f.call_info(call);
+    for (uint32_t i = 0; i < c.nkw; ++i)
+      if (f.kw_names[c.kw_first + i] == ir::kNoSymbol) return BoolArg::Unknown;
+    return c.star_mask ? BoolArg::Unknown : BoolArg::Absent;
+  }
+  const ir::ConstValue& k = res.constant(fid, v);
+  if (k.kind == ir::ConstValue::Kind::Bool || k.kind == ir::ConstValue::Kind::Int)
+    return k.i ? BoolArg::True : BoolArg::False;
+  if (k.kind == ir::ConstValue::Kind::None) return BoolArg::False;
+  return BoolArg::Unknown;
+}
+
+CallKinds classify_all(const ir::Module& m, const ir::Resolution& res, const TorchCalls& calls) {
+  CallKinds kinds(m.functions.size());
+  for (uint32_t fi = 0; fi < m.functions.size(); ++fi) {
+    const ir::Function& f = m.functions[fi];
+    kinds[fi].assign(f.insts.size(), TorchCall::None);
+    for (uint32_t i = 0; i < f.insts.size(); ++i)
+      if (f.insts[i].op == ir::Op::Call)
+        kinds[fi][i] = calls.classify(m, res, ir::FunctionId(fi), ir::InstId(i));
+  }
+  return kinds;
+}
+
+}  // namespace tpf::dataflow

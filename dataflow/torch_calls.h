@@ -1,0 +1,113 @@
+// Classification of calls by dataflow/torch_calls.def: which row (if any)
+// a Call instruction matches, with the row's grad rule, effects and
+// grad-mode action. Rules ask `classify(...) == TorchCall::Backward`.
+// requires: ir::compute_resolution (paths of the file interned). produces: TorchCall per call.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/ir.h"
+#include "ir/resolve.h"
+
+namespace tpf::dataflow {
+
+/// What a call does that rules and summaries track. Bits, OR-ed in summaries.
+enum CallEffect : uint32_t {
+  kBackward = 1 << 0,       // loss.backward(), torch.autograd.backward/grad
+  kZeroGrad = 1 << 1,       // optimizer.zero_grad() / model.zero_grad() (any set_to_none)
+  kOptimizerStep = 1 << 2,  // optimizer.step(), scaler.step(optimizer)
+  kSchedulerStep = 1 << 3,  // lr_scheduler.step()
+  kSync = 1 << 4,           // device -> host copy that synchronizes (.item(), .tolist(), float(t))
+  kToDevice = 1 << 5,       // .to(...), .cuda()
+  kToHost = 1 << 6,         // .cpu()
+  kEval = 1 << 7,           // module.eval()
+  kTrain = 1 << 8,          // module.train()
+  kForward = 1 << 9,        // a model's forward pass
+  kLoss = 1 << 10,          // a loss function or loss module
+  kPrint = 1 << 11,         // print(...)
+  kSeed = 1 << 12,          // torch/numpy/random seeding
+};
+/// "backward|zero_grad" for dumps.
+std::string effect_names(uint32_t bits);
+
+enum class TorchCall : uint8_t {
+  None,
+#define TPF_TORCH_CALL(name, match, pattern, grad, effects, mode) name,
+#include "dataflow/torch_calls.def"
+#undef TPF_TORCH_CALL
+};
+
+enum class CallMatch : uint8_t { Name, Prefix, Method, ResultOf, ResultSuffix, LocalModule };
+enum class GradRule : uint8_t {
+  NoGraph, Graph, Unknown, Propagate, Receiver, RequiresGradKw, RequiresGradArg, CreateGraphKw, Model,
+};
+enum class ModeAction : uint8_t { Keep, Disable, Enable, Inference, SetEnabled };
+
+struct TorchCallInfo {
+  std::string_view name;
+  CallMatch match;
+  std::string_view pattern;
+  GradRule grad;
+  uint32_t effects;
+  ModeAction mode;
+};
+const TorchCallInfo& info(TorchCall c);
+
+/// The table bound to one file's names (patterns the file never mentions
+/// cannot match and are dropped).
+class TorchCalls {
+ public:
+  TorchCalls() = default;
+  explicit TorchCalls(const ir::Module& m);
+
+  /// The first row matching the Call `call` of function `f`; None if no row
+  /// does (calls to the file's own functions, unknown callees).
+  TorchCall classify(const ir::Module& m, const ir::Resolution& res, ir::FunctionId f,
+                     ir::InstId call) const;
+  /// The row that calling a value with this referent matches (ResultOf /
+  /// ResultSuffix / LocalModule rows), or None.
+  TorchCall classify_callee(const ir::Module& m, const ir::Resolution& res,
+                            const ir::Referent& callee) const;
+  /// The Name/Prefix row a qualified name matches (as if it were called).
+  TorchCall classify_name(const ir::Module& m, ir::PathId name) const;
+  /// Calling the value is a forward pass (its row's grad rule is Model).
+  bool is_model(const ir::Module& m, const ir::Resolution& res, const ir::Referent& r) const {
+    TorchCall c = classify_callee(m, res, r);
+    return c != TorchCall::None && info(c).grad == GradRule::Model;
+  }
+
+ private:
+  struct MethodRow {
+    uint8_t row;
+    ir::PathId receiver_prefix;  // kNoPath: any receiver
+  };
+  std::unordered_map<uint32_t, uint8_t> by_name_;             // PathId -> first row
+  std::vector<std::pair<ir::PathId, uint8_t>> prefixes_;       // in row order
+  std::unordered_map<ir::Symbol, std::vector<MethodRow>> by_method_;
+  std::vector<std::pair<ir::PathId, uint8_t>> result_of_;      // in row order
+  std::vector<uint8_t> result_suffix_;                         // rows
+  uint8_t local_module_ = 0;
+};
+
+}  // namespace tpf::dataflow
+
+namespace tpf::dataflow {
+
+/// A boolean argument of a call: positional `pos` or keyword `kw`.
+enum class BoolArg : uint8_t { Absent, False, True, Unknown };
+BoolArg bool_arg(const ir::Module& m, const ir::Resolution& res, ir::FunctionId f,
+                 const ir::Inst& call, int pos, std::string_view kw);
+/// The value passed as positional `pos` or keyword `kw`, or kNoValue.
+ir::ValueId call_arg(const ir::Module& m, const ir::Function& f, const ir::Inst& call, int pos,
+                     std::string_view kw);
+
+/// Classification of every call of every function: kinds[f][inst] (None for
+/// non-calls).
+using CallKinds = std::vector<std::vector<TorchCall>>;
+CallKinds classify_all(const ir::Module& m, const ir::Resolution& res, const TorchCalls& calls);
+
+}  // namespace tpf::dataflow

@@ -1,0 +1,41 @@
+// build_cfg: drops blocks the entry cannot reach (code after return/raise,
+// loop exits of `while True` without break), renumbers blocks in reverse
+// post-order and computes predecessor lists.
+// requires: lowering done (every begun block terminated). produces: Function::pred_*.
+#include "ir/cfg.h"
+
+namespace tpf::ir {
+
+static void compute_preds(Function& f) {
+  size_t n = f.blocks.size();
+  f.pred_start.assign(n + 1, 0);
+  for (uint32_t b = 0; b < n; ++b)
+    for (BlockId s : succs(f, BlockId(b))) ++f.pred_start[s.v + 1];
+  for (size_t i = 0; i < n; ++i) f.pred_start[i + 1] += f.pred_start[i];
+  f.pred_list.assign(f.pred_start[n], BlockId());
+  std::vector<uint32_t> fill(f.pred_start.begin(), f.pred_start.end() - 1);
+  for (uint32_t b = 0; b < n; ++b)
+    for (BlockId s : succs(f, BlockId(b))) f.pred_list[fill[s.v]++] = BlockId(b);
+}
+
+void build_cfg(Function& f) {
+  std::vector<BlockId> order = compute_rpo(f);
+  std::vector<uint32_t> renumber(f.blocks.size(), UINT32_MAX);
+  for (uint32_t i = 0; i < order.size(); ++i) renumber[order[i].v] = i;
+  std::vector<Block> blocks;
+  blocks.reserve(order.size());
+  auto map = [&](BlockId b) { return b.valid() ? BlockId(renumber[b.v]) : b; };
+  for (BlockId old : order) {
+    Block bl = f.blocks[old.v];
+    if (bl.first == UINT32_MAX || bl.count == 0 || !is_terminator(f.insts[bl.first + bl.count - 1].op))
+      internal_error("build_cfg: a reachable block was never terminated");
+    bl.succ[0] = map(bl.succ[0]);
+    bl.succ[1] = map(bl.succ[1]);
+    bl.exc = map(bl.exc);
+    blocks.push_back(bl);
+  }
+  f.blocks = std::move(blocks);
+  compute_preds(f);
+}
+
+}  // namespace tpf::ir

@@ -1,0 +1,111 @@
+// The op table, small queries on Function/Class/Module, and `build`, the
+// whole IR pipeline for one file.
+// requires: a parsed ast::Module. produces: ir::Module in SSA form.
+#include "ir/ir.h"
+
+#include <algorithm>
+
+#include "ir/cfg.h"
+
+namespace tpf::ir {
+
+static constexpr OpInfo kOps[] = {
+#define TPF_IR_OP(name, arity, aux, effects) {#name, arity, AuxKind::aux, effects},
+#include "ir/ops.def"
+#undef TPF_IR_OP
+};
+
+const OpInfo& op_info(Op op) { return kOps[static_cast<size_t>(op)]; }
+
+BlockId Function::block_of(InstId i) const {
+  // Blocks are laid out in order: the last block starting at or before i.
+  auto it = std::upper_bound(blocks.begin(), blocks.end(), i.v,
+                             [](uint32_t x, const Block& b) { return x < b.first; });
+  return BlockId(static_cast<uint32_t>(it - blocks.begin()) - 1);
+}
+
+ValueId Function::binding(VarId var) const {
+  auto it = std::lower_bound(bindings.begin(), bindings.end(), var,
+                             [](const Binding& b, VarId v) { return b.var < v; });
+  return it != bindings.end() && it->var == var ? it->value : kNoValue;
+}
+
+VarId Function::find_var(Symbol name) const {
+  auto first = vars.begin(), last = vars.begin() + local_count;
+  auto it = std::lower_bound(first, last, name, [](const Var& v, Symbol s) { return v.name < s; });
+  return it != last && it->name == name ? VarId(static_cast<uint32_t>(it - first)) : VarId();
+}
+
+FunctionId Class::method(Symbol n) const {
+  for (size_t i = methods.size(); i-- > 0;)
+    if (methods[i].first == n) return methods[i].second;
+  return FunctionId();
+}
+
+ValueId Module::global_binding(Symbol name) const {
+  if (functions.empty()) return kNoValue;
+  if (std::binary_search(stored_globally.begin(), stored_globally.end(), name)) return kNoValue;
+  const Function& top = functions[0];
+  VarId v = top.find_var(name);
+  return v.valid() ? top.binding(v) : kNoValue;
+}
+
+ClassId Module::find_class(std::string_view name) const {
+  for (size_t i = classes.size(); i-- > 0;)
+    if (names.str(classes[i].name) == name) return ClassId(static_cast<uint32_t>(i));
+  return ClassId();
+}
+
+FunctionId Module::find_function(std::string_view qualname) const {
+  for (size_t i = 0; i < functions.size(); ++i)
+    if (functions[i].kind != FunctionKind::ClassBody && names.str(functions[i].qualname) == qualname)
+      return FunctionId(static_cast<uint32_t>(i));
+  return FunctionId();
+}
+
+static void remap_values(std::vector<ValueId>& vs, const std::vector<ValueId>& map) {
+  for (ValueId& v : vs) v = v.valid() && v.v < map.size() ? map[v.v] : kNoValue;
+}
+static ValueId remap_value(ValueId v, const std::vector<ValueId>& map) {
+  return v.valid() && v.v < map.size() ? map[v.v] : kNoValue;
+}
+
+Module build(const ast::Module& a, const SourceFile& src, DiagSink& diags, bool check) {
+  Module m = lower(a, src, diags);
+  std::vector<std::vector<ValueId>> remaps(m.functions.size());
+  for (size_t i = 0; i < m.functions.size(); ++i) {
+    build_cfg(m.functions[i]);
+    to_ssa(m.functions[i], &remaps[i]);
+  }
+  // Values of a parent held by its children and classes.
+  for (Function& fn : m.functions) {
+    if (!fn.parent.valid()) continue;
+    const auto& map = remaps[fn.parent.v];
+    remap_values(fn.defaults, map);
+    remap_values(fn.decorators, map);
+    fn.value = remap_value(fn.value, map);
+  }
+  for (Class& c : m.classes) {
+    const auto& map = remaps[c.defined_in.v];
+    remap_values(c.bases, map);
+    remap_values(c.keyword_values, map);
+    remap_values(c.decorators, map);
+    c.value = remap_value(c.value, map);
+  }
+  if (check)
+    for (const Function& fn : m.functions) {
+      std::string err = verify(m, fn);
+      if (!err.empty()) {
+        std::string what = "ir::verify failed in ";
+        what += m.names.str(fn.qualname);
+        what += " of ";
+        what += src.path;
+        what += ": ";
+        what += err;
+        internal_error(what);
+      }
+    }
+  return m;
+}
+
+}  // namespace tpf::ir

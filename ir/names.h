@@ -1,0 +1,71 @@
+// Names: interned identifiers (Symbol) and hash-consed dotted paths (PathId)
+// of one file. A path is (parent path, last symbol), so `torch.nn.functional`
+// and an access path like `self.model.fc1` are the same kind of key, and
+// "is this torch.nn.functional.softmax?" is an integer compare.
+// requires: the ast::Module (its symbols keep their numbers). produces: Names.
+#pragma once
+
+#include <deque>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/ids.h"
+#include "parser/ast.h"
+
+namespace tpf::ir {
+
+class Names {
+ public:
+  Names() = default;
+  /// Symbols 0..n-1 are `m`'s (so ast::Symbol == ir::Symbol); `m` must outlive this.
+  explicit Names(const ast::Module& m);
+  Names(const Names&) = delete;
+  Names& operator=(const Names&) = delete;
+  Names(Names&&) = default;
+  Names& operator=(Names&&) = default;
+
+  /// Returns the symbol for `s`, adding it if new.
+  Symbol intern(std::string_view s);
+  /// The symbol for `s`, or kNoSymbol when the file never mentions it.
+  Symbol find(std::string_view s) const;
+  std::string_view str(Symbol s) const { return strs_[s]; }
+  size_t symbol_count() const { return strs_.size(); }
+
+  /// The path `parent.last` (parent kNoPath: a one-part path), hash-consed.
+  PathId path(PathId parent, Symbol last);
+  /// Interns every part of a dotted name ("torch.nn.functional"); a leading
+  /// run of dots (relative import) is one part.
+  PathId intern_path(std::string_view dotted);
+  /// The path for a dotted name if all its parts are already interned, else kNoPath.
+  PathId find_path(std::string_view dotted) const;
+  PathId parent(PathId p) const { return nodes_[p.v].parent; }
+  Symbol last(PathId p) const { return nodes_[p.v].last; }
+  uint32_t depth(PathId p) const { return nodes_[p.v].depth; }
+  /// True when `p` is `prefix` or lies under it (`torch.nn.Linear` under `torch.nn`).
+  bool under(PathId p, PathId prefix) const;
+  /// The first part of `p`.
+  PathId root(PathId p) const;
+  void append(PathId p, std::string& out) const;
+  std::string str(PathId p) const;
+  size_t path_count() const { return nodes_.size(); }
+
+ private:
+  struct PathNode {
+    PathId parent;
+    Symbol last;
+    uint32_t depth;
+  };
+  void build_index() const;
+  PathId find_child(PathId parent, Symbol last) const;
+
+  std::vector<std::string_view> strs_;
+  std::deque<std::string> own_;  // text of symbols the AST does not have
+  mutable std::unordered_map<std::string_view, Symbol> index_;
+  mutable size_t indexed_ = 0;   // strs_[0, indexed_) are in index_
+  std::vector<PathNode> nodes_;
+  std::unordered_map<uint64_t, PathId> path_index_;
+};
+
+}  // namespace tpf::ir

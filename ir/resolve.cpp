@@ -1,0 +1,635 @@
+// Resolution: referents, constants and call targets of every value, by a
+// forward pass over each function in id order (parents before the functions
+// they create), repeated 3 times so facts flow across functions (a module
+// calling a function defined later, self.x set in __init__ read in forward).
+// Three rounds cover chains of depth 3 (module -> helper -> helper); deeper
+// chains stay Unknown, which is safe.
+// requires: ir::build (SSA). produces: Resolution. Interns new paths in Module::names.
+#include "ir/resolve.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "ir/cfg.h"
+
+namespace tpf::ir {
+
+namespace {
+
+constexpr int kRounds = 3;
+
+/// Names Python resolves without an import. Sorted.
+constexpr std::string_view kBuiltins[] = {
+    "ArithmeticError", "AssertionError", "AttributeError", "BaseException", "Exception",
+    "FileNotFoundError", "ImportError", "IndexError", "KeyError", "KeyboardInterrupt",
+    "NotImplementedError", "OSError", "RuntimeError", "StopIteration", "TypeError", "ValueError",
+    "ZeroDivisionError", "__import__", "abs", "all", "any", "bin", "bool", "breakpoint", "bytearray",
+    "bytes", "callable", "chr", "classmethod", "compile", "complex", "delattr", "dict", "dir",
+    "divmod", "enumerate", "eval", "exec", "exit", "filter", "float", "format", "frozenset",
+    "getattr", "globals", "hasattr", "hash", "hex", "id", "input", "int", "isinstance",
+    "issubclass", "iter", "len", "list", "locals", "map", "max", "memoryview", "min", "next",
+    "object", "oct", "open", "ord", "pow", "print", "property", "quit", "range", "repr",
+    "reversed", "round", "set", "setattr", "slice", "sorted", "staticmethod", "str", "sum",
+    "super", "tuple", "type", "vars", "zip",
+};
+
+/// Methods of nn.Module (and Tensor) that return their receiver.
+constexpr std::string_view kReturnsSelf[] = {
+    "bfloat16", "cpu", "cuda", "double", "eval", "float", "half", "requires_grad_",
+    "share_memory", "to", "to_empty", "train", "type",
+};
+
+}  // namespace
+
+class Resolver {
+ public:
+  explicit Resolver(Module& m) : m_(m) {
+    r_.m_ = &m;
+    builtins_ = m.names.intern_path("builtins");
+    for (std::string_view s : kBuiltins) {
+      Symbol sym = m.names.find(s);
+      if (sym != kNoSymbol) builtin_syms_.push_back(sym);
+    }
+    std::sort(builtin_syms_.begin(), builtin_syms_.end());
+    for (std::string_view s : kReturnsSelf) {
+      Symbol sym = m.names.find(s);
+      if (sym != kNoSymbol) self_methods_.push_back(sym);
+    }
+    std::sort(self_methods_.begin(), self_methods_.end());
+    r_.s_init_ = m.names.intern("__init__");
+    r_.s_forward_ = m.names.intern("forward");
+    r_.s_call_ = m.names.intern("__call__");
+    staticmethod_ = m.names.path(builtins_, m.names.intern("staticmethod"));
+    classmethod_ = m.names.path(builtins_, m.names.intern("classmethod"));
+  }
+
+  Resolution run() {
+    size_t nf = m_.functions.size();
+    r_.refs_.resize(nf);
+    r_.consts_.resize(nf);
+    r_.returns_.assign(nf, Referent{});
+    r_.self_class_.assign(nf, ClassId());
+    r_.module_class_.assign(m_.classes.size(), 0);
+    r_.self_attrs_.assign(m_.classes.size(), {});
+    classmethod_fn_.assign(nf, 0);
+    for (int round = 0; round < kRounds; ++round) {
+      for (uint32_t f = 0; f < nf; ++f) resolve_function(FunctionId(f));
+      compute_classes();
+    }
+    return std::move(r_);
+  }
+
+ private:
+  void resolve_function(FunctionId fid);
+  void compute_self_class(FunctionId fid);
+  void compute_classes();
+  void transfer(FunctionId fid, const Function& f, InstId id, const Inst& in);
+  Referent get_attr(const Referent& base, Symbol attr);
+  Referent self_attr(ClassId c, Symbol attr);
+  ConstValue from_ast(ConstId c);
+  bool known_module_base(PathId p);
+
+  Module& m_;
+  Resolution r_;
+  PathId builtins_, staticmethod_, classmethod_;
+  std::vector<Symbol> builtin_syms_, self_methods_;
+  std::vector<uint8_t> done_;
+  std::vector<uint8_t> classmethod_fn_;
+};
+
+ConstValue Resolver::from_ast(ConstId c) {
+  const ast::Constant& k = m_.constant(c);
+  ConstValue v;
+  switch (k.kind) {
+    case ast::Constant::Kind::None_:
+      v.kind = ConstValue::Kind::None;
+      break;
+    case ast::Constant::Kind::True_:
+    case ast::Constant::Kind::False_:
+      v.kind = ConstValue::Kind::Bool;
+      v.i = k.kind == ast::Constant::Kind::True_;
+      v.d = static_cast<double>(v.i);
+      break;
+    case ast::Constant::Kind::Int: {
+      int64_t x = 0;
+      auto [p, ec] = std::from_chars(k.text.data(), k.text.data() + k.text.size(), x);
+      if (ec == std::errc() && p == k.text.data() + k.text.size()) {
+        v.kind = ConstValue::Kind::Int;
+        v.i = x;
+        v.d = static_cast<double>(x);
+      }
+      break;
+    }
+    case ast::Constant::Kind::Float:
+      v.kind = ConstValue::Kind::Float;
+      v.d = k.number;
+      break;
+    case ast::Constant::Kind::Str:
+      v.kind = ConstValue::Kind::Str;
+      v.s = k.text;
+      break;
+    default:
+      break;
+  }
+  return v;
+}
+
+static int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+/// Python semantics for int/float arithmetic; Unknown on overflow or error.
+static ConstValue fold_binop(ast::Op op, const ConstValue& x, const ConstValue& y) {
+  ConstValue r;
+  if (!x.is_number() || !y.is_number()) {
+    if (op == ast::Op::Add && x.kind == ConstValue::Kind::Str && y.kind == ConstValue::Kind::Str)
+      return r;  // would need storage for the concatenation; not needed by clients
+    return r;
+  }
+  bool ints = x.kind != ConstValue::Kind::Float && y.kind != ConstValue::Kind::Float;
+  if (ints) {
+    int64_t a = x.i, b = y.i, out = 0;
+    bool ok = true;
+    switch (op) {
+      case ast::Op::Add: ok = !__builtin_add_overflow(a, b, &out); break;
+      case ast::Op::Sub: ok = !__builtin_sub_overflow(a, b, &out); break;
+      case ast::Op::Mult: ok = !__builtin_mul_overflow(a, b, &out); break;
+      case ast::Op::FloorDiv:
+        ok = b != 0 && !(a == INT64_MIN && b == -1);
+        if (ok) out = floor_div(a, b);
+        break;
+      case ast::Op::Mod:
+        ok = b != 0 && !(a == INT64_MIN && b == -1);
+        if (ok) out = a - floor_div(a, b) * b;
+        break;
+      case ast::Op::Pow:
+        ok = b >= 0 && b < 64;
+        out = 1;
+        for (int64_t i = 0; ok && i < b; ++i) ok = !__builtin_mul_overflow(out, a, &out);
+        break;
+      case ast::Op::Div:
+        if (b == 0) return r;
+        r.kind = ConstValue::Kind::Float;
+        r.d = static_cast<double>(a) / static_cast<double>(b);
+        return r;
+      case ast::Op::LShift: ok = b >= 0 && b < 63 && a >= 0 && a <= (INT64_MAX >> b); out = ok ? a << b : 0; break;
+      case ast::Op::RShift: ok = b >= 0; out = ok ? (b >= 63 ? (a < 0 ? -1 : 0) : a >> b) : 0; break;
+      case ast::Op::BitAnd: out = a & b; break;
+      case ast::Op::BitOr: out = a | b; break;
+      case ast::Op::BitXor: out = a ^ b; break;
+      default: ok = false; break;
+    }
+    if (!ok) return r;
+    r.kind = ConstValue::Kind::Int;
+    r.i = out;
+    r.d = static_cast<double>(out);
+    return r;
+  }
+  double a = x.d, b = y.d, out;
+  switch (op) {
+    case ast::Op::Add: out = a + b; break;
+    case ast::Op::Sub: out = a - b; break;
+    case ast::Op::Mult: out = a * b; break;
+    case ast::Op::Div: if (b == 0) return r; out = a / b; break;
+    case ast::Op::FloorDiv: if (b == 0) return r; out = std::floor(a / b); break;
+    case ast::Op::Mod: if (b == 0) return r; out = a - std::floor(a / b) * b; break;
+    case ast::Op::Pow: out = std::pow(a, b); break;
+    default: return r;
+  }
+  if (!std::isfinite(out)) return r;
+  r.kind = ConstValue::Kind::Float;
+  r.d = out;
+  return r;
+}
+
+static ConstValue fold_unary(ast::Op op, const ConstValue& x) {
+  ConstValue r;
+  switch (op) {
+    case ast::Op::USub:
+      if (x.kind == ConstValue::Kind::Float) { r = x; r.d = -x.d; }
+      else if (x.is_number() && x.i != INT64_MIN) { r.kind = ConstValue::Kind::Int; r.i = -x.i; r.d = -x.d; }
+      break;
+    case ast::Op::UAdd:
+      if (x.is_number()) r = x;
+      break;
+    case ast::Op::Not:
+      if (x.is_number() || x.kind == ConstValue::Kind::None) {
+        r.kind = ConstValue::Kind::Bool;
+        r.i = x.kind == ConstValue::Kind::None ? 1 : (x.kind == ConstValue::Kind::Float ? x.d == 0 : x.i == 0);
+        r.d = static_cast<double>(r.i);
+      }
+      break;
+    case ast::Op::Invert:
+      if (x.kind == ConstValue::Kind::Int || x.kind == ConstValue::Kind::Bool) {
+        r.kind = ConstValue::Kind::Int;
+        r.i = ~x.i;
+        r.d = static_cast<double>(r.i);
+      }
+      break;
+    default:
+      break;
+  }
+  return r;
+}
+
+FunctionId Resolution::find_method(ClassId c, Symbol name) const {
+  // Depth-first over local bases (the MRO of single-inheritance code);
+  // bounded so a cyclic class graph (impossible in Python, possible in our
+  // approximate base resolution) cannot loop.
+  ClassId stack[16];
+  int n = 0;
+  stack[n++] = c;
+  int steps = 0;
+  while (n > 0 && steps++ < 64) {
+    ClassId k = stack[--n];
+    const Class& cl = m_->cls(k);
+    FunctionId f = cl.method(name);
+    if (f.valid()) return f;
+    for (size_t i = cl.bases.size(); i-- > 0;) {
+      if (!cl.bases[i].valid()) continue;
+      const Referent& b = ref(cl.defined_in, cl.bases[i]);
+      if (b.kind == Referent::Kind::Class && n < 16) stack[n++] = b.cls();
+    }
+  }
+  return FunctionId();
+}
+
+PathId Resolution::qualname(FunctionId f, ValueId v) const {
+  const Referent& r = ref(f, v);
+  return r.kind == Referent::Kind::External ? r.path() : kNoPath;
+}
+
+CallTarget Resolution::call_target(FunctionId fid, InstId call) const {
+  const Function& f = m_->fn(fid);
+  const Inst& in = f.inst(call);
+  CallTarget t;
+  if (in.op != Op::Call || in.nops == 0) return t;
+  ValueId callee = f.operands(in)[0];
+  const Referent& rc = ref(fid, callee);
+  const Inst& cd = f.def(callee);
+  switch (rc.kind) {
+    case Referent::Kind::Function:
+      t.kind = CallTarget::Kind::Function;
+      t.fn = rc.function();
+      if (cd.op == Op::GetAttr) {
+        ValueId base = f.operands(cd)[0];
+        Referent::Kind bk = ref(fid, base).kind;
+        t.bound = bk == Referent::Kind::Instance;
+        t.receiver = base;
+        t.method = cd.aux;
+      }
+      return t;
+    case Referent::Kind::Class:
+      t.kind = CallTarget::Kind::Constructor;
+      t.cls = rc.cls();
+      t.fn = find_method(t.cls, s_init_);
+      return t;
+    case Referent::Kind::Instance: {
+      t.kind = CallTarget::Kind::InstanceCall;
+      t.cls = rc.cls();
+      FunctionId c = find_method(t.cls, s_call_);
+      if (is_module_class(t.cls) && !c.valid()) c = find_method(t.cls, s_forward_);
+      t.fn = c;
+      return t;
+    }
+    case Referent::Kind::External:
+      t.kind = CallTarget::Kind::External;
+      t.name = rc.path();
+      return t;
+    case Referent::Kind::Result:
+      t.kind = CallTarget::Kind::ResultCall;
+      t.name = rc.path();
+      return t;
+    case Referent::Kind::Unknown:
+      break;
+  }
+  if (cd.op == Op::GetAttr) {
+    t.kind = CallTarget::Kind::Method;
+    t.method = cd.aux;
+    t.receiver = f.operands(cd)[0];
+  }
+  return t;
+}
+
+Referent Resolver::self_attr(ClassId c, Symbol attr) {
+  Referent out;
+  bool first = true;
+  for (const SelfAttr& a : r_.self_attrs_[c.v]) {
+    if (a.attr != attr) continue;
+    const Referent& x = r_.refs_[a.fn.v].empty() ? Referent{} : r_.refs_[a.fn.v][a.value.v];
+    if (first) {
+      out = x;
+      first = false;
+    } else if (!(out == x)) {
+      return Referent{};
+    }
+  }
+  return out;
+}
+
+Referent Resolver::get_attr(const Referent& base, Symbol attr) {
+  switch (base.kind) {
+    case Referent::Kind::External:
+      return Referent{Referent::Kind::External, m_.names.path(base.path(), attr).v};
+    case Referent::Kind::Class:
+    case Referent::Kind::Instance: {
+      FunctionId fm = r_.find_method(base.cls(), attr);
+      if (fm.valid()) return Referent{Referent::Kind::Function, fm.v};
+      if (base.kind == Referent::Kind::Instance) {
+        Referent s = self_attr(base.cls(), attr);
+        if (s.kind != Referent::Kind::Unknown) return s;
+      }
+      // A class attribute: the class body's binding.
+      const Class& c = m_.cls(base.cls());
+      const Function& body = m_.fn(c.body);
+      VarId v = body.find_var(attr);
+      ValueId b = v.valid() ? body.binding(v) : kNoValue;
+      if (b.valid() && !r_.refs_[c.body.v].empty()) return r_.refs_[c.body.v][b.v];
+      return Referent{};
+    }
+    default:
+      return Referent{};
+  }
+}
+
+void Resolver::compute_self_class(FunctionId fid) {
+  const Function& f = m_.fn(fid);
+  r_.self_class_[fid.v] = ClassId();
+  if (f.kind != FunctionKind::Function || !f.owner.valid() || f.params.empty()) return;
+  if (m_.cls(f.owner).body != f.parent) return;
+  for (ValueId d : f.decorators) {
+    if (!d.valid()) continue;
+    PathId p = r_.qualname(f.parent, d);
+    if (p == staticmethod_) return;
+    if (p == classmethod_) classmethod_fn_[fid.v] = 1;
+  }
+  r_.self_class_[fid.v] = f.owner;
+}
+
+void Resolver::transfer(FunctionId fid, const Function& f, InstId id, const Inst& in) {
+  auto& refs = r_.refs_[fid.v];
+  auto& consts = r_.consts_[fid.v];
+  auto ops = f.operands(in);
+  Referent out;
+  ConstValue cv;
+  switch (in.op) {
+    case Op::Const:
+      cv = from_ast(in.aux);
+      break;
+    case Op::Import:
+      out = Referent{Referent::Kind::External, in.aux};
+      break;
+    case Op::LoadGlobal: {
+      ValueId g = fid.v == 0 ? kNoValue : m_.global_binding(in.aux);
+      if (g.valid() && !r_.refs_[0].empty()) {
+        out = r_.refs_[0][g.v];
+        cv = r_.consts_[0][g.v];
+      } else if (std::binary_search(builtin_syms_.begin(), builtin_syms_.end(), in.aux)) {
+        out = Referent{Referent::Kind::External, m_.names.path(builtins_, in.aux).v};
+      }
+      break;
+    }
+    case Op::LoadFree:
+      for (FunctionId p = f.parent; p.valid(); p = m_.fn(p).parent) {
+        const Function& pf = m_.fn(p);
+        if (pf.kind == FunctionKind::ClassBody) continue;
+        VarId v = pf.find_var(in.aux);
+        if (!v.valid()) continue;
+        ValueId b = pf.binding(v);
+        if (b.valid() && !r_.refs_[p.v].empty()) {
+          out = r_.refs_[p.v][b.v];
+          cv = r_.consts_[p.v][b.v];
+        }
+        break;
+      }
+      break;
+    case Op::Param:
+      if (in.aux == 0 && r_.self_class_[fid.v].valid())
+        out = Referent{classmethod_fn_[fid.v] ? Referent::Kind::Class : Referent::Kind::Instance,
+                       r_.self_class_[fid.v].v};
+      break;
+    case Op::GetAttr:
+      out = get_attr(refs[ops[0].v], in.aux);
+      break;
+    case Op::MakeFunction:
+      out = Referent{Referent::Kind::Function, in.aux};
+      break;
+    case Op::MakeClass:
+      out = Referent{Referent::Kind::Class, in.aux};
+      break;
+    case Op::Phi: {
+      bool first = true, same_ref = true, same_const = true;
+      for (ValueId o : ops) {
+        if (o == in.result || !done_[o.v] || f.def(o).op == Op::Undef) continue;
+        if (first) {
+          out = refs[o.v];
+          cv = consts[o.v];
+          first = false;
+          continue;
+        }
+        same_ref &= out == refs[o.v];
+        const ConstValue& c = consts[o.v];
+        same_const &= c.kind == cv.kind && c.i == cv.i && c.d == cv.d && c.s == cv.s;
+      }
+      if (!same_ref) out = Referent{};
+      if (!same_const) cv = ConstValue{};
+      break;
+    }
+    case Op::BinOp:
+      cv = fold_binop(static_cast<ast::Op>(in.aux), consts[ops[0].v], consts[ops[1].v]);
+      break;
+    case Op::UnaryOp:
+      cv = fold_unary(static_cast<ast::Op>(in.aux), consts[ops[0].v]);
+      break;
+    case Op::Call: {
+      CallTarget t = r_.call_target(fid, id);
+      if ((in.flags & kDecorator) && ops.size() >= 2) {
+        // Decorators are assumed to return the function they wrap, so calls
+        // to a decorated function can still be followed.
+        out = refs[ops[1].v];
+        break;
+      }
+      switch (t.kind) {
+        case CallTarget::Kind::Function:
+        case CallTarget::Kind::InstanceCall:
+          if (t.fn.valid()) out = r_.returns_[t.fn.v];
+          break;
+        case CallTarget::Kind::Constructor:
+          out = Referent{Referent::Kind::Instance, t.cls.v};
+          break;
+        case CallTarget::Kind::External:
+          if (m_.names.parent(t.name) != builtins_ || m_.names.str(m_.names.last(t.name)) != "super")
+            out = Referent{Referent::Kind::Result, t.name.v};
+          break;
+        case CallTarget::Kind::Method:
+          if (std::binary_search(self_methods_.begin(), self_methods_.end(), t.method)) {
+            const Referent& rr = refs[t.receiver.v];
+            if (rr.kind == Referent::Kind::Instance || rr.kind == Referent::Kind::Result) out = rr;
+          }
+          break;
+        default:
+          break;
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  if (in.result.valid()) {
+    refs[in.result.v] = out;
+    consts[in.result.v] = cv;
+    done_[in.result.v] = 1;
+  }
+}
+
+void Resolver::resolve_function(FunctionId fid) {
+  const Function& f = m_.fn(fid);
+  compute_self_class(fid);
+  auto& refs = r_.refs_[fid.v];
+  refs.assign(f.values.size(), Referent{});
+  r_.consts_[fid.v].assign(f.values.size(), ConstValue{});
+  done_.assign(f.values.size(), 0);
+  // Twice: the second sweep gives loop-header phis their back-edge operands.
+  for (int sweep = 0; sweep < 2; ++sweep)
+    for (uint32_t i = 0; i < f.insts.size(); ++i) transfer(fid, f, InstId(i), f.insts[i]);
+  Referent ret;
+  bool first = true, agree = !f.is_generator;
+  for (const Inst& in : f.insts) {
+    if (in.op != Op::Return) continue;
+    Referent x = in.nops ? refs[f.operands(in)[0].v] : Referent{};
+    if (first) {
+      ret = x;
+      first = false;
+    } else if (!(ret == x)) {
+      agree = false;
+    }
+  }
+  r_.returns_[fid.v] = agree ? ret : Referent{};
+}
+
+bool Resolver::known_module_base(PathId p) {
+  std::string s = m_.names.str(p);
+  auto starts = [&](std::string_view pre) { return s.compare(0, pre.size(), pre) == 0; };
+  return starts("torch.nn.") || s == "pytorch_lightning.LightningModule" ||
+         s == "lightning.LightningModule" || s == "lightning.pytorch.LightningModule" ||
+         (starts("transformers.") && s.find("PreTrainedModel") != std::string::npos);
+}
+
+void Resolver::compute_classes() {
+  size_t nc = m_.classes.size();
+  // Module classes: iterate so a local base's answer reaches its subclasses.
+  for (size_t it = 0; it < nc + 1; ++it) {
+    bool changed = false;
+    for (uint32_t c = 0; c < nc; ++c) {
+      if (r_.module_class_[c]) continue;
+      const Class& cl = m_.classes[c];
+      for (ValueId b : cl.bases) {
+        if (!b.valid() || r_.refs_[cl.defined_in.v].empty()) continue;
+        const Referent& rb = r_.refs_[cl.defined_in.v][b.v];
+        bool yes = (rb.kind == Referent::Kind::External && known_module_base(rb.path())) ||
+                   (rb.kind == Referent::Kind::Class && r_.module_class_[rb.id]);
+        if (yes) {
+          r_.module_class_[c] = 1;
+          changed = true;
+          break;
+        }
+      }
+    }
+    if (!changed) break;
+  }
+  // self.x = v in methods (stores through the method's first parameter).
+  for (auto& v : r_.self_attrs_) v.clear();
+  for (uint32_t fi = 0; fi < m_.functions.size(); ++fi) {
+    ClassId c = r_.self_class_[fi];
+    if (!c.valid() || classmethod_fn_[fi]) continue;
+    const Function& f = m_.functions[fi];
+    for (uint32_t i = 0; i < f.insts.size(); ++i) {
+      const Inst& in = f.insts[i];
+      if (in.op != Op::SetAttr) continue;
+      const Inst& base = f.def(f.operands(in)[0]);
+      if (base.op != Op::Param || base.aux != 0) continue;
+      r_.self_attrs_[c.v].push_back(SelfAttr{in.aux, FunctionId(fi), f.operands(in)[1], InstId(i)});
+    }
+  }
+  // Subclasses see their local bases' attributes too.
+  for (uint32_t c = 0; c < nc; ++c) {
+    const Class& cl = m_.classes[c];
+    for (ValueId b : cl.bases) {
+      if (!b.valid() || r_.refs_[cl.defined_in.v].empty()) continue;
+      const Referent& rb = r_.refs_[cl.defined_in.v][b.v];
+      if (rb.kind == Referent::Kind::Class && rb.id != c) {
+        const auto& inherited = r_.self_attrs_[rb.id];
+        r_.self_attrs_[c].insert(r_.self_attrs_[c].end(), inherited.begin(), inherited.end());
+      }
+    }
+  }
+}
+
+Resolution compute_resolution(Module& m) {
+  Resolver r(m);
+  return r.run();
+}
+
+void print_referent(const Module& m, const Referent& r, std::string& out) {
+  switch (r.kind) {
+    case Referent::Kind::Unknown:
+      out += "?";
+      break;
+    case Referent::Kind::External:
+      m.names.append(r.path(), out);
+      break;
+    case Referent::Kind::Result:
+      out += "result ";
+      m.names.append(r.path(), out);
+      break;
+    case Referent::Kind::Function:
+      out += "fn ";
+      m.names.append(m.fn(r.function()).qualname, out);
+      break;
+    case Referent::Kind::Class:
+      out += "class ";
+      m.names.append(m.cls(r.cls()).qualname, out);
+      break;
+    case Referent::Kind::Instance:
+      out += "instance ";
+      m.names.append(m.cls(r.cls()).qualname, out);
+      break;
+  }
+}
+
+void print_call_target(const Module& m, const CallTarget& t, std::string& out) {
+  switch (t.kind) {
+    case CallTarget::Kind::Unknown:
+      out += "?";
+      break;
+    case CallTarget::Kind::Function:
+      out += t.bound ? "method " : "fn ";
+      m.names.append(m.fn(t.fn).qualname, out);
+      break;
+    case CallTarget::Kind::Constructor:
+      out += "new ";
+      m.names.append(m.cls(t.cls).qualname, out);
+      break;
+    case CallTarget::Kind::InstanceCall:
+      out += "call ";
+      if (t.fn.valid()) m.names.append(m.fn(t.fn).qualname, out);
+      else m.names.append(m.cls(t.cls).qualname, out);
+      break;
+    case CallTarget::Kind::External:
+      m.names.append(t.name, out);
+      break;
+    case CallTarget::Kind::ResultCall:
+      out += "call result ";
+      m.names.append(t.name, out);
+      break;
+    case CallTarget::Kind::Method:
+      out += ".";
+      out += m.names.str(t.method);
+      break;
+  }
+}
+
+}  // namespace tpf::ir

@@ -1,0 +1,362 @@
+// to_ssa: SSA construction by Braun et al. ("Simple and Efficient
+// Construction of Static Single Assignment Form", CC 2013) over a built CFG:
+// blocks are filled in RPO, a block is sealed once all its predecessors are
+// filled, reads in unsealed blocks (loop headers) get incomplete phis. Then
+// trivial phis are removed and instructions are laid out block by block,
+// values numbered in print order.
+// requires: build_cfg. produces: SSA, Function::bindings, Function::local_refs.
+#include <algorithm>
+#include <unordered_map>
+
+#include "ir/cfg.h"
+
+namespace tpf::ir {
+
+namespace {
+
+class SsaBuilder {
+ public:
+  explicit SsaBuilder(Function& f) : f_(f) {}
+
+  void run(std::vector<ValueId>* remap_out);
+
+ private:
+  struct Phi {
+    BlockId block;
+    VarId var;
+    ValueId value;
+    uint32_t first;  // into phi_ops_
+    uint32_t count;
+    bool dead = false;
+  };
+
+  static uint64_t key(VarId v, BlockId b) { return (uint64_t(v.v) << 32) | b.v; }
+  void write(VarId v, BlockId b, ValueId x) { defs_[key(v, b)] = x; }
+  ValueId read(VarId v, BlockId b);
+  ValueId read_recursive(VarId v, BlockId b);
+  ValueId new_phi(BlockId b, VarId v);
+  void add_operands(uint32_t phi);
+  void seal(BlockId b);
+  ValueId resolve(ValueId v);
+  ValueId undef();
+  void remove_trivial_phis();
+  void layout(std::vector<ValueId>* remap_out);
+
+  Function& f_;
+  std::unordered_map<uint64_t, ValueId> defs_;
+  std::vector<uint8_t> sealed_;
+  std::vector<uint32_t> unfilled_;
+  std::vector<std::pair<BlockId, uint32_t>> incomplete_;  // (block, phi)
+  std::vector<Phi> phis_;
+  std::vector<ValueId> phi_ops_;
+  std::vector<ValueId> alias_;      // by value: replacement, or kNoValue
+  std::vector<uint32_t> phi_of_;    // by value: index into phis_, or UINT32_MAX
+  ValueId undef_;
+  std::vector<uint32_t> store_count_;
+  std::vector<ValueId> last_store_;
+};
+
+ValueId SsaBuilder::resolve(ValueId v) {
+  ValueId r = v;
+  while (r.valid() && r.v < alias_.size() && alias_[r.v].valid()) r = alias_[r.v];
+  // Path compression.
+  while (v.valid() && v.v < alias_.size() && alias_[v.v].valid() && alias_[v.v] != r) {
+    ValueId next = alias_[v.v];
+    alias_[v.v] = r;
+    v = next;
+  }
+  return r;
+}
+
+ValueId SsaBuilder::undef() {
+  if (!undef_.valid()) {
+    undef_ = ValueId(static_cast<uint32_t>(f_.values.size()));
+    f_.values.push_back(Value{InstId(), VarId()});
+    alias_.push_back(kNoValue);
+    phi_of_.push_back(UINT32_MAX);
+  }
+  return undef_;
+}
+
+ValueId SsaBuilder::new_phi(BlockId b, VarId v) {
+  ValueId val(static_cast<uint32_t>(f_.values.size()));
+  f_.values.push_back(Value{InstId(), v});
+  alias_.push_back(kNoValue);
+  phi_of_.push_back(static_cast<uint32_t>(phis_.size()));
+  uint32_t n = static_cast<uint32_t>(preds(f_, b).size());
+  phis_.push_back(Phi{b, v, val, static_cast<uint32_t>(phi_ops_.size()), n});
+  phi_ops_.resize(phi_ops_.size() + n);
+  return val;
+}
+
+void SsaBuilder::add_operands(uint32_t phi) {
+  BlockId b = phis_[phi].block;
+  VarId v = phis_[phi].var;
+  auto ps = preds(f_, b);
+  for (uint32_t i = 0; i < ps.size(); ++i) {
+    ValueId x = read(v, ps[i]);
+    phi_ops_[phis_[phi].first + i] = x;
+  }
+}
+
+ValueId SsaBuilder::read(VarId v, BlockId b) {
+  auto it = defs_.find(key(v, b));
+  if (it != defs_.end()) return it->second;
+  return read_recursive(v, b);
+}
+
+ValueId SsaBuilder::read_recursive(VarId v, BlockId b) {
+  // Walk single-predecessor chains iteratively (long straight-line code
+  // would otherwise recurse once per block).
+  std::vector<BlockId> chain;
+  ValueId val;
+  for (;;) {
+    auto it = defs_.find(key(v, b));
+    if (it != defs_.end()) {
+      val = it->second;
+      break;
+    }
+    auto ps = preds(f_, b);
+    if (!sealed_[b.v]) {
+      val = new_phi(b, v);
+      incomplete_.emplace_back(b, phi_of_[val.v]);
+      break;
+    }
+    if (ps.empty()) {
+      val = undef();
+      break;
+    }
+    if (ps.size() == 1) {
+      chain.push_back(b);
+      b = ps[0];
+      continue;
+    }
+    val = new_phi(b, v);
+    write(v, b, val);  // breaks cycles through this block
+    add_operands(phi_of_[val.v]);
+    break;
+  }
+  write(v, b, val);
+  for (BlockId c : chain) write(v, c, val);
+  return val;
+}
+
+void SsaBuilder::seal(BlockId b) {
+  if (sealed_[b.v]) return;
+  sealed_[b.v] = 1;
+  for (size_t i = 0; i < incomplete_.size(); ++i)
+    if (incomplete_[i].first == b) add_operands(incomplete_[i].second);
+  incomplete_.erase(std::remove_if(incomplete_.begin(), incomplete_.end(),
+                                   [&](const auto& p) { return p.first == b; }),
+                    incomplete_.end());
+}
+
+void SsaBuilder::remove_trivial_phis() {
+  // A phi whose operands are all one value (or itself) is that value. Removing
+  // one can make others trivial, so iterate to a fixpoint.
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (Phi& p : phis_) {
+      if (p.dead) continue;
+      ValueId same;
+      bool trivial = true;
+      for (uint32_t i = 0; i < p.count; ++i) {
+        ValueId op = resolve(phi_ops_[p.first + i]);
+        if (op == p.value || op == same) continue;
+        if (same.valid()) {
+          trivial = false;
+          break;
+        }
+        same = op;
+      }
+      if (!trivial) continue;
+      p.dead = true;
+      alias_[p.value.v] = same.valid() ? same : undef();
+      changed = true;
+    }
+  }
+}
+
+void SsaBuilder::run(std::vector<ValueId>* remap_out) {
+  size_t nb = f_.blocks.size();
+  sealed_.assign(nb, 0);
+  unfilled_.assign(nb, 0);
+  for (uint32_t b = 0; b < nb; ++b) unfilled_[b] = static_cast<uint32_t>(preds(f_, BlockId(b)).size());
+  alias_.assign(f_.values.size(), kNoValue);
+  phi_of_.assign(f_.values.size(), UINT32_MAX);
+  store_count_.assign(f_.vars.size(), 0);
+  last_store_.assign(f_.vars.size(), kNoValue);
+  defs_.reserve(f_.insts.size());
+  for (uint32_t bi = 0; bi < nb; ++bi) {
+    BlockId b(bi);
+    if (unfilled_[bi] == 0) seal(b);
+    const Block& bl = f_.blocks[bi];
+    for (uint32_t i = bl.first; i < bl.first + bl.count; ++i) {
+      Inst& in = f_.insts[i];
+      if (in.op == Op::LoadLocal) {
+        VarId v(in.aux);
+        ValueId x = read(v, b);
+        alias_[in.result.v] = x;
+        f_.local_refs.push_back(LocalRef{in.span.begin, v, in.result, false});
+      } else if (in.op == Op::StoreLocal) {
+        VarId v(in.aux);
+        ValueId x = in.ops[0];
+        write(v, b, x);
+        ++store_count_[v.v];
+        last_store_[v.v] = x;
+        f_.local_refs.push_back(LocalRef{in.span.begin, v, x, true});
+      }
+    }
+    for (BlockId s : succs(f_, b))
+      if (--unfilled_[s.v] == 0 && s.v <= bi) seal(s);
+  }
+  if (!incomplete_.empty()) internal_error("to_ssa: a block was never sealed");
+  remove_trivial_phis();
+  layout(remap_out);
+}
+
+void SsaBuilder::layout(std::vector<ValueId>* remap_out) {
+  size_t nvals = f_.values.size();
+  // Names for values: the variable they were first stored into.
+  for (const LocalRef& r : f_.local_refs)
+    if (r.store) {
+      ValueId x = resolve(r.value);
+      if (x.valid() && x.v < nvals && !f_.values[x.v].var.valid()) f_.values[x.v].var = r.var;
+    }
+  // Phis by block, in creation order.
+  std::vector<uint32_t> phi_order;
+  for (uint32_t i = 0; i < phis_.size(); ++i)
+    if (!phis_[i].dead) phi_order.push_back(i);
+  std::stable_sort(phi_order.begin(), phi_order.end(),
+                   [&](uint32_t x, uint32_t y) { return phis_[x].block < phis_[y].block; });
+  bool need_undef = undef_.valid();
+
+  // Pass 1: new ids for kept instructions and their values.
+  std::vector<ValueId> new_id(nvals, kNoValue);
+  std::vector<uint32_t> new_inst(f_.insts.size(), UINT32_MAX);
+  uint32_t next_val = 0, next_inst = 0;
+  size_t pi = 0;
+  std::vector<Block> blocks = f_.blocks;
+  for (uint32_t b = 0; b < blocks.size(); ++b) {
+    uint32_t start = next_inst;
+    if (b == 0 && need_undef) {
+      new_id[undef_.v] = ValueId(next_val++);
+      ++next_inst;
+    }
+    while (pi < phi_order.size() && phis_[phi_order[pi]].block.v == b) {
+      new_id[phis_[phi_order[pi]].value.v] = ValueId(next_val++);
+      ++next_inst;
+      ++pi;
+    }
+    const Block& bl = f_.blocks[b];
+    for (uint32_t i = bl.first; i < bl.first + bl.count; ++i) {
+      const Inst& in = f_.insts[i];
+      if (in.op == Op::LoadLocal || in.op == Op::StoreLocal) continue;
+      new_inst[i] = next_inst++;
+      if (in.result.valid()) new_id[in.result.v] = ValueId(next_val++);
+    }
+    blocks[b].first = start;
+    blocks[b].count = next_inst - start;
+  }
+  auto map = [&](ValueId v) {
+    ValueId r = resolve(v);
+    if (!r.valid() || r.v >= nvals || !new_id[r.v].valid())
+      internal_error("to_ssa: an operand refers to a value that was not kept");
+    return new_id[r.v];
+  };
+
+  // Pass 2: emit.
+  std::vector<Inst> insts;
+  std::vector<Value> values(next_val);
+  std::vector<ValueId> pool;
+  insts.reserve(next_inst);
+  auto push = [&](Inst in, std::span<const ValueId> ops, VarId var) {
+    in.nops = static_cast<uint16_t>(ops.size());
+    if (ops.size() <= 3) {
+      for (size_t k = 0; k < ops.size(); ++k) in.ops[k] = map(ops[k]);
+      for (size_t k = ops.size(); k < 3; ++k) in.ops[k] = kNoValue;
+    } else {
+      in.ops[0] = ValueId(static_cast<uint32_t>(pool.size()));
+      in.ops[1] = in.ops[2] = kNoValue;
+      for (ValueId o : ops) pool.push_back(map(o));
+    }
+    InstId id(static_cast<uint32_t>(insts.size()));
+    if (in.result.valid()) {
+      ValueId nv = new_id[in.result.v];
+      values[nv.v] = Value{id, var};
+      in.result = nv;
+    }
+    insts.push_back(in);
+  };
+  pi = 0;
+  for (uint32_t b = 0; b < blocks.size(); ++b) {
+    if (b == 0 && need_undef) {
+      Inst u;
+      u.op = Op::Undef;
+      u.result = undef_;
+      u.span = Span{f_.span.begin, f_.span.begin};
+      push(u, {}, VarId());
+    }
+    while (pi < phi_order.size() && phis_[phi_order[pi]].block.v == b) {
+      const Phi& p = phis_[phi_order[pi++]];
+      Inst in;
+      in.op = Op::Phi;
+      in.result = p.value;
+      // A phi's span: where its block starts (the loop header / join point).
+      const Block& bl = f_.blocks[b];
+      in.span = f_.insts[bl.first].span;
+      push(in, std::span<const ValueId>(phi_ops_.data() + p.first, p.count), p.var);
+    }
+    const Block& bl = f_.blocks[b];
+    for (uint32_t i = bl.first; i < bl.first + bl.count; ++i) {
+      const Inst& in = f_.insts[i];
+      if (in.op == Op::LoadLocal || in.op == Op::StoreLocal) continue;
+      // Operands may point into the old pool; it stays intact until the end.
+      VarId var = in.result.valid() ? f_.values[in.result.v].var : VarId();
+      push(in, f_.operands(in), var);
+    }
+  }
+
+  // Bindings: variables stored exactly once.
+  f_.bindings.clear();
+  for (uint32_t v = 0; v < f_.vars.size(); ++v)
+    if (store_count_[v] == 1 && f_.vars[v].kind == VarKind::Local) {
+      ValueId r = resolve(last_store_[v]);
+      if (r.valid() && r.v < nvals && new_id[r.v].valid())
+        f_.bindings.push_back(Binding{VarId(v), new_id[r.v]});
+    }
+  for (LocalRef& r : f_.local_refs) {
+    ValueId x = resolve(r.value);
+    r.value = x.valid() && x.v < nvals ? new_id[x.v] : kNoValue;
+  }
+  std::stable_sort(f_.local_refs.begin(), f_.local_refs.end(),
+                   [](const LocalRef& x, const LocalRef& y) { return x.offset < y.offset; });
+  for (WithRegion& w : f_.withs) {
+    ValueId m = resolve(w.mgr);
+    w.mgr = m.valid() && m.v < nvals ? new_id[m.v] : kNoValue;
+    w.enter = w.enter.valid() && new_inst[w.enter.v] != UINT32_MAX ? InstId(new_inst[w.enter.v])
+                                                                  : InstId();
+  }
+  if (remap_out) {
+    remap_out->assign(nvals, kNoValue);
+    for (uint32_t v = 0; v < nvals; ++v) {
+      ValueId r = resolve(ValueId(v));
+      if (r.valid() && r.v < nvals) (*remap_out)[v] = new_id[r.v];
+    }
+  }
+  f_.insts = std::move(insts);
+  f_.values = std::move(values);
+  f_.operand_pool = std::move(pool);
+  f_.blocks = std::move(blocks);
+  f_.in_ssa = true;
+}
+
+}  // namespace
+
+void to_ssa(Function& f, std::vector<ValueId>* remap) {
+  SsaBuilder b(f);
+  b.run(remap);
+}
+
+}  // namespace tpf::ir

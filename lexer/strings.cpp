@@ -1,0 +1,339 @@
+// Finds where a string literal ends. Plain strings end as in CPython 3.11: at
+// the first unescaped closing quote. F-strings are also scanned the PEP 701
+// way (replacement fields, nested strings, format specs); on 3.11-valid code
+// both give the same end, and when they differ the token follows PEP 701 and
+// is flagged kStrPep701 so that the parser can reject it as 3.11 does.
+// requires: ScanInput. produces: the string's end, flags and errors for scan.re.
+#include <array>
+#include <cstring>
+#include <string>
+
+#include "lexer/scan.h"
+
+namespace tpf::lexer::detail {
+namespace {
+
+bool is_line_end(unsigned c) { return c == '\n' || c == '\r'; }
+
+bool is_ident_char(unsigned c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c >= 0x80;
+}
+
+struct Delim {
+  unsigned char quote;
+  bool triple;
+};
+
+bool closes(const ScanInput& in, uint32_t p, Delim d) {
+  if (in.text[p] != d.quote) return false;
+  if (!d.triple) return true;
+  return p + 2 < in.lim && in.text[p + 1] == d.quote && in.text[p + 2] == d.quote;
+}
+
+uint32_t quote_len(Delim d) { return d.triple ? 3 : 1; }
+
+Delim delim_at(const ScanInput& in, uint32_t q) {
+  Delim d{};
+  d.quote = in.text[q];
+  d.triple = q + 2 < in.lim && in.text[q + 1] == d.quote && in.text[q + 2] == d.quote;
+  return d;
+}
+
+// One past a backslash escape starting at `p` (the backslash): a \r\n pair
+// counts as one character, as CPython sees it after newline translation.
+uint32_t skip_escape(const ScanInput& in, uint32_t p) {
+  ++p;
+  if (p >= in.lim) return p;
+  if (in.text[p] == '\r' && p + 1 < in.lim && in.text[p + 1] == '\n') return p + 2;
+  return p + 1;
+}
+
+// CPython 3.11's string scan: returns false at EOF, or at a line end in a
+// single-quoted string; `stop` is where it gave up.
+bool plain_end(const ScanInput& in, uint32_t q, Delim d, uint32_t& end, uint32_t& stop,
+               bool& nonascii) {
+  uint32_t p = q + quote_len(d);
+  while (p < in.lim) {
+    const unsigned c = in.text[p];
+    if (c == d.quote && closes(in, p, d)) {
+      end = p + quote_len(d);
+      return true;
+    }
+    if (c == '\\') {
+      p = skip_escape(in, p);
+      continue;
+    }
+    if (is_line_end(c) && !d.triple) {
+      stop = p;
+      return false;
+    }
+    nonascii |= c >= 0x80;
+    ++p;
+  }
+  stop = in.lim;
+  return false;
+}
+
+// The PEP 701 scan keeps an explicit stack of what it is inside, so nesting
+// costs no recursion. 3.12 stops at 150 nested f-strings; we give up (and
+// fall back to the 3.11 end) at this many frames of any kind.
+constexpr int kMaxFrames = 256;
+
+enum class Mode : uint8_t { Literal, Field, Spec };
+
+// Trivially constructible: the stack below is not cleared per f-string.
+struct Frame {
+  Mode mode;
+  Delim delim;     // Literal: this string's delimiter
+  bool raw;        // Literal: r prefix
+  bool fstr;       // Literal: f prefix
+  int owner;       // Spec: index of the f-string's Literal frame
+  uint32_t depth;  // Field: open brackets inside the expression
+};
+
+Frame make_frame(Mode mode) { return Frame{mode, Delim{}, false, false, 0, 0}; }
+
+class FStringScan {
+ public:
+  explicit FStringScan(const ScanInput& in) : in_(in) {}
+
+  bool run(uint32_t q, bool raw, uint32_t& end) {
+    if (!push_string(q, raw, true)) return false;
+    uint32_t p = q + quote_len(stack_[0].delim);
+    while (p < in_.lim) {
+      if (is_line_end(in_.text[p])) {
+        // A line end is only allowed where every enclosing string is
+        // triple-quoted (3.11 rejects it in fields of a '...' f-string).
+        if (singles_ > 0) return false;
+        ++p;
+        continue;
+      }
+      const bool done = stack_[n_ - 1].mode == Mode::Field ? field_char(p) : literal_char(p);
+      if (done) {
+        end = p;
+        return true;
+      }
+      if (failed_) return false;
+    }
+    return false;
+  }
+
+ private:
+  bool push(const Frame& f) {
+    if (n_ == kMaxFrames) {
+      failed_ = true;
+      return false;
+    }
+    stack_[n_++] = f;
+    return true;
+  }
+
+  bool push_string(uint32_t q, bool raw, bool fstr) {
+    Frame f = make_frame(Mode::Literal);
+    f.delim = delim_at(in_, q);
+    f.raw = raw;
+    f.fstr = fstr;
+    if (!push(f)) return false;
+    singles_ += f.delim.triple ? 0 : 1;
+    return true;
+  }
+
+  void pop() {
+    const Frame& f = stack_[--n_];
+    if (f.mode == Mode::Literal && !f.delim.triple) --singles_;
+  }
+
+  // One step in a string body or a format spec; true when the outermost
+  // string just closed.
+  bool literal_char(uint32_t& p) {
+    const Frame& top = stack_[n_ - 1];
+    const int owner = top.mode == Mode::Spec ? top.owner : n_ - 1;
+    const Frame& str = stack_[owner];
+    const unsigned c = in_.text[p];
+    if (c == str.delim.quote && closes(in_, p, str.delim)) {
+      // In a spec this ends the f-string with the field still open: 3.11
+      // and 3.12 both end the token here and the parser reports it.
+      p += quote_len(str.delim);
+      while (n_ > owner) pop();
+      return n_ == 0;
+    }
+    if (c == '\\') {
+      const unsigned next = p + 1 < in_.lim ? in_.text[p + 1] : 0u;
+      if (str.fstr && (next == '{' || next == '}')) {
+        ++p;  // `\{` still opens a field
+      } else if (str.fstr && !str.raw && next == 'N' && p + 2 < in_.lim && in_.text[p + 2] == '{') {
+        // \N{NAME}: its braces are not a field.
+        p += 3;
+        while (p < in_.lim && in_.text[p] != '}' && !closes(in_, p, str.delim) &&
+               !(is_line_end(in_.text[p]) && singles_ > 0))
+          ++p;
+        if (p < in_.lim && in_.text[p] == '}') ++p;
+      } else {
+        p = skip_escape(in_, p);
+      }
+      return false;
+    }
+    if (str.fstr && c == '{') {
+      if (top.mode == Mode::Literal && p + 1 < in_.lim && in_.text[p + 1] == '{') {
+        p += 2;
+        return false;
+      }
+      push(make_frame(Mode::Field));
+      ++p;
+      return false;
+    }
+    if (str.fstr && c == '}') {
+      if (top.mode == Mode::Spec) {
+        pop();  // the spec
+        pop();  // its field
+        ++p;
+        return false;
+      }
+      p += (p + 1 < in_.lim && in_.text[p + 1] == '}') ? 2 : 1;
+      return false;
+    }
+    ++p;
+    return false;
+  }
+
+  // One step in a replacement field's expression.
+  bool field_char(uint32_t& p) {
+    Frame& top = stack_[n_ - 1];
+    const unsigned c = in_.text[p];
+    switch (c) {
+      case '\'':
+      case '"':
+        if (push_string(p, false, false)) p += quote_len(stack_[n_ - 1].delim);
+        return false;
+      case '(':
+      case '[':
+      case '{':
+        ++top.depth;
+        ++p;
+        return false;
+      case ')':
+      case ']':
+        if (top.depth > 0) --top.depth;
+        ++p;
+        return false;
+      case '}':
+        if (top.depth == 0) {
+          pop();
+        } else {
+          --top.depth;
+        }
+        ++p;
+        return false;
+      case ':':
+        if (top.depth == 0) {
+          // The spec belongs to the f-string that owns this field, which is
+          // below it, or below the spec this field is nested in.
+          const Frame& below = stack_[n_ - 2];
+          Frame f = make_frame(Mode::Spec);
+          f.owner = below.mode == Mode::Spec ? below.owner : n_ - 2;
+          push(f);
+        }
+        ++p;
+        return false;
+      case '\\':
+        p = skip_escape(in_, p);
+        return false;
+      default:
+        break;
+    }
+    if (!is_ident_char(c)) {
+      ++p;
+      return false;
+    }
+    // A name, number or keyword; a string prefix when a quote follows.
+    const uint32_t b = p;
+    while (p < in_.lim && is_ident_char(in_.text[p])) ++p;
+    if (p < in_.lim && (in_.text[p] == '\'' || in_.text[p] == '"') && p - b <= 2) {
+      bool raw = false, fstr = false, ok = true, bytes = false, uni = false;
+      for (uint32_t i = b; i < p; ++i) {
+        switch (in_.text[i] | 0x20) {
+          case 'r': ok &= !raw; raw = true; break;
+          case 'f': ok &= !fstr; fstr = true; break;
+          case 'b': ok &= !bytes; bytes = true; break;
+          case 'u': ok &= !uni; uni = true; break;
+          default: ok = false; break;
+        }
+      }
+      ok &= !(uni && p - b > 1) && !(fstr && bytes);
+      if (ok && push_string(p, raw, fstr)) p += quote_len(stack_[n_ - 1].delim);
+    }
+    return false;
+  }
+
+  const ScanInput& in_;
+  Frame stack_[kMaxFrames];
+  int n_ = 0;
+  int singles_ = 0;
+  bool failed_ = false;
+};
+
+// CPython's parser decodes a str body with escapes in runs of non-ASCII
+// bytes, and one without (raw, or no backslash) in one piece, so "position
+// N" counts from the start of that run or of the body.
+std::string body_utf8_error(const ScanInput& in, uint32_t b, uint32_t e, bool raw) {
+  uint32_t at = 0;
+  if (raw || std::memchr(in.text + b, '\\', e - b) == nullptr) {
+    std::string m = utf8_error({reinterpret_cast<const char*>(in.text + b), e - b}, at);
+    return m.empty() ? m : "(unicode error) " + m;
+  }
+  for (uint32_t p = b; p < e;) {
+    if (in.text[p] < 0x80) {
+      ++p;
+      continue;
+    }
+    const uint32_t run = p;
+    while (p < e && in.text[p] >= 0x80) ++p;
+    std::string m = utf8_error({reinterpret_cast<const char*>(in.text + run), p - run}, at);
+    if (!m.empty()) return "(unicode error) " + m;
+  }
+  return {};
+}
+
+}  // namespace
+
+bool scan_string(const ScanInput& in, uint32_t begin, uint32_t quote, uint16_t& flags,
+                 uint32_t& end, bool& decode_error, LexError& err) {
+  const Delim d = delim_at(in, quote);
+  if (d.triple) flags |= kStrTriple;
+  if (d.quote == '\'') flags |= kStrSingleQuote;
+  uint32_t stop = 0;
+  bool nonascii = false;
+  const bool plain_ok = plain_end(in, quote, d, end, stop, nonascii);
+  if (flags & kStrFString) {
+    uint32_t pep701_end = 0;
+    FStringScan fs(in);
+    if (fs.run(quote, (flags & kStrRaw) != 0, pep701_end) && (!plain_ok || pep701_end != end)) {
+      end = pep701_end;
+      flags |= kStrPep701;
+      nonascii = true;  // the tail past the 3.11 end was not looked at
+    }
+  }
+  if (!plain_ok && !(flags & kStrPep701)) {
+    err.span = Span{begin, begin + 1};
+    err.deferred = false;
+    err.message = d.triple ? "unterminated triple-quoted string literal (detected at line "
+                           : "unterminated string literal (detected at line ";
+    err.message += std::to_string(detection_line(in, stop));
+    err.message += ')';
+    return false;
+  }
+  decode_error = false;
+  if (nonascii && !(flags & kStrBytes)) {
+    std::string m = body_utf8_error(in, quote + quote_len(d), end - quote_len(d),
+                                    (flags & kStrRaw) != 0);
+    if (!m.empty()) {
+      decode_error = true;
+      err.message = std::move(m);
+      err.deferred = true;
+    }
+  }
+  return true;
+}
+
+}  // namespace tpf::lexer::detail

@@ -1,0 +1,274 @@
+// The parser's entry point and its shared machinery: cursor, first-error
+// reporting, speculation, target contexts and the AST depth bound.
+// requires: TokenStream ending in EndOfFile. produces: ast::Module.
+#include "parser/parser.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "parser/literals.h"
+#include "parser/parser_state.h"
+
+namespace tpf::parser {
+
+using ast::NodeKind;
+using ast::Op;
+namespace slot = ast::slot;
+
+namespace {
+
+// CPython builds Python objects from the AST with a recursion limit of
+// 3 x sys.getrecursionlimit() (1000), minus the frames in use: measured on
+// 3.11, `-` * 2985 + `1` (Module, Expr, 2985 UnaryOp, Constant: 2988 deep)
+// still parses while one more does not. Deeper trees are rejected here too,
+// which also bounds every recursive walk of the tree (dumpers, IR lowering).
+constexpr uint32_t kMaxAstDepth = 2988;
+
+// The parser itself recurses once per nesting level (unary operators,
+// lambda bodies, conditional expressions, brackets); the tree bound above is
+// only checked after parsing, so the recursion needs its own, equal bound.
+constexpr int kMaxParseDepth = 3000;
+
+}  // namespace
+
+Parser::Parser(const SourceFile& src, const std::vector<Token>& toks, ast::Module& m,
+               DiagSink& diags)
+    : src_(src),
+      toks_(toks.data()),
+      n_(static_cast<uint32_t>(toks.size())),
+      m_(m),
+      diags_(diags) {
+  if (n_ == 0 || toks_[n_ - 1].kind != TokKind::EndOfFile) internal_error("token stream without EndOfFile");
+  scratch_.reserve(256);
+  if (n_ >= 2 && toks_[n_ - 2].kind == TokKind::Error && !(toks_[n_ - 2].flags & lexer::kErrDeferred))
+    lexer_error_wins_ = true;
+}
+
+bool Parser::at_name(std::string_view word, uint32_t ahead) const {
+  const Token& t = tok_at(pos_ + ahead);
+  return t.kind == TokKind::Name && text(t) == word;
+}
+
+void Parser::expect(TokKind k, std::string_view msg) {
+  if (eat(k)) return;
+  if (msg.empty())
+    fail_syntax();
+  else
+    fail_here(std::string(msg));
+}
+
+void Parser::fail(Span at, std::string msg) {
+  if (failed_) return;
+  failed_ = true;
+  // CPython re-tokenizes the rest of the file after a generic syntax error
+  // and reports a tokenizer error instead, when there is one.
+  bool superseded = lexer_error_wins_ && msg == "invalid syntax";
+  if (!speculating_ && !superseded) {
+    if (in_fstring && msg.rfind("f-string", 0) != 0) msg = "f-string: " + msg;
+    if (in_fstring && fstring_brace != UINT32_MAX) {
+      LineCol bp = src_.pos(fstring_brace), ap = src_.pos(at.begin);
+      if (ap.line == bp.line && ap.col >= bp.col) {
+        at.begin = fstring_brace - bp.col + (ap.col - bp.col);
+        at.end = at.begin;
+      }
+    }
+    diags_.error("SyntaxError", at, std::move(msg));
+  }
+  pos_ = n_ - 1;  // every loop now sees EndOfFile
+}
+
+void Parser::fail_syntax() {
+  // The lexer already explained an Error token (and EndOfFile inside open
+  // brackets); a second "invalid syntax" at the same place adds nothing.
+  if ((at(TokKind::Error) || at(TokKind::EndOfFile)) && diags_.has_errors() && !speculating_) {
+    failed_ = true;
+    pos_ = n_ - 1;
+    return;
+  }
+  fail(Span{begin(), tok().end}, "invalid syntax");
+}
+
+void Parser::internal_error(const char* what) const {
+  std::fprintf(stderr,
+               "tpf-analyze: internal error in the parser (%s) at offset %u of %s; "
+               "please report this with the input file\n",
+               what, pos_ < n_ ? toks_[pos_].begin : 0, src_.path.c_str());
+  std::abort();
+}
+
+Parser::Checkpoint Parser::save() const {
+  return Checkpoint{pos_,
+                    static_cast<uint32_t>(m_.nodes.size()),
+                    static_cast<uint32_t>(m_.lists.size()),
+                    static_cast<uint32_t>(m_.list_items.size()),
+                    static_cast<uint32_t>(m_.constants.size()),
+                    static_cast<uint32_t>(scratch_.size()),
+                    bracket_level,
+                    depth_,
+                    failed_};
+}
+
+void Parser::restore(const Checkpoint& c) {
+  pos_ = c.pos;
+  m_.nodes.resize(c.nodes);
+  m_.lists.resize(c.lists);
+  m_.list_items.resize(c.items);
+  m_.constants.resize(c.consts);
+  scratch_.resize(c.scratch);
+  bracket_level = c.bracket_level;
+  depth_ = c.depth;
+  failed_ = c.failed;
+}
+
+ast::ListId Parser::finish_list(uint32_t mark) {
+  uint32_t count = mark_count(mark);
+  ast::ListId id = 0;
+  if (count > 0) id = m_.add_list(std::span<const uint32_t>(scratch_.data() + mark, count));
+  scratch_.resize(mark);
+  return id;
+}
+
+ast::Symbol Parser::name_symbol(const Token& t) {
+  if (t.flags & lexer::kNameNonAscii) return m_.intern(nfkc_identifier(text(t)));
+  return m_.intern(text(t));
+}
+
+NodeId Parser::error_node(uint32_t start) {
+  return m_.add(NodeKind::Error, Span{start, start > prev_end() ? start : prev_end()});
+}
+
+Parser::DepthGuard::DepthGuard(Parser& parser) : p(parser) {
+  if (++p.depth_ > kMaxParseDepth) p.fail_here("too many nested expressions");
+}
+
+Parser::TokenWindow Parser::swap_tokens(const Token* toks, uint32_t n) {
+  TokenWindow old{toks_, n_, pos_};
+  toks_ = toks;
+  n_ = n;
+  pos_ = 0;
+  return old;
+}
+
+void Parser::restore_tokens(const TokenWindow& w) {
+  toks_ = w.toks;
+  n_ = w.n;
+  pos_ = failed_ ? w.n - 1 : w.pos;
+}
+
+// ---- targets ----
+
+// CPython's _PyPegen_get_expr_name: how a message names an expression.
+std::string_view Parser::expr_name(NodeId e) const {
+  const ast::Node& n = m_[e];
+  switch (n.kind) {
+    case NodeKind::Attribute: return "attribute";
+    case NodeKind::Subscript: return "subscript";
+    case NodeKind::Starred: return "starred";
+    case NodeKind::Name: return "name";
+    case NodeKind::List: return "list";
+    case NodeKind::Tuple: return "tuple";
+    case NodeKind::Lambda: return "lambda";
+    case NodeKind::Call: return "function call";
+    case NodeKind::BoolOp:
+    case NodeKind::BinOp:
+    case NodeKind::UnaryOp: return "expression";
+    case NodeKind::GeneratorExp: return "generator expression";
+    case NodeKind::Yield:
+    case NodeKind::YieldFrom: return "yield expression";
+    case NodeKind::Await: return "await expression";
+    case NodeKind::ListComp: return "list comprehension";
+    case NodeKind::SetComp: return "set comprehension";
+    case NodeKind::DictComp: return "dict comprehension";
+    case NodeKind::Dict: return "dict literal";
+    case NodeKind::Set: return "set display";
+    case NodeKind::JoinedStr:
+    case NodeKind::FormattedValue: return "f-string expression";
+    case NodeKind::Constant: {
+      const ast::Constant& c = m_.constants[n.f[slot::Constant::value]];
+      switch (c.kind) {
+        case ast::Constant::Kind::None_: return "None";
+        case ast::Constant::Kind::True_: return "True";
+        case ast::Constant::Kind::False_: return "False";
+        case ast::Constant::Kind::Ellipsis: return "ellipsis";
+        default: return "literal";
+      }
+    }
+    case NodeKind::Compare: return "comparison";
+    case NodeKind::IfExp: return "conditional expression";
+    case NodeKind::NamedExpr: return "named expression";
+    default: return "expression";
+  }
+}
+
+void Parser::set_target(NodeId e, TargetUse use) {
+  if (failed_) return;
+  ast::Node& n = m_[e];
+  const Op ctx = use == TargetUse::Del ? Op::Del : Op::Store;
+  switch (n.kind) {
+    case NodeKind::Name:
+    case NodeKind::Attribute:
+    case NodeKind::Subscript: n.op = ctx; return;
+    case NodeKind::Starred:
+      if (use == TargetUse::Del) return fail(n.span, "cannot delete starred");
+      if (use == TargetUse::Aug) break;
+      if (n.flags & ast::kParenthesized) return fail(n.span, "cannot use starred expression here");
+      n.op = ctx;
+      set_target(NodeId{n.f[slot::Starred::value]}, use);
+      return;
+    case NodeKind::Tuple:
+    case NodeKind::List: {
+      if (use == TargetUse::Aug) break;
+      m_[e].op = ctx;
+      ast::ListId l = n.f[slot::Tuple::elts];
+      for (NodeId c : m_.nodes_of(l)) set_target(c, use);
+      return;
+    }
+    case NodeKind::Error: return;
+    default: break;
+  }
+  std::string msg;
+  if (use == TargetUse::Aug) {
+    msg = "'" + std::string(expr_name(e)) + "' is an illegal expression for augmented assignment";
+  } else {
+    msg = use == TargetUse::Del ? "cannot delete " : "cannot assign to ";
+    msg += expr_name(e);
+  }
+  fail(m_[e].span, std::move(msg));
+}
+
+// ---- the tree depth bound ----
+
+namespace {
+
+/// Depth of the deepest node, children counted before parents: the parser
+/// creates every node after its children, so one forward pass suffices.
+uint32_t max_depth(const ast::Module& m) {
+  std::vector<uint32_t> depth(m.nodes.size(), 1);
+  uint32_t deepest = 0;
+  for (uint32_t i = 0; i < m.nodes.size(); ++i) {
+    uint32_t d = 1;
+    m.for_each_child(NodeId{i}, [&](NodeId c) {
+      if (c.v < i && depth[c.v] + 1 > d) d = depth[c.v] + 1;
+    });
+    depth[i] = d;
+    if (d > deepest) deepest = d;
+  }
+  return deepest;
+}
+
+}  // namespace
+
+ast::Module parse(const SourceFile& src, const lexer::TokenStream& toks, DiagSink& diags) {
+  ast::Module m;
+  // About one node per token; reserving avoids regrowth on the hot path.
+  m.nodes.reserve(toks.tokens.size() + 16);
+  m.list_items.reserve(toks.tokens.size() / 2 + 16);
+  Parser p(src, toks.tokens, m, diags);
+  p.parse_file();
+  if (!p.failed() && max_depth(m) > kMaxAstDepth) {
+    diags.error("SyntaxError", Span{0, 0}, "too many nested expressions");
+  }
+  return m;
+}
+
+}  // namespace tpf::parser

@@ -1,0 +1,90 @@
+// Syntax errors: CPython 3.11's message and position (line:col as printed,
+// col 1-based = SyntaxError.offset) for the most common mistakes.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "test/parser/parser_test_util.h"
+
+using tpf::parser::test::parse_snippet;
+
+namespace {
+
+struct Case {
+  const char* code;
+  const char* error;  // "line:col: message", measured with python3.11 -c "ast.parse(...)"
+};
+
+// Messages that do not depend on the lexer.
+constexpr Case kCases[] = {
+    {"del *a\n", "1:5: cannot delete starred"},
+    {"(*a) = 1\n", "1:2: cannot use starred expression here"},
+    {"f(**k, *a)\n", "1:8: iterable argument unpacking follows keyword argument unpacking"},
+    {"f(a=1, b)\n", "1:9: positional argument follows keyword argument"},
+    {"f(**k, a)\n", "1:9: positional argument follows keyword argument unpacking"},
+    {"f(True=1)\n", "1:3: cannot assign to True"},
+    {"f(a.b=1)\n", "1:3: expression cannot contain assignment, perhaps you meant \"==\"?"},
+    {"f() = 1\n", "1:1: cannot assign to function call here. Maybe you meant '==' instead of '='?"},
+    {"x = f() = 1\n", "1:5: cannot assign to function call"},
+    {"1 = x\n", "1:1: cannot assign to literal here. Maybe you meant '==' instead of '='?"},
+    {"True = 1\n", "1:1: cannot assign to True"},
+    {"(a, 1) = 2\n", "1:5: cannot assign to literal"},
+    {"if x = 1: pass\n", "1:4: invalid syntax. Maybe you meant '==' or ':=' instead of '='?"},
+    {"if x.y = 1: pass\n",
+     "1:4: cannot assign to attribute here. Maybe you meant '==' instead of '='?"},
+    {"(a.b := 1)\n", "1:2: cannot use assignment expressions with attribute"},
+    {"a := 1\n", "1:3: invalid syntax"},
+    {"f(x for x in y, 1)\n", "1:3: Generator expression must be parenthesized"},
+    {"f() += 1\n", "1:1: 'function call' is an illegal expression for augmented assignment"},
+    {"(a, b): int\n", "1:1: only single target (not tuple) can be annotated"},
+    {"[a]: int\n", "1:1: only single target (not list) can be annotated"},
+    {"for f() in x: pass\n", "1:5: cannot assign to function call"},
+    {"with a as f(): pass\n", "1:11: cannot assign to function call"},
+    {"del a + b\n", "1:5: cannot delete expression"},
+    {"x = yield = 1\n", "1:5: assignment to yield expression not possible"},
+    {"print 'x'\n", "1:1: Missing parentheses in call to 'print'. Did you mean print(...)?"},
+    {"[a b]\n", "1:2: invalid syntax. Perhaps you forgot a comma?"},
+    {"x = (1, 2 3)\n", "1:9: invalid syntax. Perhaps you forgot a comma?"},
+    {"a b\n", "1:3: invalid syntax"},
+    {"if x\n  pass\n", "1:5: expected ':'"},
+    {"def f(a=1, b): pass\n", "1:12: non-default argument follows default argument"},
+    {"def f(*): pass\n", "1:7: named arguments must follow bare *"},
+    {"def f(**k, a): pass\n", "1:12: arguments cannot follow var-keyword argument"},
+    {"def f(*a=1): pass\n", "1:9: var-positional argument cannot have default value"},
+    {"def f(a, /, b, /): pass\n", "1:16: / may appear only once"},
+    {"def f(*a, /): pass\n", "1:11: / must be ahead of *"},
+    {"'a' b'c'\n", "1:9: cannot mix bytes and nonbytes literals"},
+    {"x = 1 if 2\n", "1:5: expected 'else' after 'if' expression"},
+    {"from a import b,\n", "1:17: trailing comma not allowed without surrounding parentheses"},
+    {"try:\n  pass\nx = 1\n", "3:1: expected 'except' or 'finally' block"},
+    {"try:\n pass\nexcept* A:\n pass\nexcept B:\n pass\n",
+     "5:1: cannot have both 'except' and 'except*' on the same 'try'"},
+    {"try:\n pass\nexcept a, b:\n pass\n", "3:8: multiple exception types must be parenthesized"},
+    {"match x:\n case 1+1: pass\n", "2:9: imaginary number required in complex literal"},
+    {"if x:\npass\n", "2:1: expected an indented block after 'if' statement on line 1"},
+    {"def f():\npass\n", "2:1: expected an indented block after function definition on line 1"},
+    {"class A:\npass\n", "2:1: expected an indented block after class definition on line 1"},
+    {"for x in y:\npass\n", "2:1: expected an indented block after 'for' statement on line 1"},
+    {"try:\n  pass\nexcept:\npass\n",
+     "4:1: expected an indented block after 'except' statement on line 3"},
+    {"x = {**a for a in b}\n", "1:6: dict unpacking cannot be used in dict comprehension"},
+    {"f'{}'\n", "1:6: f-string: empty expression not allowed"},
+    {"f'{a b}'\n", "1:2: f-string: invalid syntax. Perhaps you forgot a comma?"},
+    {"f'{x!z}'\n", "1:9: f-string: invalid conversion character: expected 's', 'r', or 'a'"},
+    {"f'{x'\n", "1:6: f-string: expecting '}'"},
+    {"f'}'\n", "1:5: f-string: single '}' is not allowed"},
+};
+
+}  // namespace
+
+TEST_CASE("parser: CPython's syntax error messages and positions") {
+  for (const Case& c : kCases) {
+    CAPTURE(c.code);
+    CHECK(parse_snippet(c.code).error == c.error);
+  }
+}
+
+TEST_CASE("parser: lexer errors are not doubled by the parser") {
+  auto p = parse_snippet("x = (1,\n");
+  CHECK(p.error.find("was never closed") != std::string::npos);
+}
