@@ -15,21 +15,30 @@ FileFacts compute_facts(ir::Module& m) {
   ff.kinds = classify_all(m, ff.res, ff.calls);
   ff.grad = compute_grad_provenance(m, ff.res, ff.calls, ff.kinds);
   ff.summaries = compute_summaries(m, ff.res, ff.kinds, ff.grad);
-  size_t n = m.functions.size();
-  ff.dom.reserve(n);
-  ff.postdom.reserve(n);
-  ff.loops.reserve(n);
-  for (const ir::Function& f : m.functions) {
-    ff.dom.push_back(ir::compute_dominators(f));
-    ff.postdom.push_back(ir::compute_post_dominators(f));
-    ff.loops.push_back(ir::compute_loops(f, ff.dom.back()));
-  }
   ff.not_converged = ff.grad.not_converged;
   return ff;
 }
 
-bool in_loop(const FileFacts& ff, const ir::Function& f, ir::FunctionId fid, ir::InstId i) {
-  return ff.loops[fid.v].in_loop(f.block_of(i));
+const ir::DomTree& FileFacts::dom(const ir::Module& m, ir::FunctionId f) const {
+  if (dom_.size() < m.functions.size()) dom_.resize(m.functions.size());
+  if (!dom_[f.v]) dom_[f.v] = ir::compute_dominators(m.fn(f));
+  return *dom_[f.v];
+}
+
+const ir::DomTree& FileFacts::postdom(const ir::Module& m, ir::FunctionId f) const {
+  if (postdom_.size() < m.functions.size()) postdom_.resize(m.functions.size());
+  if (!postdom_[f.v]) postdom_[f.v] = ir::compute_post_dominators(m.fn(f));
+  return *postdom_[f.v];
+}
+
+const ir::LoopInfo& FileFacts::loops(const ir::Module& m, ir::FunctionId f) const {
+  if (loops_.size() < m.functions.size()) loops_.resize(m.functions.size());
+  if (!loops_[f.v]) loops_[f.v] = ir::compute_loops(m.fn(f), dom(m, f));
+  return *loops_[f.v];
+}
+
+bool in_loop(const FileFacts& ff, const ir::Module& m, ir::FunctionId fid, ir::InstId i) {
+  return ff.loops(m, fid).in_loop(m.fn(fid).block_of(i));
 }
 
 std::vector<uint32_t> with_regions_at(const ir::Function& f, ir::InstId i) {
@@ -39,9 +48,10 @@ std::vector<uint32_t> with_regions_at(const ir::Function& f, ir::InstId i) {
   return out;
 }
 
-uint32_t outlived_loop(const FileFacts& ff, const ir::Function& f, ir::FunctionId fid,
+uint32_t outlived_loop(const FileFacts& ff, const ir::Module& m, ir::FunctionId fid,
                        ir::ValueId container, ir::InstId use) {
-  const ir::LoopInfo& loops = ff.loops[fid.v];
+  const ir::Function& f = m.fn(fid);
+  const ir::LoopInfo& loops = ff.loops(m, fid);
   ir::BlockId ub = f.block_of(use);
   uint32_t inner = loops.loop_of(ub);
   if (inner == UINT32_MAX) return UINT32_MAX;
@@ -208,7 +218,7 @@ void dump_summary(const ir::Module& m, const FileFacts& ff, ir::FunctionId fid, 
 }
 
 void dump_loops(const ir::Module& m, const FileFacts& ff, ir::FunctionId fid, std::string& out) {
-  const ir::LoopInfo& li = ff.loops[fid.v];
+  const ir::LoopInfo& li = ff.loops(m, fid);
   if (li.loops.empty()) return;
   const ir::Function& f = m.fn(fid);
   header(m, fid, out);

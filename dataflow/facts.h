@@ -6,6 +6,7 @@
 // requires: ir::build. produces: FileFacts.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,24 +25,31 @@ struct FileFacts {
   CallKinds kinds;           // kinds[f][inst]: the torch_calls.def row of each call
   GradProvenance grad;
   Summaries summaries;
-  std::vector<ir::DomTree> dom;       // per function
-  std::vector<ir::DomTree> postdom;   // per function
-  std::vector<ir::LoopInfo> loops;    // per function
   size_t not_converged = 0;           // analyses that hit the solver budget
 
   TorchCall call_kind(ir::FunctionId f, ir::InstId i) const { return kinds[f.v][i.v]; }
   GradState grad_state(ir::FunctionId f, ir::ValueId v) const { return grad.state(f, v); }
   GradMode grad_mode(ir::FunctionId f, ir::InstId i) const { return grad.mode_at(f, i); }
+
+  /// Dominators, post-dominators and natural loops of a function, computed
+  /// on first use (most functions of a file are never asked) and kept.
+  const ir::DomTree& dom(const ir::Module& m, ir::FunctionId f) const;
+  const ir::DomTree& postdom(const ir::Module& m, ir::FunctionId f) const;
+  const ir::LoopInfo& loops(const ir::Module& m, ir::FunctionId f) const;
+
+ private:
+  mutable std::vector<std::optional<ir::DomTree>> dom_, postdom_;
+  mutable std::vector<std::optional<ir::LoopInfo>> loops_;
 };
 
 /// Resolution, call classification, grad mode and provenance, summaries,
-/// dominators and loops, in that order. Interns paths in m.names (resolution).
+/// in that order (dominators and loops on demand). Interns paths in m.names (resolution).
 FileFacts compute_facts(ir::Module& m);
 
 // ---- queries ----
 
 /// The instruction is inside a loop of its function (natural loop).
-bool in_loop(const FileFacts& ff, const ir::Function& f, ir::FunctionId fid, ir::InstId i);
+bool in_loop(const FileFacts& ff, const ir::Module& m, ir::FunctionId fid, ir::InstId i);
 /// Autograd is off here (torch.no_grad / inference_mode / set_grad_enabled(False),
 /// including a decorator or every in-file caller running it so).
 inline bool under_no_grad(const FileFacts& ff, ir::FunctionId f, ir::InstId i) {
@@ -55,7 +63,7 @@ std::vector<uint32_t> with_regions_at(const ir::Function& f, ir::InstId i);
 /// iteration — or UINT32_MAX (the container is created fresh each iteration,
 /// or `use` is in no loop). Follows phis: a container re-created each
 /// iteration (`hist = []` inside the loop) does not outlive it.
-uint32_t outlived_loop(const FileFacts& ff, const ir::Function& f, ir::FunctionId fid,
+uint32_t outlived_loop(const FileFacts& ff, const ir::Module& m, ir::FunctionId fid,
                        ir::ValueId container, ir::InstId use);
 /// The SSA value the local name `name` denotes at source `offset` (a load
 /// or store of that name starting there), or kNoValue.

@@ -1,5 +1,5 @@
 // Autograd provenance. Per function and calling context (grad mode at entry,
-// the states of up to 8 parameters and which parameters are nn.Modules), the
+// the states of up to 8 parameters and what calling each one is), the
 // facts of every SSA value come from solve_values with the transfer below;
 // calls into torch follow torch_calls.def, calls into the file's functions
 // are evaluated in the caller's context (memoized; recursion and nesting
@@ -28,7 +28,9 @@ constexpr int kMergeRounds = 3;
 struct Context {
   GradMode entry = GradMode::Enabled;
   std::array<GradState, kMaxParams> param{};
-  uint8_t module = 0;  // bit i: parameter i is an nn.Module (calling it is a forward pass)
+  /// What calling parameter i is: the torch_calls.def row its argument's
+  /// callee matches (a model -> Model, a loss module -> Propagate), or None.
+  std::array<TorchCall, kMaxParams> call{};
 
   static Context unknown(GradMode entry) {
     Context c;
@@ -36,16 +38,31 @@ struct Context {
     c.param.fill(GradState::Unknown);
     return c;
   }
-  uint32_t key() const {
-    uint32_t k = static_cast<uint32_t>(entry);
-    for (GradState s : param) k = (k << 2) | static_cast<uint32_t>(s);
-    return (k << 8) | module;  // 2 + 16 + 8 bits
+  uint64_t hash() const {
+    uint64_t k = static_cast<uint64_t>(entry);
+    for (GradState s : param) k = (k << 2) | static_cast<uint64_t>(s);
+    for (TorchCall c : call) k = k * 0x100000001b3ull + static_cast<uint64_t>(c);
+    return k;
   }
   bool operator==(const Context&) const = default;
   void join(const Context& o) {
     entry = dataflow::join(entry, o.entry);
-    for (int i = 0; i < kMaxParams; ++i) param[i] = dataflow::join(param[i], o.param[i]);
-    module &= o.module;
+    for (int i = 0; i < kMaxParams; ++i) {
+      param[i] = dataflow::join(param[i], o.param[i]);
+      call[i] = merge_callee_rows(call[i], o.call[i]);
+    }
+  }
+};
+
+/// A function analyzed in a context (the memo key of return values).
+struct Evaluation {
+  ir::FunctionId fn;
+  Context ctx;
+  bool operator==(const Evaluation&) const = default;
+};
+struct EvaluationHash {
+  size_t operator()(const Evaluation& e) const {
+    return static_cast<size_t>(e.ctx.hash() * 31 + e.fn.v);
   }
 };
 
@@ -98,7 +115,9 @@ class Provenance {
   bool callee_context(ir::FunctionId fid, const ir::Function& f, const ir::Inst& in, ir::InstId id,
                       const Context& ctx, const std::vector<GradFact>& facts, GradMode mode,
                       ir::FunctionId& callee, Context& out);
-  bool is_module_value(ir::FunctionId fid, const ir::Function& f, ir::ValueId v,
+  /// The row calling `v` matches: from its referent, or from the context
+  /// when `v` is a parameter the callers pass a callable for.
+  TorchCall callee_row(ir::FunctionId fid, const ir::Function& f, ir::ValueId v,
                        const Context& ctx) const;
   GradState returns_of(const ir::Function& f, const std::vector<GradFact>& facts) const;
   Effect absorb(ir::FunctionId fid, const ir::Function& f, const ir::Inst& in, ir::InstId id,
@@ -115,8 +134,8 @@ class Provenance {
   std::vector<GradMode> decorator_;
   std::vector<uint8_t> escapes_;
   std::unordered_map<uint64_t, std::vector<GradMode>> modes_;
-  std::unordered_map<uint64_t, GradState> memo_;
-  std::unordered_set<uint64_t> in_progress_;
+  std::unordered_map<Evaluation, GradState, EvaluationHash> memo_;
+  std::unordered_set<Evaluation, EvaluationHash> in_progress_;
   std::vector<std::vector<GradState>> standalone_;  // facts of each function's own context
 };
 
@@ -144,11 +163,12 @@ void Provenance::find_escapes() {
   }
 }
 
-bool Provenance::is_module_value(ir::FunctionId fid, const ir::Function& f, ir::ValueId v,
+TorchCall Provenance::callee_row(ir::FunctionId fid, const ir::Function& f, ir::ValueId v,
                                  const Context& ctx) const {
-  if (calls_.is_model(m_, res_, res_.ref(fid, v))) return true;
+  TorchCall c = calls_.classify_value(m_, res_, fid, v);
+  if (c != TorchCall::None) return c;
   const ir::Inst& d = f.def(v);
-  return d.op == ir::Op::Param && d.aux < kMaxParams && ((ctx.module >> d.aux) & 1);
+  return d.op == ir::Op::Param && d.aux < kMaxParams ? ctx.call[d.aux] : TorchCall::None;
 }
 
 GradState Provenance::returns_of(const ir::Function& f, const std::vector<GradFact>& facts) const {
@@ -176,7 +196,7 @@ bool Provenance::callee_context(ir::FunctionId fid, const ir::Function& f, const
   auto assign = [&](size_t p, ir::ValueId v) {
     if (p >= kMaxParams) return;
     out.param[p] = v.valid() ? facts[v.v].s : GradState::NoGraph;
-    if (v.valid() && is_module_value(fid, f, v, ctx)) out.module |= uint8_t(1u << p);
+    if (v.valid()) out.call[p] = callee_row(fid, f, v, ctx);
     set[p] = true;
   };
   auto ops = f.operands(in);
@@ -234,6 +254,9 @@ GradState Provenance::call(ir::FunctionId fid, const ir::Function& f, const ir::
                                         : GradState::Unknown;
   };
   TorchCall kind = kinds_[fid.v][id.v];
+  // Calling a parameter: what the callers pass decides (a model, a loss module).
+  if (kind == TorchCall::None && f.def(ops[0]).op == ir::Op::Param) kind = callee_row(fid, f, ops[0], ctx);
+  if (in.flags & ir::kDecorator) return GradState::NoGraph;  // a function object
   if (kind != TorchCall::None) {
     switch (info(kind).grad) {
       case GradRule::NoGraph: return GradState::NoGraph;
@@ -268,6 +291,9 @@ GradState Provenance::call(ir::FunctionId fid, const ir::Function& f, const ir::
   ir::CallTarget t = res_.call_target(fid, id);
   switch (t.kind) {
     case ir::CallTarget::Kind::Method: {
+      // list.append(x) and friends return None (the container absorbs x).
+      if (std::find(store_methods_.begin(), store_methods_.end(), t.method) != store_methods_.end())
+        return GradState::NoGraph;
       // A method we know nothing about: on a tensor (a known state) it
       // likely returns a tensor computed from receiver and arguments; on an
       // object of unknown provenance (a logger, a library handle) we cannot say.
@@ -276,8 +302,6 @@ GradState Provenance::call(ir::FunctionId fid, const ir::Function& f, const ir::
       return computing(join_all());
     }
     case ir::CallTarget::Kind::Unknown:
-      // Calling a parameter the callers pass a model for.
-      if (is_module_value(fid, f, ops[0], ctx)) return model();
       return GradState::Unknown;
     default:
       return GradState::Unknown;
@@ -414,7 +438,7 @@ Converged Provenance::analyze(ir::FunctionId fid, const Context& ctx, int depth,
 
 GradState Provenance::eval(ir::FunctionId f, Context ctx, int depth) {
   if (depth > kMaxDepth) return GradState::Unknown;
-  uint64_t key = (uint64_t(f.v) << 32) | ctx.key();
+  Evaluation key{f, ctx};
   auto it = memo_.find(key);
   if (it != memo_.end()) return it->second;
   if (!in_progress_.insert(key).second) return GradState::Unknown;  // recursion

@@ -38,6 +38,12 @@ inline constexpr uint32_t kVisitsPerBlock = 4;
 inline constexpr uint32_t kMinVisits = 64;
 /// Hard cap per function: 2^16 block visits, whatever its size.
 inline constexpr uint32_t kMaxVisits = 65536;
+/// solve_values sweeps at least this many times (within kMaxVisits): a
+/// value fact of height h in a loop nest of depth d can need about h*(d+1)
+/// sweeps, since each sweep carries a change across one back edge; 16
+/// covers height-3 facts in nests of depth 4 (the stdlib's deepest test
+/// loops nest 6 deep and may stop early, which the caller sees as Converged::No).
+inline constexpr uint32_t kMinSweeps = 16;
 
 inline uint32_t visit_budget(const ir::Function& f) {
   uint64_t b = static_cast<uint64_t>(f.blocks.size()) * kVisitsPerBlock;
@@ -206,8 +212,9 @@ std::optional<typename A::Domain> state_at(A& a, const ir::Function& f,
 /// sweep costs one visit per block against the same budget as `solve`.
 template <Lattice Fact, class Transfer>
 Converged solve_values(const ir::Function& f, std::vector<Fact>& facts, Transfer&& transfer) {
-  const uint32_t budget = visit_budget(f);
   const uint32_t per_sweep = std::max<uint32_t>(1, static_cast<uint32_t>(f.blocks.size()));
+  const uint32_t budget = std::max(visit_budget(f),
+                                   std::min<uint32_t>(kMaxVisits, per_sweep * kMinSweeps));
   uint32_t used = 0;
   for (;;) {
     used += per_sweep;

@@ -110,6 +110,33 @@ TorchCall TorchCalls::classify_callee(const ir::Module& m, const ir::Resolution&
   return static_cast<TorchCall>(best);
 }
 
+TorchCall merge_callee_rows(TorchCall a, TorchCall b) {
+  if (a == b) return a;
+  if (a != TorchCall::None && b != TorchCall::None && info(a).grad == GradRule::Model &&
+      info(b).grad == GradRule::Model)
+    return a;
+  return TorchCall::None;
+}
+
+TorchCall TorchCalls::classify_value(const ir::Module& m, const ir::Resolution& res,
+                                     ir::FunctionId fid, ir::ValueId v, int depth) const {
+  TorchCall c = classify_callee(m, res, res.ref(fid, v));
+  if (c != TorchCall::None) return c;
+  const ir::Function& f = m.fn(fid);
+  const ir::Inst& d = f.def(v);
+  if (d.op != ir::Op::Phi || depth >= 4) return TorchCall::None;
+  bool first = true;
+  TorchCall r = TorchCall::None;
+  for (ir::ValueId o : f.operands(d)) {
+    if (o == v || f.def(o).op == ir::Op::Undef) continue;
+    TorchCall x = classify_value(m, res, fid, o, depth + 1);
+    r = first ? x : merge_callee_rows(r, x);
+    first = false;
+    if (r == TorchCall::None) break;
+  }
+  return r;
+}
+
 TorchCall TorchCalls::classify_name(const ir::Module& m, ir::PathId name) const {
   uint8_t best = 0;
   auto it = by_name_.find(name.v);
@@ -134,10 +161,10 @@ TorchCall TorchCalls::classify(const ir::Module& m, const ir::Resolution& res, i
       take(static_cast<uint8_t>(classify_name(m, t.name)));
       break;
     case ir::CallTarget::Kind::ResultCall:
-    case ir::CallTarget::Kind::InstanceCall: {
+    case ir::CallTarget::Kind::InstanceCall:
+    case ir::CallTarget::Kind::Unknown: {
       const ir::Function& f = m.fn(fid);
-      const ir::Referent& callee = res.ref(fid, f.operands(f.inst(call))[0]);
-      take(static_cast<uint8_t>(classify_callee(m, res, callee)));
+      take(static_cast<uint8_t>(classify_value(m, res, fid, f.operands(f.inst(call))[0])));
       break;
     }
     case ir::CallTarget::Kind::Method: {

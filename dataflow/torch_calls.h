@@ -56,6 +56,9 @@ struct TorchCallInfo {
   ModeAction mode;
 };
 const TorchCallInfo& info(TorchCall c);
+/// Two callee rows for one value (phi operands, callers of one function):
+/// equal rows stay, two kinds of model are still a model, else None.
+TorchCall merge_callee_rows(TorchCall a, TorchCall b);
 
 /// The table bound to one file's names (patterns the file never mentions
 /// cannot match and are dropped).
@@ -74,6 +77,11 @@ class TorchCalls {
                             const ir::Referent& callee) const;
   /// The Name/Prefix row a qualified name matches (as if it were called).
   TorchCall classify_name(const ir::Module& m, ir::PathId name) const;
+  /// The row calling value `v` of function `f` matches: classify_callee of
+  /// its referent, merged over a phi's operands (`model = Net()` then
+  /// `if ddp: model = DDP(model)` is still a model).
+  TorchCall classify_value(const ir::Module& m, const ir::Resolution& res, ir::FunctionId f,
+                           ir::ValueId v, int depth = 0) const;
   /// Calling the value is a forward pass (its row's grad rule is Model).
   bool is_model(const ir::Module& m, const ir::Resolution& res, const ir::Referent& r) const {
     TorchCall c = classify_callee(m, res, r);

@@ -12,7 +12,10 @@
 
 namespace tpf::ir {
 
-using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS>;
+// The edge list is a vector too (the default, a std::list, allocates per edge).
+using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS,
+                                    boost::no_property, boost::no_property, boost::no_property,
+                                    boost::vecS>;
 using Vertex = boost::graph_traits<Graph>::vertex_descriptor;
 
 Succs succs(const Function& f, BlockId b) {

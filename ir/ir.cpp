@@ -73,9 +73,10 @@ static ValueId remap_value(ValueId v, const std::vector<ValueId>& map) {
 Module build(const ast::Module& a, const SourceFile& src, DiagSink& diags, bool check) {
   Module m = lower(a, src, diags);
   std::vector<std::vector<ValueId>> remaps(m.functions.size());
+  SsaWorkspace ws;
   for (size_t i = 0; i < m.functions.size(); ++i) {
     build_cfg(m.functions[i]);
-    to_ssa(m.functions[i], &remaps[i]);
+    to_ssa(m.functions[i], &remaps[i], &ws);
   }
   // Values of a parent held by its children and classes.
   for (Function& fn : m.functions) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <array>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -280,13 +281,28 @@ Module lower(const ast::Module& m, const SourceFile& src, DiagSink& diags);
 /// is 0) and computes predecessor lists. Requires: every block terminated.
 void build_cfg(Function& f);
 
+class SsaBuilder;
+/// Scratch memory to_ssa reuses from one function to the next (build passes
+/// one for all functions of a file).
+class SsaWorkspace {
+ public:
+  SsaWorkspace();
+  ~SsaWorkspace();
+  SsaWorkspace(const SsaWorkspace&) = delete;
+  SsaWorkspace& operator=(const SsaWorkspace&) = delete;
+
+ private:
+  friend void to_ssa(Function& f, std::vector<ValueId>* remap, SsaWorkspace* ws);
+  std::unique_ptr<SsaBuilder> b_;
+};
+
 /// Braun et al.'s SSA construction over a function whose CFG is built:
 /// places phis at block heads, removes LoadLocal/StoreLocal, removes trivial
 /// phis, lays out instructions block by block and numbers values in print
 /// order. Records Function::bindings and local_refs. With `remap`, fills
 /// it with old -> new ValueIds (kNoValue: dropped), for references to this
 /// function's values held elsewhere (Function::defaults, Class::bases, ...).
-void to_ssa(Function& f, std::vector<ValueId>* remap = nullptr);
+void to_ssa(Function& f, std::vector<ValueId>* remap = nullptr, SsaWorkspace* ws = nullptr);
 
 /// Checks the IR invariants (see verify.cpp). Returns an empty string when
 /// the function is well formed, else a description of the first problem.

@@ -1,4 +1,4 @@
-// Lowering, part 2: expressions, assignment targets and name resolution.
+// Lowering, part 3: expressions, assignment targets and name resolution.
 // `and`/`or`, chained comparisons and `x if c else y` become branches that
 // join through a temporary (to_ssa turns it into a phi); comprehensions are
 // inlined as loops with their own names (PEP 709).
@@ -323,24 +323,21 @@ ValueId FnLowerer::lower_call(NodeId e) {
     scratch_.push_back(v);
   }
   auto kws = a.children(e, S::Call::keywords);
-  // Keyword names go to the pool after the values: nested calls in the
-  // values add their own names first.
-  std::vector<Symbol> kw_syms;
-  kw_syms.reserve(kws.size());
-  for (NodeId k : kws) kw_syms.push_back(a[k].f[S::keyword::arg]);
   for (NodeId k : kws) {
     ValueId v = expr(a.child(k, S::keyword::value));
     scratch_.push_back(v);
   }
+  // Keyword names go to the pool after the values: nested calls in the
+  // values add their own names first.
   Function& fn = f();
   uint32_t kw_first = static_cast<uint32_t>(fn.kw_names.size());
-  fn.kw_names.insert(fn.kw_names.end(), kw_syms.begin(), kw_syms.end());
+  for (NodeId k : kws) fn.kw_names.push_back(a[k].f[S::keyword::arg]);
   fn.calls.push_back(CallInfo{static_cast<uint16_t>(args.size()), static_cast<uint16_t>(kws.size()),
                               kw_first, star_mask});
   uint32_t call = static_cast<uint32_t>(fn.calls.size() - 1);
-  std::vector<ValueId> ops(scratch_.begin() + static_cast<long>(base), scratch_.end());
+  ValueId r = emit(Op::Call, n.span, top(base), call);
   scratch_.resize(base);
-  return emit(Op::Call, n.span, ops, call);
+  return r;
 }
 
 ValueId FnLowerer::lower_sequence(NodeId e, Op build) {
@@ -357,9 +354,9 @@ ValueId FnLowerer::lower_sequence(NodeId e, Op build) {
       ValueId v = expr(x);
       scratch_.push_back(v);
     }
-    std::vector<ValueId> ops(scratch_.begin() + static_cast<long>(base), scratch_.end());
+    ValueId r = emit(build, n.span, top(base));
     scratch_.resize(base);
-    return emit(build, n.span, ops);
+    return r;
   }
   // [*a, b]: build step by step.
   ValueId acc = emit(build == Op::BuildSet ? Op::BuildSet : Op::BuildList, n.span, {});
@@ -387,9 +384,9 @@ ValueId FnLowerer::lower_dict(NodeId e) {
       ValueId v = expr(vals[i]);
       scratch_.push_back(v);
     }
-    std::vector<ValueId> ops(scratch_.begin() + static_cast<long>(base), scratch_.end());
+    ValueId r = emit(Op::BuildDict, n.span, top(base));
     scratch_.resize(base);
-    return emit(Op::BuildDict, n.span, ops);
+    return r;
   }
   ValueId d = emit(Op::BuildDict, n.span, {});
   for (size_t i = 0; i < count; ++i) {
@@ -425,9 +422,9 @@ ValueId FnLowerer::lower_joined_str(NodeId e) {
     ValueId v = expr(p);
     scratch_.push_back(v);
   }
-  std::vector<ValueId> ops(scratch_.begin() + static_cast<long>(base), scratch_.end());
+  ValueId r = emit(Op::BuildString, n.span, top(base));
   scratch_.resize(base);
-  return emit(Op::BuildString, n.span, ops);
+  return r;
 }
 
 ValueId FnLowerer::lower_slice(NodeId e) {

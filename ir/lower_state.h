@@ -149,6 +149,11 @@ class FnLowerer {
   std::vector<Frame> frames_;
   std::vector<std::pair<Symbol, VarId>> comp_vars_;
   std::vector<ValueId> scratch_;  // operand stack, shared by nested expressions
+  /// The operands pushed on scratch_ since `base` (valid until the next push;
+  /// emit copies them before touching scratch_).
+  std::span<const ValueId> top(size_t base) const {
+    return {scratch_.data() + base, scratch_.size() - base};
+  }
 
   Function& f();
   const Scope& scope() const;

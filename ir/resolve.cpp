@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <unordered_map>
 
 #include "ir/cfg.h"
 
@@ -61,6 +62,9 @@ class Resolver {
     r_.s_forward_ = m.names.intern("forward");
     r_.s_call_ = m.names.intern("__call__");
     staticmethod_ = m.names.path(builtins_, m.names.intern("staticmethod"));
+    module_list_ = m.names.intern_path("torch.nn.ModuleList");
+    sequential_ = m.names.intern_path("torch.nn.Sequential");
+    nn_module_ = m.names.intern_path("torch.nn.Module");
     classmethod_ = m.names.path(builtins_, m.names.intern("classmethod"));
   }
 
@@ -74,8 +78,12 @@ class Resolver {
     r_.self_attrs_.assign(m_.classes.size(), {});
     classmethod_fn_.assign(nf, 0);
     for (int round = 0; round < kRounds; ++round) {
+      changed_ = false;
       for (uint32_t f = 0; f < nf; ++f) resolve_function(FunctionId(f));
-      compute_classes();
+      changed_ |= compute_classes();
+      // A round that changed no cross-function fact (returns, class facts,
+      // self attributes, module bindings) is a fixpoint.
+      if (round > 0 && !changed_) break;
     }
     return std::move(r_);
   }
@@ -83,7 +91,7 @@ class Resolver {
  private:
   void resolve_function(FunctionId fid);
   void compute_self_class(FunctionId fid);
-  void compute_classes();
+  bool compute_classes();
   void transfer(FunctionId fid, const Function& f, InstId id, const Inst& in);
   Referent get_attr(const Referent& base, Symbol attr);
   Referent self_attr(ClassId c, Symbol attr);
@@ -93,9 +101,13 @@ class Resolver {
   Module& m_;
   Resolution r_;
   PathId builtins_, staticmethod_, classmethod_;
+  PathId module_list_, sequential_, nn_module_;  // the elements of a ModuleList are nn.Modules
   std::vector<Symbol> builtin_syms_, self_methods_;
   std::vector<uint8_t> done_;
   std::vector<uint8_t> classmethod_fn_;
+  bool changed_ = false;
+  uint64_t module_sig_ = 0;
+  std::unordered_map<uint64_t, Referent> attr_refs_;  // self attribute values' referents last round
 };
 
 ConstValue Resolver::from_ast(ConstId c) {
@@ -133,106 +145,6 @@ ConstValue Resolver::from_ast(ConstId c) {
       break;
   }
   return v;
-}
-
-static int64_t floor_div(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
-/// Python semantics for int/float arithmetic; Unknown on overflow or error.
-static ConstValue fold_binop(ast::Op op, const ConstValue& x, const ConstValue& y) {
-  ConstValue r;
-  if (!x.is_number() || !y.is_number()) {
-    if (op == ast::Op::Add && x.kind == ConstValue::Kind::Str && y.kind == ConstValue::Kind::Str)
-      return r;  // would need storage for the concatenation; not needed by clients
-    return r;
-  }
-  bool ints = x.kind != ConstValue::Kind::Float && y.kind != ConstValue::Kind::Float;
-  if (ints) {
-    int64_t a = x.i, b = y.i, out = 0;
-    bool ok = true;
-    switch (op) {
-      case ast::Op::Add: ok = !__builtin_add_overflow(a, b, &out); break;
-      case ast::Op::Sub: ok = !__builtin_sub_overflow(a, b, &out); break;
-      case ast::Op::Mult: ok = !__builtin_mul_overflow(a, b, &out); break;
-      case ast::Op::FloorDiv:
-        ok = b != 0 && !(a == INT64_MIN && b == -1);
-        if (ok) out = floor_div(a, b);
-        break;
-      case ast::Op::Mod:
-        ok = b != 0 && !(a == INT64_MIN && b == -1);
-        if (ok) out = a - floor_div(a, b) * b;
-        break;
-      case ast::Op::Pow:
-        ok = b >= 0 && b < 64;
-        out = 1;
-        for (int64_t i = 0; ok && i < b; ++i) ok = !__builtin_mul_overflow(out, a, &out);
-        break;
-      case ast::Op::Div:
-        if (b == 0) return r;
-        r.kind = ConstValue::Kind::Float;
-        r.d = static_cast<double>(a) / static_cast<double>(b);
-        return r;
-      case ast::Op::LShift: ok = b >= 0 && b < 63 && a >= 0 && a <= (INT64_MAX >> b); out = ok ? a << b : 0; break;
-      case ast::Op::RShift: ok = b >= 0; out = ok ? (b >= 63 ? (a < 0 ? -1 : 0) : a >> b) : 0; break;
-      case ast::Op::BitAnd: out = a & b; break;
-      case ast::Op::BitOr: out = a | b; break;
-      case ast::Op::BitXor: out = a ^ b; break;
-      default: ok = false; break;
-    }
-    if (!ok) return r;
-    r.kind = ConstValue::Kind::Int;
-    r.i = out;
-    r.d = static_cast<double>(out);
-    return r;
-  }
-  double a = x.d, b = y.d, out;
-  switch (op) {
-    case ast::Op::Add: out = a + b; break;
-    case ast::Op::Sub: out = a - b; break;
-    case ast::Op::Mult: out = a * b; break;
-    case ast::Op::Div: if (b == 0) return r; out = a / b; break;
-    case ast::Op::FloorDiv: if (b == 0) return r; out = std::floor(a / b); break;
-    case ast::Op::Mod: if (b == 0) return r; out = a - std::floor(a / b) * b; break;
-    case ast::Op::Pow: out = std::pow(a, b); break;
-    default: return r;
-  }
-  if (!std::isfinite(out)) return r;
-  r.kind = ConstValue::Kind::Float;
-  r.d = out;
-  return r;
-}
-
-static ConstValue fold_unary(ast::Op op, const ConstValue& x) {
-  ConstValue r;
-  switch (op) {
-    case ast::Op::USub:
-      if (x.kind == ConstValue::Kind::Float) { r = x; r.d = -x.d; }
-      else if (x.is_number() && x.i != INT64_MIN) { r.kind = ConstValue::Kind::Int; r.i = -x.i; r.d = -x.d; }
-      break;
-    case ast::Op::UAdd:
-      if (x.is_number()) r = x;
-      break;
-    case ast::Op::Not:
-      if (x.is_number() || x.kind == ConstValue::Kind::None) {
-        r.kind = ConstValue::Kind::Bool;
-        r.i = x.kind == ConstValue::Kind::None ? 1 : (x.kind == ConstValue::Kind::Float ? x.d == 0 : x.i == 0);
-        r.d = static_cast<double>(r.i);
-      }
-      break;
-    case ast::Op::Invert:
-      if (x.kind == ConstValue::Kind::Int || x.kind == ConstValue::Kind::Bool) {
-        r.kind = ConstValue::Kind::Int;
-        r.i = ~x.i;
-        r.d = static_cast<double>(r.i);
-      }
-      break;
-    default:
-      break;
-  }
-  return r;
 }
 
 FunctionId Resolution::find_method(ClassId c, Symbol name) const {
@@ -317,8 +229,11 @@ CallTarget Resolution::call_target(FunctionId fid, InstId call) const {
 Referent Resolver::self_attr(ClassId c, Symbol attr) {
   Referent out;
   bool first = true;
-  for (const SelfAttr& a : r_.self_attrs_[c.v]) {
-    if (a.attr != attr) continue;
+  const auto& all = r_.self_attrs_[c.v];
+  auto range = std::equal_range(all.begin(), all.end(), SelfAttr{attr, FunctionId(), kNoValue, InstId()},
+                                [](const SelfAttr& x, const SelfAttr& y) { return x.attr < y.attr; });
+  for (auto it = range.first; it != range.second; ++it) {
+    const SelfAttr& a = *it;
     const Referent& x = r_.refs_[a.fn.v].empty() ? Referent{} : r_.refs_[a.fn.v][a.value.v];
     if (first) {
       out = x;
@@ -417,6 +332,17 @@ void Resolver::transfer(FunctionId fid, const Function& f, InstId id, const Inst
     case Op::MakeFunction:
       out = Referent{Referent::Kind::Function, in.aux};
       break;
+    case Op::NextItem:
+    case Op::GetItem: {
+      // An element of nn.ModuleList / nn.Sequential is some nn.Module: calling
+      // it is a forward pass (`for block in self.blocks: x = block(x)`).
+      ValueId base = ops[0];
+      if (in.op == Op::NextItem && f.def(base).op == Op::GetIter) base = f.operands(f.def(base))[0];
+      const Referent& b = refs[base.v];
+      if (b.kind == Referent::Kind::Result && (b.id == module_list_.v || b.id == sequential_.v))
+        out = Referent{Referent::Kind::Result, nn_module_.v};
+      break;
+    }
     case Op::MakeClass:
       out = Referent{Referent::Kind::Class, in.aux};
       break;
@@ -492,8 +418,12 @@ void Resolver::resolve_function(FunctionId fid) {
   refs.assign(f.values.size(), Referent{});
   r_.consts_[fid.v].assign(f.values.size(), ConstValue{});
   done_.assign(f.values.size(), 0);
-  // Twice: the second sweep gives loop-header phis their back-edge operands.
-  for (int sweep = 0; sweep < 2; ++sweep)
+  // A second sweep gives loop-header phis their back-edge operands (blocks
+  // are in RPO, so a back edge is one to a block not after its source).
+  bool loops = false;
+  for (uint32_t b = 0; b < f.blocks.size() && !loops; ++b)
+    for (BlockId s : succs(f, BlockId(b))) loops |= s.v <= b;
+  for (int sweep = 0; sweep < (loops ? 2 : 1); ++sweep)
     for (uint32_t i = 0; i < f.insts.size(); ++i) transfer(fid, f, InstId(i), f.insts[i]);
   Referent ret;
   bool first = true, agree = !f.is_generator;
@@ -507,7 +437,19 @@ void Resolver::resolve_function(FunctionId fid) {
       agree = false;
     }
   }
-  r_.returns_[fid.v] = agree ? ret : Referent{};
+  Referent now = agree ? ret : Referent{};
+  if (!(now == r_.returns_[fid.v])) changed_ = true;
+  r_.returns_[fid.v] = now;
+  // Module bindings feed every function's LoadGlobal: a change there is a change.
+  if (fid.v == 0) {
+    uint64_t sig = 0;
+    for (const Binding& b : f.bindings) {
+      const Referent& r = refs[b.value.v];
+      sig = sig * 1000003u + (static_cast<uint64_t>(r.kind) << 32) + r.id;
+    }
+    if (sig != module_sig_) changed_ = true;
+    module_sig_ = sig;
+  }
 }
 
 bool Resolver::known_module_base(PathId p) {
@@ -518,8 +460,11 @@ bool Resolver::known_module_base(PathId p) {
          (starts("transformers.") && s.find("PreTrainedModel") != std::string::npos);
 }
 
-void Resolver::compute_classes() {
+bool Resolver::compute_classes() {
   size_t nc = m_.classes.size();
+  std::vector<uint8_t> old_module = r_.module_class_;
+  std::vector<std::vector<SelfAttr>> old_attrs = std::move(r_.self_attrs_);
+  r_.self_attrs_.assign(nc, {});
   // Module classes: iterate so a local base's answer reaches its subclasses.
   for (size_t it = 0; it < nc + 1; ++it) {
     bool changed = false;
@@ -541,7 +486,6 @@ void Resolver::compute_classes() {
     if (!changed) break;
   }
   // self.x = v in methods (stores through the method's first parameter).
-  for (auto& v : r_.self_attrs_) v.clear();
   for (uint32_t fi = 0; fi < m_.functions.size(); ++fi) {
     ClassId c = r_.self_class_[fi];
     if (!c.valid() || classmethod_fn_[fi]) continue;
@@ -566,6 +510,28 @@ void Resolver::compute_classes() {
       }
     }
   }
+  // Sorted by attribute (stable: fid order within one) for equal_range lookups.
+  for (auto& v : r_.self_attrs_)
+    std::stable_sort(v.begin(), v.end(),
+                     [](const SelfAttr& x, const SelfAttr& y) { return x.attr < y.attr; });
+  bool changed = old_module != r_.module_class_ || old_attrs.size() != r_.self_attrs_.size();
+  for (size_t c = 0; !changed && c < nc; ++c) {
+    const auto& a = old_attrs[c];
+    const auto& b = r_.self_attrs_[c];
+    changed = a.size() != b.size();
+    for (size_t i = 0; !changed && i < a.size(); ++i) {
+      changed = a[i].attr != b[i].attr || a[i].fn != b[i].fn || a[i].value != b[i].value;
+      // The referent of the stored value may have changed in this round.
+      if (!changed && !r_.refs_[b[i].fn.v].empty()) {
+        const Referent& x = r_.refs_[b[i].fn.v][b[i].value.v];
+        uint64_t key = (uint64_t(b[i].fn.v) << 32) | b[i].value.v;
+        auto it = attr_refs_.find(key);
+        if (it == attr_refs_.end() || !(it->second == x)) changed = true;
+        attr_refs_[key] = x;
+      }
+    }
+  }
+  return changed;
 }
 
 Resolution compute_resolution(Module& m) {

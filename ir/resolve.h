@@ -46,6 +46,11 @@ struct ConstValue {
   bool is_number() const { return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool; }
 };
 
+/// `x op y` and `op x` on constants with Python's int/float semantics
+/// (ir/fold.cpp); Unknown when either side is not a number or on overflow.
+ConstValue fold_binop(ast::Op op, const ConstValue& x, const ConstValue& y);
+ConstValue fold_unary(ast::Op op, const ConstValue& x);
+
 /// What a Call instruction calls.
 struct CallTarget {
   enum class Kind : uint8_t {
@@ -88,7 +93,8 @@ class Resolution {
   /// The class derives (within the file) from torch.nn.Module or a known
   /// module base (torch.nn.*, LightningModule, transformers PreTrainedModel).
   bool is_module_class(ClassId c) const { return module_class_[c.v]; }
-  /// Every `self.x = v` in the class's methods (and its local bases'), in fid order.
+  /// Every `self.x = v` in the class's methods (and its local bases'),
+  /// sorted by attribute, then in function order.
   const std::vector<SelfAttr>& self_attrs(ClassId c) const { return self_attrs_[c.v]; }
   /// The method a class (or a local base) defines under `name`.
   FunctionId find_method(ClassId c, Symbol name) const;

@@ -6,7 +6,7 @@
 // values numbered in print order.
 // requires: build_cfg. produces: SSA, Function::bindings, Function::local_refs.
 #include <algorithm>
-#include <unordered_map>
+#include <memory>
 
 #include "ir/cfg.h"
 
@@ -14,11 +14,64 @@ namespace tpf::ir {
 
 namespace {
 
+/// (variable, block) -> current definition. Open addressing with linear
+/// probing in two flat vectors: to_ssa does one lookup per local load and
+/// store, and a node-based map would allocate for each.
+class DefTable {
+ public:
+  void reserve(size_t n) {
+    size_t cap = 16;
+    while (cap < n * 2) cap <<= 1;
+    keys_.assign(cap, kEmpty);
+    vals_.assign(cap, ValueId());
+    mask_ = cap - 1;
+    size_ = 0;
+  }
+  const ValueId* find(uint64_t k) const {
+    for (size_t i = slot(k);; i = (i + 1) & mask_) {
+      if (keys_[i] == k) return &vals_[i];
+      if (keys_[i] == kEmpty) return nullptr;
+    }
+  }
+  void set(uint64_t k, ValueId v) {
+    if ((size_ + 1) * 2 > keys_.size()) grow();
+    for (size_t i = slot(k);; i = (i + 1) & mask_) {
+      if (keys_[i] == k) {
+        vals_[i] = v;
+        return;
+      }
+      if (keys_[i] == kEmpty) {
+        keys_[i] = k;
+        vals_[i] = v;
+        ++size_;
+        return;
+      }
+    }
+  }
+
+ private:
+  static constexpr uint64_t kEmpty = UINT64_MAX;  // no (var, block) key is all ones
+  size_t slot(uint64_t k) const { return static_cast<size_t>((k * 0x9E3779B97F4A7C15ull) >> 20) & mask_; }
+  void grow() {
+    std::vector<uint64_t> keys = std::move(keys_);
+    std::vector<ValueId> vals = std::move(vals_);
+    reserve(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i)
+      if (keys[i] != kEmpty) set(keys[i], vals[i]);
+  }
+  std::vector<uint64_t> keys_;
+  std::vector<ValueId> vals_;
+  size_t mask_ = 0, size_ = 0;
+};
+
+}  // namespace
+
+/// Braun et al.'s construction for one function at a time; its vectors keep
+/// their capacity between functions (SsaWorkspace), so a file's hundreds of
+/// functions do not each allocate a dozen scratch arrays.
 class SsaBuilder {
  public:
-  explicit SsaBuilder(Function& f) : f_(f) {}
-
-  void run(std::vector<ValueId>* remap_out);
+  void run(Function& f, std::vector<ValueId>* remap_out);
 
  private:
   struct Phi {
@@ -31,7 +84,7 @@ class SsaBuilder {
   };
 
   static uint64_t key(VarId v, BlockId b) { return (uint64_t(v.v) << 32) | b.v; }
-  void write(VarId v, BlockId b, ValueId x) { defs_[key(v, b)] = x; }
+  void write(VarId v, BlockId b, ValueId x) { defs_.set(key(v, b), x); }
   ValueId read(VarId v, BlockId b);
   ValueId read_recursive(VarId v, BlockId b);
   ValueId new_phi(BlockId b, VarId v);
@@ -42,11 +95,20 @@ class SsaBuilder {
   void remove_trivial_phis();
   void layout(std::vector<ValueId>* remap_out);
 
-  Function& f_;
-  std::unordered_map<uint64_t, ValueId> defs_;
+  Function* f_ = nullptr;
+  std::vector<uint32_t> phi_order_;
+  std::vector<ValueId> new_id_;
+  std::vector<uint32_t> new_inst_;
+  std::vector<Block> blocks_;
+  DefTable defs_;
+  std::vector<BlockId> chain_;  // read_recursive's walk, reused
   std::vector<uint8_t> sealed_;
   std::vector<uint32_t> unfilled_;
-  std::vector<std::pair<BlockId, uint32_t>> incomplete_;  // (block, phi)
+  // Incomplete phis of unsealed blocks: a list per block threaded through
+  // incomplete_next_ (phi index -> next phi of the same block).
+  std::vector<uint32_t> incomplete_head_;
+  std::vector<uint32_t> incomplete_next_;
+  size_t incomplete_count_ = 0;
   std::vector<Phi> phis_;
   std::vector<ValueId> phi_ops_;
   std::vector<ValueId> alias_;      // by value: replacement, or kNoValue
@@ -70,8 +132,8 @@ ValueId SsaBuilder::resolve(ValueId v) {
 
 ValueId SsaBuilder::undef() {
   if (!undef_.valid()) {
-    undef_ = ValueId(static_cast<uint32_t>(f_.values.size()));
-    f_.values.push_back(Value{InstId(), VarId()});
+    undef_ = ValueId(static_cast<uint32_t>(f_->values.size()));
+    f_->values.push_back(Value{InstId(), VarId()});
     alias_.push_back(kNoValue);
     phi_of_.push_back(UINT32_MAX);
   }
@@ -79,11 +141,11 @@ ValueId SsaBuilder::undef() {
 }
 
 ValueId SsaBuilder::new_phi(BlockId b, VarId v) {
-  ValueId val(static_cast<uint32_t>(f_.values.size()));
-  f_.values.push_back(Value{InstId(), v});
+  ValueId val(static_cast<uint32_t>(f_->values.size()));
+  f_->values.push_back(Value{InstId(), v});
   alias_.push_back(kNoValue);
   phi_of_.push_back(static_cast<uint32_t>(phis_.size()));
-  uint32_t n = static_cast<uint32_t>(preds(f_, b).size());
+  uint32_t n = static_cast<uint32_t>(preds(*f_, b).size());
   phis_.push_back(Phi{b, v, val, static_cast<uint32_t>(phi_ops_.size()), n});
   phi_ops_.resize(phi_ops_.size() + n);
   return val;
@@ -92,7 +154,7 @@ ValueId SsaBuilder::new_phi(BlockId b, VarId v) {
 void SsaBuilder::add_operands(uint32_t phi) {
   BlockId b = phis_[phi].block;
   VarId v = phis_[phi].var;
-  auto ps = preds(f_, b);
+  auto ps = preds(*f_, b);
   for (uint32_t i = 0; i < ps.size(); ++i) {
     ValueId x = read(v, ps[i]);
     phi_ops_[phis_[phi].first + i] = x;
@@ -100,26 +162,29 @@ void SsaBuilder::add_operands(uint32_t phi) {
 }
 
 ValueId SsaBuilder::read(VarId v, BlockId b) {
-  auto it = defs_.find(key(v, b));
-  if (it != defs_.end()) return it->second;
+  if (const ValueId* x = defs_.find(key(v, b))) return *x;
   return read_recursive(v, b);
 }
 
 ValueId SsaBuilder::read_recursive(VarId v, BlockId b) {
   // Walk single-predecessor chains iteratively (long straight-line code
   // would otherwise recurse once per block).
-  std::vector<BlockId> chain;
+  // Nested reads (through add_operands) use the tail of chain_.
+  size_t base = chain_.size();
   ValueId val;
   for (;;) {
-    auto it = defs_.find(key(v, b));
-    if (it != defs_.end()) {
-      val = it->second;
+    if (const ValueId* x = defs_.find(key(v, b))) {
+      val = *x;
       break;
     }
-    auto ps = preds(f_, b);
+    auto ps = preds(*f_, b);
     if (!sealed_[b.v]) {
       val = new_phi(b, v);
-      incomplete_.emplace_back(b, phi_of_[val.v]);
+      uint32_t phi = phi_of_[val.v];
+      if (incomplete_next_.size() <= phi) incomplete_next_.resize(phi + 1, UINT32_MAX);
+      incomplete_next_[phi] = incomplete_head_[b.v];
+      incomplete_head_[b.v] = phi;
+      ++incomplete_count_;
       break;
     }
     if (ps.empty()) {
@@ -127,7 +192,7 @@ ValueId SsaBuilder::read_recursive(VarId v, BlockId b) {
       break;
     }
     if (ps.size() == 1) {
-      chain.push_back(b);
+      chain_.push_back(b);
       b = ps[0];
       continue;
     }
@@ -137,18 +202,20 @@ ValueId SsaBuilder::read_recursive(VarId v, BlockId b) {
     break;
   }
   write(v, b, val);
-  for (BlockId c : chain) write(v, c, val);
+  for (size_t i = base; i < chain_.size(); ++i) write(v, chain_[i], val);
+  chain_.resize(base);
   return val;
 }
 
 void SsaBuilder::seal(BlockId b) {
   if (sealed_[b.v]) return;
   sealed_[b.v] = 1;
-  for (size_t i = 0; i < incomplete_.size(); ++i)
-    if (incomplete_[i].first == b) add_operands(incomplete_[i].second);
-  incomplete_.erase(std::remove_if(incomplete_.begin(), incomplete_.end(),
-                                   [&](const auto& p) { return p.first == b; }),
-                    incomplete_.end());
+  // Filling operands may add more incomplete phis to other (unsealed) blocks, never to b.
+  for (uint32_t phi = incomplete_head_[b.v]; phi != UINT32_MAX; phi = incomplete_next_[phi]) {
+    add_operands(phi);
+    --incomplete_count_;
+  }
+  incomplete_head_[b.v] = UINT32_MAX;
 }
 
 void SsaBuilder::remove_trivial_phis() {
@@ -178,54 +245,63 @@ void SsaBuilder::remove_trivial_phis() {
   }
 }
 
-void SsaBuilder::run(std::vector<ValueId>* remap_out) {
-  size_t nb = f_.blocks.size();
+void SsaBuilder::run(Function& f, std::vector<ValueId>* remap_out) {
+  f_ = &f;
+  phis_.clear();
+  phi_ops_.clear();
+  chain_.clear();
+  incomplete_next_.clear();
+  incomplete_count_ = 0;
+  undef_ = kNoValue;
+  size_t nb = f_->blocks.size();
   sealed_.assign(nb, 0);
+  incomplete_head_.assign(nb, UINT32_MAX);
   unfilled_.assign(nb, 0);
-  for (uint32_t b = 0; b < nb; ++b) unfilled_[b] = static_cast<uint32_t>(preds(f_, BlockId(b)).size());
-  alias_.assign(f_.values.size(), kNoValue);
-  phi_of_.assign(f_.values.size(), UINT32_MAX);
-  store_count_.assign(f_.vars.size(), 0);
-  last_store_.assign(f_.vars.size(), kNoValue);
-  defs_.reserve(f_.insts.size());
+  for (uint32_t b = 0; b < nb; ++b) unfilled_[b] = static_cast<uint32_t>(preds(*f_, BlockId(b)).size());
+  alias_.assign(f_->values.size(), kNoValue);
+  phi_of_.assign(f_->values.size(), UINT32_MAX);
+  store_count_.assign(f_->vars.size(), 0);
+  last_store_.assign(f_->vars.size(), kNoValue);
+  defs_.reserve(f_->insts.size() / 2 + 16);
   for (uint32_t bi = 0; bi < nb; ++bi) {
     BlockId b(bi);
     if (unfilled_[bi] == 0) seal(b);
-    const Block& bl = f_.blocks[bi];
+    const Block& bl = f_->blocks[bi];
     for (uint32_t i = bl.first; i < bl.first + bl.count; ++i) {
-      Inst& in = f_.insts[i];
+      Inst& in = f_->insts[i];
       if (in.op == Op::LoadLocal) {
         VarId v(in.aux);
         ValueId x = read(v, b);
         alias_[in.result.v] = x;
-        f_.local_refs.push_back(LocalRef{in.span.begin, v, in.result, false});
+        f_->local_refs.push_back(LocalRef{in.span.begin, v, in.result, false});
       } else if (in.op == Op::StoreLocal) {
         VarId v(in.aux);
         ValueId x = in.ops[0];
         write(v, b, x);
         ++store_count_[v.v];
         last_store_[v.v] = x;
-        f_.local_refs.push_back(LocalRef{in.span.begin, v, x, true});
+        f_->local_refs.push_back(LocalRef{in.span.begin, v, x, true});
       }
     }
-    for (BlockId s : succs(f_, b))
+    for (BlockId s : succs(*f_, b))
       if (--unfilled_[s.v] == 0 && s.v <= bi) seal(s);
   }
-  if (!incomplete_.empty()) internal_error("to_ssa: a block was never sealed");
+  if (incomplete_count_ != 0) internal_error("to_ssa: a block was never sealed");
   remove_trivial_phis();
   layout(remap_out);
 }
 
 void SsaBuilder::layout(std::vector<ValueId>* remap_out) {
-  size_t nvals = f_.values.size();
+  size_t nvals = f_->values.size();
   // Names for values: the variable they were first stored into.
-  for (const LocalRef& r : f_.local_refs)
+  for (const LocalRef& r : f_->local_refs)
     if (r.store) {
       ValueId x = resolve(r.value);
-      if (x.valid() && x.v < nvals && !f_.values[x.v].var.valid()) f_.values[x.v].var = r.var;
+      if (x.valid() && x.v < nvals && !f_->values[x.v].var.valid()) f_->values[x.v].var = r.var;
     }
   // Phis by block, in creation order.
-  std::vector<uint32_t> phi_order;
+  std::vector<uint32_t>& phi_order = phi_order_;
+  phi_order.clear();
   for (uint32_t i = 0; i < phis_.size(); ++i)
     if (!phis_[i].dead) phi_order.push_back(i);
   std::stable_sort(phi_order.begin(), phi_order.end(),
@@ -233,11 +309,15 @@ void SsaBuilder::layout(std::vector<ValueId>* remap_out) {
   bool need_undef = undef_.valid();
 
   // Pass 1: new ids for kept instructions and their values.
-  std::vector<ValueId> new_id(nvals, kNoValue);
-  std::vector<uint32_t> new_inst(f_.insts.size(), UINT32_MAX);
+  std::vector<ValueId>& new_id = new_id_;
+  new_id.assign(nvals, kNoValue);
+  std::vector<uint32_t>& new_inst = new_inst_;
+  new_inst.assign(f_->insts.size(), UINT32_MAX);
   uint32_t next_val = 0, next_inst = 0;
   size_t pi = 0;
-  std::vector<Block> blocks = f_.blocks;
+  // New block ranges go to blocks_; pass 2 still reads the old ones.
+  std::vector<Block>& blocks = blocks_;
+  blocks.assign(f_->blocks.begin(), f_->blocks.end());
   for (uint32_t b = 0; b < blocks.size(); ++b) {
     uint32_t start = next_inst;
     if (b == 0 && need_undef) {
@@ -249,9 +329,9 @@ void SsaBuilder::layout(std::vector<ValueId>* remap_out) {
       ++next_inst;
       ++pi;
     }
-    const Block& bl = f_.blocks[b];
+    const Block& bl = f_->blocks[b];
     for (uint32_t i = bl.first; i < bl.first + bl.count; ++i) {
-      const Inst& in = f_.insts[i];
+      const Inst& in = f_->insts[i];
       if (in.op == Op::LoadLocal || in.op == Op::StoreLocal) continue;
       new_inst[i] = next_inst++;
       if (in.result.valid()) new_id[in.result.v] = ValueId(next_val++);
@@ -295,7 +375,7 @@ void SsaBuilder::layout(std::vector<ValueId>* remap_out) {
       Inst u;
       u.op = Op::Undef;
       u.result = undef_;
-      u.span = Span{f_.span.begin, f_.span.begin};
+      u.span = Span{f_->span.begin, f_->span.begin};
       push(u, {}, VarId());
     }
     while (pi < phi_order.size() && phis_[phi_order[pi]].block.v == b) {
@@ -303,36 +383,41 @@ void SsaBuilder::layout(std::vector<ValueId>* remap_out) {
       Inst in;
       in.op = Op::Phi;
       in.result = p.value;
-      // A phi's span: where its block starts (the loop header / join point).
-      const Block& bl = f_.blocks[b];
-      in.span = f_.insts[bl.first].span;
+      // A phi's span: the first source position in its block (the loop
+      // test or the code after the join); none for an empty join block.
+      const Block& bl = f_->blocks[b];
+      for (uint32_t k = bl.first; k < bl.first + bl.count; ++k)
+        if (f_->insts[k].span.end > f_->insts[k].span.begin) {
+          in.span = f_->insts[k].span;
+          break;
+        }
       push(in, std::span<const ValueId>(phi_ops_.data() + p.first, p.count), p.var);
     }
-    const Block& bl = f_.blocks[b];
+    const Block& bl = f_->blocks[b];
     for (uint32_t i = bl.first; i < bl.first + bl.count; ++i) {
-      const Inst& in = f_.insts[i];
+      const Inst& in = f_->insts[i];
       if (in.op == Op::LoadLocal || in.op == Op::StoreLocal) continue;
       // Operands may point into the old pool; it stays intact until the end.
-      VarId var = in.result.valid() ? f_.values[in.result.v].var : VarId();
-      push(in, f_.operands(in), var);
+      VarId var = in.result.valid() ? f_->values[in.result.v].var : VarId();
+      push(in, f_->operands(in), var);
     }
   }
 
   // Bindings: variables stored exactly once.
-  f_.bindings.clear();
-  for (uint32_t v = 0; v < f_.vars.size(); ++v)
-    if (store_count_[v] == 1 && f_.vars[v].kind == VarKind::Local) {
+  f_->bindings.clear();
+  for (uint32_t v = 0; v < f_->vars.size(); ++v)
+    if (store_count_[v] == 1 && f_->vars[v].kind == VarKind::Local) {
       ValueId r = resolve(last_store_[v]);
       if (r.valid() && r.v < nvals && new_id[r.v].valid())
-        f_.bindings.push_back(Binding{VarId(v), new_id[r.v]});
+        f_->bindings.push_back(Binding{VarId(v), new_id[r.v]});
     }
-  for (LocalRef& r : f_.local_refs) {
+  for (LocalRef& r : f_->local_refs) {
     ValueId x = resolve(r.value);
     r.value = x.valid() && x.v < nvals ? new_id[x.v] : kNoValue;
   }
-  std::stable_sort(f_.local_refs.begin(), f_.local_refs.end(),
+  std::stable_sort(f_->local_refs.begin(), f_->local_refs.end(),
                    [](const LocalRef& x, const LocalRef& y) { return x.offset < y.offset; });
-  for (WithRegion& w : f_.withs) {
+  for (WithRegion& w : f_->withs) {
     ValueId m = resolve(w.mgr);
     w.mgr = m.valid() && m.v < nvals ? new_id[m.v] : kNoValue;
     w.enter = w.enter.valid() && new_inst[w.enter.v] != UINT32_MAX ? InstId(new_inst[w.enter.v])
@@ -345,18 +430,23 @@ void SsaBuilder::layout(std::vector<ValueId>* remap_out) {
       if (r.valid() && r.v < nvals) (*remap_out)[v] = new_id[r.v];
     }
   }
-  f_.insts = std::move(insts);
-  f_.values = std::move(values);
-  f_.operand_pool = std::move(pool);
-  f_.blocks = std::move(blocks);
-  f_.in_ssa = true;
+  f_->insts = std::move(insts);
+  f_->values = std::move(values);
+  f_->operand_pool = std::move(pool);
+  f_->blocks.assign(blocks.begin(), blocks.end());
+  f_->in_ssa = true;
 }
 
-}  // namespace
+SsaWorkspace::SsaWorkspace() : b_(std::make_unique<SsaBuilder>()) {}
+SsaWorkspace::~SsaWorkspace() = default;
 
-void to_ssa(Function& f, std::vector<ValueId>* remap) {
-  SsaBuilder b(f);
-  b.run(remap);
+void to_ssa(Function& f, std::vector<ValueId>* remap, SsaWorkspace* ws) {
+  if (ws) {
+    ws->b_->run(f, remap);
+    return;
+  }
+  SsaBuilder b;
+  b.run(f, remap);
 }
 
 }  // namespace tpf::ir

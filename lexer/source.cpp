@@ -7,12 +7,13 @@
 // in comments and reports bad bytes elsewhere with token-relative positions.
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 #include <unicode/ucnv.h>
 #include <unicode/ustring.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 
@@ -90,8 +91,8 @@ std::optional<std::string> coding_spec(std::string_view line) {
     do ++t;
     while (t < line.size() && (line[t] == ' ' || line[t] == '\t'));
     const size_t b = t;
-    while (t < line.size() && (is_ascii_alnum(line[t]) || line[t] == '-' || line[t] == '_' ||
-                               line[t] == '.'))
+    while (t < line.size() &&
+           (is_ascii_alnum(line[t]) || line[t] == '-' || line[t] == '_' || line[t] == '.'))
       ++t;
     if (t > b) return normal_name(std::string(line.substr(b, t - b)));
   }
@@ -111,7 +112,8 @@ std::string_view first_line(std::string_view s, size_t& next) {
   size_t e = 0;
   while (e < s.size() && !is_line_end(s[e])) ++e;
   next = e;
-  if (next < s.size()) next += (s[next] == '\r' && next + 1 < s.size() && s[next + 1] == '\n') ? 2 : 1;
+  if (next < s.size())
+    next += (s[next] == '\r' && next + 1 < s.size() && s[next + 1] == '\n') ? 2 : 1;
   return s.substr(0, e);
 }
 
@@ -125,41 +127,76 @@ struct Codec {
 
 // Python's text codecs (and their common aliases) that ICU provides.
 constexpr Codec kCodecs[] = {
-    {"utf8", "UTF-8", Family::Utf8}, {"u8", "UTF-8", Family::Utf8},
-    {"utf", "UTF-8", Family::Utf8}, {"cp65001", "UTF-8", Family::Utf8},
-    {"ascii", "US-ASCII", Family::Ascii}, {"usascii", "US-ASCII", Family::Ascii},
-    {"646", "US-ASCII", Family::Ascii}, {"us", "US-ASCII", Family::Ascii},
-    {"latin1", "ISO-8859-1", Family::Charmap}, {"latin", "ISO-8859-1", Family::Charmap},
-    {"l1", "ISO-8859-1", Family::Charmap}, {"iso88591", "ISO-8859-1", Family::Charmap},
-    {"8859", "ISO-8859-1", Family::Charmap}, {"cp819", "ISO-8859-1", Family::Charmap},
-    {"iso88592", "ISO-8859-2", Family::Charmap}, {"latin2", "ISO-8859-2", Family::Charmap},
-    {"iso88593", "ISO-8859-3", Family::Charmap}, {"iso88594", "ISO-8859-4", Family::Charmap},
-    {"iso88595", "ISO-8859-5", Family::Charmap}, {"cyrillic", "ISO-8859-5", Family::Charmap},
-    {"iso88596", "ISO-8859-6", Family::Charmap}, {"arabic", "ISO-8859-6", Family::Charmap},
-    {"iso88597", "ISO-8859-7", Family::Charmap}, {"greek", "ISO-8859-7", Family::Charmap},
-    {"iso88598", "ISO-8859-8", Family::Charmap}, {"hebrew", "ISO-8859-8", Family::Charmap},
-    {"iso88599", "ISO-8859-9", Family::Charmap}, {"latin5", "ISO-8859-9", Family::Charmap},
-    {"iso885910", "ISO-8859-10", Family::Charmap}, {"iso885911", "ISO-8859-11", Family::Charmap},
-    {"iso885913", "ISO-8859-13", Family::Charmap}, {"iso885914", "ISO-8859-14", Family::Charmap},
-    {"iso885915", "ISO-8859-15", Family::Charmap}, {"latin9", "ISO-8859-15", Family::Charmap},
-    {"cp037", "ibm-37", Family::Charmap}, {"cp273", "ibm-273", Family::Charmap},
-    {"cp424", "ibm-424", Family::Charmap}, {"cp437", "ibm-437", Family::Charmap},
-    {"cp500", "ibm-500", Family::Charmap}, {"cp737", "ibm-737", Family::Charmap},
-    {"cp775", "ibm-775", Family::Charmap}, {"cp850", "ibm-850", Family::Charmap},
-    {"cp852", "ibm-852", Family::Charmap}, {"cp855", "ibm-855", Family::Charmap},
-    {"cp856", "ibm-856", Family::Charmap}, {"cp857", "ibm-857", Family::Charmap},
-    {"cp858", "ibm-858", Family::Charmap}, {"cp860", "ibm-860", Family::Charmap},
-    {"cp861", "ibm-861", Family::Charmap}, {"cp862", "ibm-862", Family::Charmap},
-    {"cp863", "ibm-863", Family::Charmap}, {"cp864", "ibm-864", Family::Charmap},
-    {"cp865", "ibm-865", Family::Charmap}, {"cp866", "ibm-866", Family::Charmap},
-    {"cp869", "ibm-869", Family::Charmap}, {"cp874", "windows-874", Family::Charmap},
-    {"cp875", "ibm-875", Family::Charmap}, {"cp1006", "ibm-1006", Family::Charmap},
-    {"cp1026", "ibm-1026", Family::Charmap}, {"cp1125", "ibm-1125", Family::Charmap},
-    {"cp1140", "ibm-1140", Family::Charmap}, {"cp1250", "windows-1250", Family::Charmap},
-    {"cp1251", "windows-1251", Family::Charmap}, {"cp1252", "windows-1252", Family::Charmap},
-    {"cp1253", "windows-1253", Family::Charmap}, {"cp1254", "windows-1254", Family::Charmap},
-    {"cp1255", "windows-1255", Family::Charmap}, {"cp1256", "windows-1256", Family::Charmap},
-    {"cp1257", "windows-1257", Family::Charmap}, {"cp1258", "windows-1258", Family::Charmap},
+    {"utf8", "UTF-8", Family::Utf8},
+    {"u8", "UTF-8", Family::Utf8},
+    {"utf", "UTF-8", Family::Utf8},
+    {"cp65001", "UTF-8", Family::Utf8},
+    {"ascii", "US-ASCII", Family::Ascii},
+    {"usascii", "US-ASCII", Family::Ascii},
+    {"646", "US-ASCII", Family::Ascii},
+    {"us", "US-ASCII", Family::Ascii},
+    {"latin1", "ISO-8859-1", Family::Charmap},
+    {"latin", "ISO-8859-1", Family::Charmap},
+    {"l1", "ISO-8859-1", Family::Charmap},
+    {"iso88591", "ISO-8859-1", Family::Charmap},
+    {"8859", "ISO-8859-1", Family::Charmap},
+    {"cp819", "ISO-8859-1", Family::Charmap},
+    {"iso88592", "ISO-8859-2", Family::Charmap},
+    {"latin2", "ISO-8859-2", Family::Charmap},
+    {"iso88593", "ISO-8859-3", Family::Charmap},
+    {"iso88594", "ISO-8859-4", Family::Charmap},
+    {"iso88595", "ISO-8859-5", Family::Charmap},
+    {"cyrillic", "ISO-8859-5", Family::Charmap},
+    {"iso88596", "ISO-8859-6", Family::Charmap},
+    {"arabic", "ISO-8859-6", Family::Charmap},
+    {"iso88597", "ISO-8859-7", Family::Charmap},
+    {"greek", "ISO-8859-7", Family::Charmap},
+    {"iso88598", "ISO-8859-8", Family::Charmap},
+    {"hebrew", "ISO-8859-8", Family::Charmap},
+    {"iso88599", "ISO-8859-9", Family::Charmap},
+    {"latin5", "ISO-8859-9", Family::Charmap},
+    {"iso885910", "ISO-8859-10", Family::Charmap},
+    {"iso885911", "ISO-8859-11", Family::Charmap},
+    {"iso885913", "ISO-8859-13", Family::Charmap},
+    {"iso885914", "ISO-8859-14", Family::Charmap},
+    {"iso885915", "ISO-8859-15", Family::Charmap},
+    {"latin9", "ISO-8859-15", Family::Charmap},
+    {"cp037", "ibm-37", Family::Charmap},
+    {"cp273", "ibm-273", Family::Charmap},
+    {"cp424", "ibm-424", Family::Charmap},
+    {"cp437", "ibm-437", Family::Charmap},
+    {"cp500", "ibm-500", Family::Charmap},
+    {"cp737", "ibm-737", Family::Charmap},
+    {"cp775", "ibm-775", Family::Charmap},
+    {"cp850", "ibm-850", Family::Charmap},
+    {"cp852", "ibm-852", Family::Charmap},
+    {"cp855", "ibm-855", Family::Charmap},
+    {"cp856", "ibm-856", Family::Charmap},
+    {"cp857", "ibm-857", Family::Charmap},
+    {"cp858", "ibm-858", Family::Charmap},
+    {"cp860", "ibm-860", Family::Charmap},
+    {"cp861", "ibm-861", Family::Charmap},
+    {"cp862", "ibm-862", Family::Charmap},
+    {"cp863", "ibm-863", Family::Charmap},
+    {"cp864", "ibm-864", Family::Charmap},
+    {"cp865", "ibm-865", Family::Charmap},
+    {"cp866", "ibm-866", Family::Charmap},
+    {"cp869", "ibm-869", Family::Charmap},
+    {"cp874", "windows-874", Family::Charmap},
+    {"cp875", "ibm-875", Family::Charmap},
+    {"cp1006", "ibm-1006", Family::Charmap},
+    {"cp1026", "ibm-1026", Family::Charmap},
+    {"cp1125", "ibm-1125", Family::Charmap},
+    {"cp1140", "ibm-1140", Family::Charmap},
+    {"cp1250", "windows-1250", Family::Charmap},
+    {"cp1251", "windows-1251", Family::Charmap},
+    {"cp1252", "windows-1252", Family::Charmap},
+    {"cp1253", "windows-1253", Family::Charmap},
+    {"cp1254", "windows-1254", Family::Charmap},
+    {"cp1255", "windows-1255", Family::Charmap},
+    {"cp1256", "windows-1256", Family::Charmap},
+    {"cp1257", "windows-1257", Family::Charmap},
+    {"cp1258", "windows-1258", Family::Charmap},
     {"windows1250", "windows-1250", Family::Charmap},
     {"windows1251", "windows-1251", Family::Charmap},
     {"windows1252", "windows-1252", Family::Charmap},
@@ -169,31 +206,45 @@ constexpr Codec kCodecs[] = {
     {"windows1256", "windows-1256", Family::Charmap},
     {"windows1257", "windows-1257", Family::Charmap},
     {"windows1258", "windows-1258", Family::Charmap},
-    {"koi8r", "KOI8-R", Family::Charmap}, {"koi8u", "KOI8-U", Family::Charmap},
-    {"macroman", "macintosh", Family::Charmap}, {"macintosh", "macintosh", Family::Charmap},
+    {"koi8r", "KOI8-R", Family::Charmap},
+    {"koi8u", "KOI8-U", Family::Charmap},
+    {"macroman", "macintosh", Family::Charmap},
+    {"macintosh", "macintosh", Family::Charmap},
     {"maccyrillic", "x-mac-cyrillic", Family::Charmap},
     {"macgreek", "x-mac-greek", Family::Charmap},
     {"macturkish", "x-mac-turkish", Family::Charmap},
     {"maclatin2", "x-mac-centraleurroman", Family::Charmap},
     {"tis620", "TIS-620", Family::Charmap},
-    {"shiftjis", "Shift_JIS", Family::Multibyte}, {"sjis", "Shift_JIS", Family::Multibyte},
-    {"cp932", "windows-31j", Family::Multibyte}, {"eucjp", "EUC-JP", Family::Multibyte},
-    {"gb2312", "GB2312", Family::Multibyte}, {"gbk", "GBK", Family::Multibyte},
-    {"cp936", "GBK", Family::Multibyte}, {"gb18030", "GB18030", Family::Multibyte},
-    {"big5", "Big5", Family::Multibyte}, {"big5hkscs", "Big5-HKSCS", Family::Multibyte},
-    {"cp950", "windows-950", Family::Multibyte}, {"euckr", "EUC-KR", Family::Multibyte},
-    {"cp949", "windows-949", Family::Multibyte}, {"iso2022jp", "ISO-2022-JP", Family::Multibyte},
-    {"iso2022kr", "ISO-2022-KR", Family::Multibyte}, {"hz", "HZ", Family::Multibyte},
-    {"utf16", "UTF-16", Family::Wide}, {"utf16le", "UTF-16LE", Family::Wide},
-    {"utf16be", "UTF-16BE", Family::Wide}, {"utf32", "UTF-32", Family::Wide},
-    {"utf32le", "UTF-32LE", Family::Wide}, {"utf32be", "UTF-32BE", Family::Wide},
+    {"shiftjis", "Shift_JIS", Family::Multibyte},
+    {"sjis", "Shift_JIS", Family::Multibyte},
+    {"cp932", "windows-31j", Family::Multibyte},
+    {"eucjp", "EUC-JP", Family::Multibyte},
+    {"gb2312", "GB2312", Family::Multibyte},
+    {"gbk", "GBK", Family::Multibyte},
+    {"cp936", "GBK", Family::Multibyte},
+    {"gb18030", "GB18030", Family::Multibyte},
+    {"big5", "Big5", Family::Multibyte},
+    {"big5hkscs", "Big5-HKSCS", Family::Multibyte},
+    {"cp950", "windows-950", Family::Multibyte},
+    {"euckr", "EUC-KR", Family::Multibyte},
+    {"cp949", "windows-949", Family::Multibyte},
+    {"iso2022jp", "ISO-2022-JP", Family::Multibyte},
+    {"iso2022kr", "ISO-2022-KR", Family::Multibyte},
+    {"hz", "HZ", Family::Multibyte},
+    {"utf16", "UTF-16", Family::Wide},
+    {"utf16le", "UTF-16LE", Family::Wide},
+    {"utf16be", "UTF-16BE", Family::Wide},
+    {"utf32", "UTF-32", Family::Wide},
+    {"utf32le", "UTF-32LE", Family::Wide},
+    {"utf32be", "UTF-32BE", Family::Wide},
     {"utf7", "UTF-7", Family::Wide},
 };
 
 // Python's bytes-to-bytes codecs: known, but not text encodings.
 constexpr std::string_view kBinaryCodecs[] = {
-    "base64", "base64codec", "bz2", "bz2codec", "hex", "hexcodec", "quopri", "quopricodec",
-    "quotedprintable", "uu", "uucodec", "zip", "zlib", "zlibcodec", "rot13",
+    "base64",   "base64codec", "bz2",         "bz2codec",        "hex",
+    "hexcodec", "quopri",      "quopricodec", "quotedprintable", "uu",
+    "uucodec",  "zip",         "zlib",        "zlibcodec",       "rot13",
 };
 
 std::string codec_key(std::string_view name) {
@@ -205,8 +256,10 @@ std::string codec_key(std::string_view name) {
 
 std::string python_codec_name(const Codec& c) {
   switch (c.family) {
-    case Family::Ascii: return "ascii";
-    case Family::Charmap: return "charmap";
+    case Family::Ascii:
+      return "ascii";
+    case Family::Charmap:
+      return "charmap";
     default: {
       std::string n;
       for (char ch : c.icu) n += ch == '-' ? '_' : ascii_lower(ch);
@@ -332,20 +385,40 @@ bool load_source(const std::string& path, SourceFile& out, DiagSink& diags) {
                     std::strerror(err));
     return false;
   };
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO without a writer must not block. Only regular
+  // files are read: a FIFO, a socket or /dev/zero could hang or never end.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return io_error(errno);
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
-    const int err = S_ISDIR(st.st_mode) ? EISDIR : errno;
+  auto refuse = [&](const char* why) {
+    ::close(fd);
+    out = SourceFile{};
+    out.path = path;
+    diags.error("OSError", Span{}, "can't open file '" + path + "': " + why);
+    return false;
+  };
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
     ::close(fd);
     return io_error(err);
   }
+  if (S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return io_error(EISDIR);
+  }
+  if (!S_ISREG(st.st_mode)) return refuse("not a regular file");
+  // Spans are 32-bit byte offsets.
+  if (st.st_size >= static_cast<off_t>(UINT32_MAX)) return refuse("file is 4 GiB or larger");
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   // One byte more than the size, so a regular file ends with a short read.
   std::string bytes;
   bytes.resize(st.st_size > 0 ? static_cast<size_t>(st.st_size) + 1 : 4096);
   size_t got = 0;
   for (;;) {
-    if (got == bytes.size()) bytes.resize(bytes.size() * 2);  // a growing or special file
+    if (got == bytes.size()) {  // a file that grew while being read
+      if (bytes.size() >= UINT32_MAX / 2) return refuse("file is 4 GiB or larger");
+      bytes.resize(bytes.size() * 2);
+    }
     const ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {

@@ -253,11 +253,25 @@ class FStringScan {
       bool raw = false, fstr = false, ok = true, bytes = false, uni = false;
       for (uint32_t i = b; i < p; ++i) {
         switch (in_.text[i] | 0x20) {
-          case 'r': ok &= !raw; raw = true; break;
-          case 'f': ok &= !fstr; fstr = true; break;
-          case 'b': ok &= !bytes; bytes = true; break;
-          case 'u': ok &= !uni; uni = true; break;
-          default: ok = false; break;
+          case 'r':
+            ok &= !raw;
+            raw = true;
+            break;
+          case 'f':
+            ok &= !fstr;
+            fstr = true;
+            break;
+          case 'b':
+            ok &= !bytes;
+            bytes = true;
+            break;
+          case 'u':
+            ok &= !uni;
+            uni = true;
+            break;
+          default:
+            ok = false;
+            break;
         }
       }
       ok &= !(uni && p - b > 1) && !(fstr && bytes);
@@ -325,8 +339,8 @@ bool scan_string(const ScanInput& in, uint32_t begin, uint32_t quote, uint16_t& 
   }
   decode_error = false;
   if (nonascii && !(flags & kStrBytes)) {
-    std::string m = body_utf8_error(in, quote + quote_len(d), end - quote_len(d),
-                                    (flags & kStrRaw) != 0);
+    std::string m =
+        body_utf8_error(in, quote + quote_len(d), end - quote_len(d), (flags & kStrRaw) != 0);
     if (!m.empty()) {
       decode_error = true;
       err.message = std::move(m);

@@ -109,9 +109,9 @@ bool check_identifier(const ScanInput& in, uint32_t begin, uint32_t end, LexErro
   for (uint32_t p = begin; p < end;) {
     const uint32_t start = p;
     const char32_t c = next_code_point(in.text, p);
-    const bool ok = start == begin
-                        ? (c == '_' || u_hasBinaryProperty(static_cast<UChar32>(c), UCHAR_XID_START))
-                        : u_hasBinaryProperty(static_cast<UChar32>(c), UCHAR_XID_CONTINUE);
+    const bool ok =
+        start == begin ? (c == '_' || u_hasBinaryProperty(static_cast<UChar32>(c), UCHAR_XID_START))
+                       : u_hasBinaryProperty(static_cast<UChar32>(c), UCHAR_XID_CONTINUE);
     if (ok) continue;
     char hex[16];
     std::snprintf(hex, sizeof hex, "%04X", static_cast<unsigned>(c));

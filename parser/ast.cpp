@@ -15,8 +15,8 @@ ListId Module::add_list(std::span<const uint32_t> items) {
 
 ListId Module::add_list(std::span<const NodeId> items) {
   static_assert(sizeof(NodeId) == sizeof(uint32_t));
-  return add_list(std::span<const uint32_t>(reinterpret_cast<const uint32_t*>(items.data()),
-                                            items.size()));
+  return add_list(
+      std::span<const uint32_t>(reinterpret_cast<const uint32_t*>(items.data()), items.size()));
 }
 
 Symbol Module::intern(std::string_view name) {
@@ -63,7 +63,8 @@ bool has_position(NodeKind k) {
 
 std::string_view op_name(Op op) {
   switch (op) {
-    case Op::None_: return "";
+    case Op::None_:
+      return "";
 #define TPF_AST_OP(e, name, spelling) \
   case Op::e:                         \
     return name;
@@ -75,7 +76,8 @@ std::string_view op_name(Op op) {
 
 std::string_view op_spelling(Op op) {
   switch (op) {
-    case Op::None_: return "";
+    case Op::None_:
+      return "";
 #define TPF_AST_OP(e, name, spelling) \
   case Op::e:                         \
     return spelling;

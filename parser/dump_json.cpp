@@ -113,10 +113,18 @@ class JsonWriter {
     out_ += key;
     const ast::Constant& c = m_.constants[n.f[s]];
     switch (c.kind) {
-      case ast::Constant::Kind::None_: out_ += "null"; break;
-      case ast::Constant::Kind::True_: out_ += "true"; break;
-      case ast::Constant::Kind::False_: out_ += "false"; break;
-      case ast::Constant::Kind::Ellipsis: out_ += "{\"ellipsis\":true}"; break;
+      case ast::Constant::Kind::None_:
+        out_ += "null";
+        break;
+      case ast::Constant::Kind::True_:
+        out_ += "true";
+        break;
+      case ast::Constant::Kind::False_:
+        out_ += "false";
+        break;
+      case ast::Constant::Kind::Ellipsis:
+        out_ += "{\"ellipsis\":true}";
+        break;
       case ast::Constant::Kind::Int:
         out_ += "{\"int\":\"";
         out_ += c.text;

@@ -63,8 +63,9 @@ class TextWriter {
   void List(const char* name, const ast::Node& n, int s, int indent) {
     auto items = m_.list(n.f[s]);
     if (items.empty()) return;
-    key(name, indent);
-    out_ += '\n';
+    out_.append(static_cast<size_t>(indent) * 2, ' ');
+    out_ += name;
+    out_ += ":\n";
     for (uint32_t c : items) {
       out_.append(static_cast<size_t>(indent + 1) * 2, ' ');
       out_ += "- ";
@@ -115,18 +116,30 @@ class TextWriter {
     const ast::Constant& c = m_.constants[n.f[s]];
     char buf[40];
     switch (c.kind) {
-      case ast::Constant::Kind::None_: out_ += "None"; break;
-      case ast::Constant::Kind::True_: out_ += "True"; break;
-      case ast::Constant::Kind::False_: out_ += "False"; break;
-      case ast::Constant::Kind::Ellipsis: out_ += "..."; break;
-      case ast::Constant::Kind::Int: out_ += c.text; break;
+      case ast::Constant::Kind::None_:
+        out_ += "None";
+        break;
+      case ast::Constant::Kind::True_:
+        out_ += "True";
+        break;
+      case ast::Constant::Kind::False_:
+        out_ += "False";
+        break;
+      case ast::Constant::Kind::Ellipsis:
+        out_ += "...";
+        break;
+      case ast::Constant::Kind::Int:
+        out_ += c.text;
+        break;
       case ast::Constant::Kind::Float:
       case ast::Constant::Kind::Complex:
         std::snprintf(buf, sizeof buf, "%.17g", c.number);
         out_ += buf;
         if (c.kind == ast::Constant::Kind::Complex) out_ += 'j';
         break;
-      case ast::Constant::Kind::Str: append_json_string(c.text, out_); break;
+      case ast::Constant::Kind::Str:
+        append_json_string(c.text, out_);
+        break;
       case ast::Constant::Kind::Bytes:
         out_ += 'b';
         append_json_latin1(c.text, out_);

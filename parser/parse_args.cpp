@@ -57,6 +57,11 @@ NodeId Parser::call_arguments(ast::ListId& args, ast::ListId& keywords, bool for
       advance();
       advance();
       NodeId v = expression();
+      if (at_comprehension() && !failed()) {
+        fail(Span{start, prev_end()},
+             "invalid syntax. Maybe you meant '==' or ':=' instead of '='?");
+        break;
+      }
       NodeId k = node(NodeKind::keyword, start);
       set(k, slot::keyword::arg, name);
       set(k, slot::keyword::value, v);
@@ -87,8 +92,7 @@ NodeId Parser::call_arguments(ast::ListId& args, ast::ListId& keywords, bool for
         if (what == "True" || what == "False" || what == "None")
           fail(module()[e].span, "cannot assign to " + std::string(what));
         else
-          fail(Span{start, prev_end()},
-               "expression cannot contain assignment, perhaps you meant \"==\"?");
+          fail(module()[e].span, "expression cannot contain assignment, perhaps you meant \"==\"?");
         break;
       }
       // 3.11 reports these at the token after the argument.
@@ -112,7 +116,6 @@ NodeId Parser::call_arguments(ast::ListId& args, ast::ListId& keywords, bool for
     advance();
   }
   --bracket_level;
-  (void)lpar;
   // Split positional arguments from keywords, keeping source order in each.
   uint32_t count = scratch_count(mk);
   uint32_t mk2 = mark();
@@ -164,11 +167,14 @@ NodeId Parser::parameters(bool lambda, TokKind close) {
   uint32_t positional = 0;
   bool seen_default = false, seen_slash = false, seen_star = false, seen_kwargs = false;
   NodeId vararg = ast::kNoNode, kwarg = ast::kNoNode;
-  uint32_t star_begin = 0;
-  bool bare_star = false;
   uint32_t last = pos();
   while (!at(close) && !failed()) {
     uint32_t start = begin();
+    if (at(TokKind::LPar) && !seen_star) {
+      fail_here(lambda ? "Lambda expression parameters cannot be parenthesized"
+                       : "Function parameters cannot be parenthesized");
+      break;
+    }
     if (seen_kwargs) {
       fail_here("arguments cannot follow var-keyword argument");
       break;
@@ -189,21 +195,27 @@ NodeId Parser::parameters(bool lambda, TokKind close) {
       advance();
       seen_slash = true;
       posonly_count = positional;
+      if (at(TokKind::Star)) {
+        fail_here("expected comma between / and *");
+        break;
+      }
     } else if (at(TokKind::Star)) {
       if (seen_star) {
         fail_here("* argument may appear only once");
         break;
       }
-      star_begin = start;
       advance();
       seen_star = true;
       if (at(TokKind::Comma) || at(close)) {
-        bare_star = true;
         if (at(close) || peek(1) == TokKind::DoubleStar || peek(1) == close) {
           // def: at the '*'; lambda: at the token that ended the match.
-          if (!lambda) fail(Span{start, prev_end()}, "named arguments must follow bare *");
-          else if (at(close)) fail_here("named arguments must follow bare *");
-          else fail(Span{tok_at(pos() + 1).begin, tok_at(pos() + 1).end}, "named arguments must follow bare *");
+          if (!lambda)
+            fail(Span{start, prev_end()}, "named arguments must follow bare *");
+          else if (at(close))
+            fail_here("named arguments must follow bare *");
+          else
+            fail(Span{tok_at(pos() + 1).begin, tok_at(pos() + 1).end},
+                 "named arguments must follow bare *");
           break;
         }
       } else {
@@ -227,7 +239,8 @@ NodeId Parser::parameters(bool lambda, TokKind close) {
       NodeId def = ast::kNoNode;
       if (eat(TokKind::Equal)) {
         if (at(TokKind::Comma) || at(close)) {
-          fail_here("expected default value expression");
+          fail(Span{tok_at(pos() - 1).begin, tok_at(pos() - 1).end},  // at the '='
+               "expected default value expression");
           break;
         }
         def = expression();
@@ -251,13 +264,8 @@ NodeId Parser::parameters(bool lambda, TokKind close) {
     TPF_PROGRESS(*this, last);
   }
   if (!failed() && !at(close)) {
-    if (lambda && at(TokKind::LPar) && !seen_star)
-      fail_syntax();
-    else
-      fail_syntax();
+    fail_syntax();
   }
-  (void)bare_star;
-  (void)star_begin;
   uint32_t count = scratch_count(mk);
   auto collect = [&](uint32_t tag, uint32_t skip, uint32_t take) {
     uint32_t mk2 = mark();

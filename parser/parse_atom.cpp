@@ -31,17 +31,28 @@ NodeId Parser::keyword_constant(ast::Constant::Kind k) {
 //     | (tuple | group | genexp) | (list | listcomp) | (dict | set | dictcomp | setcomp) | '...'
 NodeId Parser::atom() {
   switch (kind()) {
-    case TokKind::Name: return name_node();
-    case TokKind::True: return keyword_constant(ast::Constant::Kind::True_);
-    case TokKind::False: return keyword_constant(ast::Constant::Kind::False_);
-    case TokKind::None: return keyword_constant(ast::Constant::Kind::None_);
-    case TokKind::Ellipsis: return keyword_constant(ast::Constant::Kind::Ellipsis);
-    case TokKind::String: return strings();
-    case TokKind::Number: return number();
-    case TokKind::LPar: return paren_atom();
-    case TokKind::LSqb: return list_atom();
-    case TokKind::LBrace: return brace_atom();
-    default: break;
+    case TokKind::Name:
+      return name_node();
+    case TokKind::True:
+      return keyword_constant(ast::Constant::Kind::True_);
+    case TokKind::False:
+      return keyword_constant(ast::Constant::Kind::False_);
+    case TokKind::None:
+      return keyword_constant(ast::Constant::Kind::None_);
+    case TokKind::Ellipsis:
+      return keyword_constant(ast::Constant::Kind::Ellipsis);
+    case TokKind::String:
+      return strings();
+    case TokKind::Number:
+      return number();
+    case TokKind::LPar:
+      return paren_atom();
+    case TokKind::LSqb:
+      return list_atom();
+    case TokKind::LBrace:
+      return brace_atom();
+    default:
+      break;
   }
   uint32_t start = begin();
   fail_syntax();
@@ -73,6 +84,10 @@ NodeId Parser::paren_atom() {
     set(t, slot::Tuple::elts, 0u);
     module()[t].op = Op::Load;
     return t;
+  }
+  if (at(TokKind::DoubleStar)) {  // invalid_group: '(' '**' expression ')'
+    fail_here("cannot use double starred expression here");
+    return error_node(start);
   }
   if (at(TokKind::Yield)) {
     NodeId y = yield_expr();
@@ -144,6 +159,10 @@ NodeId Parser::list_atom() {
     }
     push(first);
     display_rest(TokKind::RSqb);
+    if (at_comprehension() && !failed()) {
+      fail(module()[first].span, "did you forget parentheses around the comprehension target?");
+      return first;
+    }
     NodeId last_elt{scratch_at(mark() - 1)};
     expect_after_expr(TokKind::RSqb, last_elt,
                       mark() - mk == 1 ? first_start : module()[last_elt].span.begin);
@@ -193,6 +212,10 @@ NodeId Parser::brace_atom() {
       uint32_t mk = mark();
       push(first);
       display_rest(TokKind::RBrace);
+      if (at_comprehension() && !failed()) {
+        fail(module()[first].span, "did you forget parentheses around the comprehension target?");
+        return first;
+      }
       NodeId last_elt{scratch_at(mark() - 1)};
       expect_after_expr(TokKind::RBrace, last_elt,
                         mark() - mk == 1 ? first_start : module()[last_elt].span.begin);
@@ -211,7 +234,8 @@ NodeId Parser::brace_atom() {
       return first;
     }
     if (at(TokKind::RBrace) || at(TokKind::Comma)) {
-      fail(Span{first_start, prev_end()}, "expression expected after dictionary key and ':'");
+      fail(Span{tok_at(pos() - 1).begin, prev_end()},  // at the ':'
+           "expression expected after dictionary key and ':'");
       return first;
     }
     NodeId value = expression();
@@ -250,12 +274,21 @@ NodeId Parser::brace_atom() {
       NodeId k = expression();
       item_start = module()[k].span.begin;
       if (!at(TokKind::Colon)) {
-        if (!failed()) fail_after_expr(k, item_start);
+        if (failed()) break;
+        if (at(TokKind::Comma) || at(TokKind::RBrace))
+          fail(module()[k].span, "':' expected after dictionary key");
+        else
+          fail_after_expr(k, item_start);
         break;
       }
       advance();
+      if (at(TokKind::Star)) {
+        fail_here("cannot use a starred expression in a dictionary value");
+        break;
+      }
       if (at(TokKind::RBrace) || at(TokKind::Comma)) {
-        fail(Span{item_start, prev_end()}, "expression expected after dictionary key and ':'");
+        fail(Span{tok_at(pos() - 1).begin, prev_end()},
+             "expression expected after dictionary key and ':'");
         break;
       }
       push(k);

@@ -150,11 +150,7 @@ NodeId Parser::with_item() {
   NodeId vars = ast::kNoNode;
   if (eat(TokKind::As)) {
     vars = star_target_item();
-    if (!at(TokKind::Comma) && !at(TokKind::RPar) && !at(TokKind::Colon)) {
-      fail_syntax();
-    } else {
-      set_target(vars, TargetUse::With);
-    }
+    set_target(vars, TargetUse::With);
   }
   NodeId w = node_span(NodeKind::withitem, Span{});
   set(w, slot::withitem::context_expr, ctx);
@@ -183,7 +179,9 @@ NodeId Parser::with_stmt(uint32_t start, bool is_async) {
       TPF_PROGRESS(*this, last);
     }
     --bracket_level;
-    bool ok = !failed() && at(TokKind::RPar) && peek(1) == TokKind::Colon;
+    // A NEWLINE after ')' also commits: invalid_with_stmt then says "expected ':'".
+    bool ok = !failed() && at(TokKind::RPar) &&
+              (peek(1) == TokKind::Colon || peek(1) == TokKind::Newline);
     end_speculation();
     restore(cp);
     if (ok) {
@@ -234,13 +232,16 @@ NodeId Parser::try_stmt() {
     advance();
     int is_star = eat(TokKind::Star) ? 1 : 0;
     if (star_kind >= 0 && star_kind != is_star) {
-      fail(Span{h_start, prev_end()},
-           "cannot have both 'except' and 'except*' on the same 'try'");
+      fail(Span{h_start, prev_end()}, "cannot have both 'except' and 'except*' on the same 'try'");
       break;
     }
     star_kind = is_star;
     NodeId type = ast::kNoNode;
     ast::Symbol name = ast::kNoSymbol;
+    if (at(TokKind::Newline)) {
+      fail_here("expected ':'");
+      break;
+    }
     if (!at(TokKind::Colon)) {
       uint32_t t_start = begin();
       type = expression();
@@ -329,8 +330,10 @@ NodeId Parser::function_def(ast::ListId decorators, uint32_t start) {
   advance();
   ast::ListId tparams = at(TokKind::LSqb) ? type_params() : 0;
   if (!at(TokKind::LPar)) {
-    if (at(TokKind::Colon) || at(TokKind::Newline)) fail_here("expected '('");
-    else fail_syntax();
+    if (at(TokKind::Colon) || at(TokKind::Newline))
+      fail_here("expected '('");
+    else
+      fail_syntax();
     return error_node(start);
   }
   advance();
@@ -402,14 +405,31 @@ NodeId Parser::subject_expr() {
 
 // `match` is a soft keyword: a statement is a match statement when
 // "match" subject_expr ':' NEWLINE parses (tried silently, then rolled back).
+// A subject followed by NEWLINE is CPython's invalid_match_stmt ("expected
+// ':'") when the line is not a valid simple statement either.
 bool Parser::looks_like_match() {
   Checkpoint cp = save();
   begin_speculation();
   advance();
   subject_expr();
+  if (!failed() && !at(TokKind::Colon) && !at(TokKind::Newline) && pos() > furthest_)
+    furthest_ = pos();
   bool ok = !failed() && at(TokKind::Colon) && peek(1) == TokKind::Newline;
-  end_speculation();
+  bool missing_colon = !failed() && at(TokKind::Newline);
+  uint32_t newline_at = pos();
   restore(cp);
+  if (missing_colon) {
+    uint32_t mk = mark();
+    simple_stmts();
+    missing_colon = failed();
+    restore(cp);
+    scratch_resize(mk);
+  }
+  end_speculation();
+  if (missing_colon) {
+    const Token& nl = tok_at(newline_at);
+    fail(Span{nl.begin, nl.end}, "expected ':'");
+  }
   return ok;
 }
 

@@ -22,19 +22,44 @@ namespace {
 /// binds tighter); 0 for other tokens.
 int binop_prec(TokKind k, Op& op) {
   switch (k) {
-    case TokKind::Vbar: op = Op::BitOr; return 1;
-    case TokKind::Circumflex: op = Op::BitXor; return 2;
-    case TokKind::Amper: op = Op::BitAnd; return 3;
-    case TokKind::LeftShift: op = Op::LShift; return 4;
-    case TokKind::RightShift: op = Op::RShift; return 4;
-    case TokKind::Plus: op = Op::Add; return 5;
-    case TokKind::Minus: op = Op::Sub; return 5;
-    case TokKind::Star: op = Op::Mult; return 6;
-    case TokKind::Slash: op = Op::Div; return 6;
-    case TokKind::DoubleSlash: op = Op::FloorDiv; return 6;
-    case TokKind::Percent: op = Op::Mod; return 6;
-    case TokKind::At: op = Op::MatMult; return 6;
-    default: return 0;
+    case TokKind::Vbar:
+      op = Op::BitOr;
+      return 1;
+    case TokKind::Circumflex:
+      op = Op::BitXor;
+      return 2;
+    case TokKind::Amper:
+      op = Op::BitAnd;
+      return 3;
+    case TokKind::LeftShift:
+      op = Op::LShift;
+      return 4;
+    case TokKind::RightShift:
+      op = Op::RShift;
+      return 4;
+    case TokKind::Plus:
+      op = Op::Add;
+      return 5;
+    case TokKind::Minus:
+      op = Op::Sub;
+      return 5;
+    case TokKind::Star:
+      op = Op::Mult;
+      return 6;
+    case TokKind::Slash:
+      op = Op::Div;
+      return 6;
+    case TokKind::DoubleSlash:
+      op = Op::FloorDiv;
+      return 6;
+    case TokKind::Percent:
+      op = Op::Mod;
+      return 6;
+    case TokKind::At:
+      op = Op::MatMult;
+      return 6;
+    default:
+      return 0;
   }
 }
 
@@ -61,8 +86,10 @@ bool starts_expression(TokKind k) {
     case TokKind::Not:
     case TokKind::Lambda:
     case TokKind::Await:
-    case TokKind::Error: return true;
-    default: return false;
+    case TokKind::Error:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -77,8 +104,8 @@ void Parser::fail_after_expr(NodeId prev, uint32_t prev_start) {
     if (n.kind == NodeKind::Name && !(n.flags & ast::kParenthesized) && !at(TokKind::LPar)) {
       std::string_view id = module().name(n.f[slot::Name::id]);
       if (id == "print" || id == "exec") {
-        std::string msg = "Missing parentheses in call to '" + std::string(id) + "'. Did you mean " +
-                          std::string(id) + "(...)?";
+        std::string msg = "Missing parentheses in call to '" + std::string(id) +
+                          "'. Did you mean " + std::string(id) + "(...)?";
         return fail(n.span, std::move(msg));
       }
     }
@@ -88,8 +115,8 @@ void Parser::fail_after_expr(NodeId prev, uint32_t prev_start) {
     const Token& first = tok_at(i);
     bool name_string = first.kind == TokKind::Name && tok_at(i + 1).kind == TokKind::String;
     std::string_view ft = text(first);
-    bool soft = first.kind == TokKind::Name &&
-                (ft == "match" || ft == "case" || ft == "_" || ft == "type");
+    bool soft =
+        first.kind == TokKind::Name && (ft == "match" || ft == "case" || ft == "_" || ft == "type");
     if (bracket_level > 0 && !name_string && !soft && n.kind != NodeKind::Error)
       return fail(Span{prev_start, tok().end}, "invalid syntax. Perhaps you forgot a comma?");
   }
@@ -158,8 +185,7 @@ NodeId Parser::named_expression(bool eq_hint) {
   NodeId e = expression();
   if (failed()) return e;
   if (at(TokKind::ColonEqual)) {
-    fail(module()[e].span,
-         "cannot use assignment expressions with " + std::string(expr_name(e)));
+    fail(module()[e].span, "cannot use assignment expressions with " + std::string(expr_name(e)));
   } else if (eq_hint && at(TokKind::Equal)) {
     const ast::Node& n = module()[e];
     bool paren = n.flags & ast::kParenthesized;
@@ -174,8 +200,8 @@ NodeId Parser::named_expression(bool eq_hint) {
     if (n.kind == NodeKind::Name && !paren)
       fail(n.span, "invalid syntax. Maybe you meant '==' or ':=' instead of '='?");
     else if (bitwise_level && !excluded)
-      fail(n.span, "cannot assign to " + std::string(name) +
-                       " here. Maybe you meant '==' instead of '='?");
+      fail(n.span,
+           "cannot assign to " + std::string(name) + " here. Maybe you meant '==' instead of '='?");
   }
   return e;
 }
@@ -189,7 +215,11 @@ NodeId Parser::expression() {
   advance();
   NodeId test = disjunction();
   if (!at(TokKind::Else)) {
-    if (!failed()) fail(Span{start, prev_end()}, "expected 'else' after 'if' expression");
+    // invalid_expression: ... 'if' disjunction !('else' | ':')
+    if (at(TokKind::Colon))
+      fail_syntax();
+    else if (!failed())
+      fail(Span{start, prev_end()}, "expected 'else' after 'if' expression");
     return body;
   }
   advance();
@@ -254,19 +284,36 @@ NodeId Parser::comparison() {
   for (;;) {
     Op op;
     switch (kind()) {
-      case TokKind::EqEqual: op = Op::Eq; break;
-      case TokKind::NotEqual: op = Op::NotEq; break;
-      case TokKind::Less: op = Op::Lt; break;
-      case TokKind::LessEqual: op = Op::LtE; break;
-      case TokKind::Greater: op = Op::Gt; break;
-      case TokKind::GreaterEqual: op = Op::GtE; break;
-      case TokKind::In: op = Op::In; break;
-      case TokKind::Is: op = peek(1) == TokKind::Not ? Op::IsNot : Op::Is; break;
+      case TokKind::EqEqual:
+        op = Op::Eq;
+        break;
+      case TokKind::NotEqual:
+        op = Op::NotEq;
+        break;
+      case TokKind::Less:
+        op = Op::Lt;
+        break;
+      case TokKind::LessEqual:
+        op = Op::LtE;
+        break;
+      case TokKind::Greater:
+        op = Op::Gt;
+        break;
+      case TokKind::GreaterEqual:
+        op = Op::GtE;
+        break;
+      case TokKind::In:
+        op = Op::In;
+        break;
+      case TokKind::Is:
+        op = peek(1) == TokKind::Not ? Op::IsNot : Op::Is;
+        break;
       case TokKind::Not:
         if (peek(1) != TokKind::In) goto done;
         op = Op::NotIn;
         break;
-      default: goto done;
+      default:
+        goto done;
     }
     advance();
     if (op == Op::IsNot || op == Op::NotIn) advance();
@@ -313,10 +360,17 @@ NodeId Parser::binary(int min_prec) {
 NodeId Parser::factor() {
   Op op;
   switch (kind()) {
-    case TokKind::Plus: op = Op::UAdd; break;
-    case TokKind::Minus: op = Op::USub; break;
-    case TokKind::Tilde: op = Op::Invert; break;
-    default: return power();
+    case TokKind::Plus:
+      op = Op::UAdd;
+      break;
+    case TokKind::Minus:
+      op = Op::USub;
+      break;
+    case TokKind::Tilde:
+      op = Op::Invert;
+      break;
+    default:
+      return power();
   }
   uint32_t start = begin();
   DepthGuard guard(*this);

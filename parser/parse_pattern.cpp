@@ -60,8 +60,11 @@ NodeId Parser::pattern() {
   NodeId p = or_pattern();
   if (!at(TokKind::As)) return p;
   advance();
-  if (!at(TokKind::Name)) {
-    fail_syntax();
+  if (!at(TokKind::Name) ||
+      (peek(1) != TokKind::Colon && peek(1) != TokKind::Comma && peek(1) != TokKind::RPar &&
+       peek(1) != TokKind::RSqb && peek(1) != TokKind::RBrace && peek(1) != TokKind::If &&
+       peek(1) != TokKind::Vbar)) {
+    fail_here("invalid pattern target");
     return p;
   }
   if (at_name("_")) {
@@ -169,8 +172,10 @@ NodeId Parser::closed_pattern() {
   uint32_t start = begin();
   switch (kind()) {
     case TokKind::Number:
-    case TokKind::Minus: return match_value(number_pattern_value());
-    case TokKind::String: return match_value(strings());
+    case TokKind::Minus:
+      return match_value(number_pattern_value());
+    case TokKind::String:
+      return match_value(strings());
     case TokKind::None:
     case TokKind::True:
     case TokKind::False: {
@@ -184,8 +189,10 @@ NodeId Parser::closed_pattern() {
       return n;
     }
     case TokKind::LPar:
-    case TokKind::LSqb: return sequence_pattern();
-    case TokKind::LBrace: return mapping_pattern();
+    case TokKind::LSqb:
+      return sequence_pattern();
+    case TokKind::LBrace:
+      return mapping_pattern();
     case TokKind::Name: {
       bool dotted = peek(1) == TokKind::Dot;
       if (!dotted && peek(1) != TokKind::LPar) {
@@ -201,7 +208,8 @@ NodeId Parser::closed_pattern() {
       if (at(TokKind::LPar)) return class_pattern(cls, start);
       return match_value(cls);  // value_pattern
     }
-    default: break;
+    default:
+      break;
   }
   fail_syntax();
   return error_node(start);
@@ -264,8 +272,12 @@ NodeId Parser::mapping_pattern() {
     uint32_t k_start = begin();
     switch (kind()) {
       case TokKind::Number:
-      case TokKind::Minus: key = number_pattern_value(); break;
-      case TokKind::String: key = strings(); break;
+      case TokKind::Minus:
+        key = number_pattern_value();
+        break;
+      case TokKind::String:
+        key = strings();
+        break;
       case TokKind::None:
       case TokKind::True:
       case TokKind::False:

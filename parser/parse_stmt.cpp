@@ -28,15 +28,32 @@ void Parser::parse_file() {
 
 // statement: compound_stmt | simple_stmts   (pushes onto the scratch stack)
 void Parser::statement() {
+  reset_furthest();
   switch (kind()) {
-    case TokKind::If: push(if_stmt()); return;
-    case TokKind::While: push(while_stmt()); return;
-    case TokKind::For: push(for_stmt(begin(), false)); return;
-    case TokKind::Try: push(try_stmt()); return;
-    case TokKind::With: push(with_stmt(begin(), false)); return;
-    case TokKind::Def: push(function_def(0, begin())); return;
-    case TokKind::Class: push(class_def(0)); return;
-    case TokKind::At: push(decorated()); return;
+    case TokKind::If:
+      push(if_stmt());
+      return;
+    case TokKind::While:
+      push(while_stmt());
+      return;
+    case TokKind::For:
+      push(for_stmt(begin(), false));
+      return;
+    case TokKind::Try:
+      push(try_stmt());
+      return;
+    case TokKind::With:
+      push(with_stmt(begin(), false));
+      return;
+    case TokKind::Def:
+      push(function_def(0, begin()));
+      return;
+    case TokKind::Class:
+      push(class_def(0));
+      return;
+    case TokKind::At:
+      push(decorated());
+      return;
     case TokKind::Async: {
       uint32_t start = begin();
       TokKind next = peek(1);
@@ -56,14 +73,16 @@ void Parser::statement() {
       uint32_t at_tok = tok_at(pos() + 1).begin;
       return fail(Span{at_tok > 0 ? at_tok - 1 : 0, at_tok}, "unexpected indent");
     }
-    case TokKind::Dedent: return fail_here("unindent does not match any outer indentation level");
+    case TokKind::Dedent:
+      return fail_here("unindent does not match any outer indentation level");
     case TokKind::Name:
       if (at_name("match") && starts_expression(peek(1)) && looks_like_match()) {
         push(match_stmt());
         return;
       }
       break;
-    default: break;
+    default:
+      break;
   }
   simple_stmts();
 }
@@ -95,9 +114,15 @@ void Parser::simple_stmts() {
 NodeId Parser::simple_stmt() {
   uint32_t start = begin();
   switch (kind()) {
-    case TokKind::Pass: advance(); return node(NodeKind::Pass, start);
-    case TokKind::Break: advance(); return node(NodeKind::Break, start);
-    case TokKind::Continue: advance(); return node(NodeKind::Continue, start);
+    case TokKind::Pass:
+      advance();
+      return node(NodeKind::Pass, start);
+    case TokKind::Break:
+      advance();
+      return node(NodeKind::Break, start);
+    case TokKind::Continue:
+      advance();
+      return node(NodeKind::Continue, start);
     case TokKind::Return: {
       advance();
       NodeId v = starts_expression(kind()) ? star_expressions() : ast::kNoNode;
@@ -136,7 +161,8 @@ NodeId Parser::simple_stmt() {
       set(n, slot::Global::names, finish_list(mk));
       return n;
     }
-    case TokKind::Del: return del_stmt();
+    case TokKind::Del:
+      return del_stmt();
     case TokKind::Assert: {
       advance();
       NodeId test = expression();
@@ -146,15 +172,18 @@ NodeId Parser::simple_stmt() {
       set(n, slot::Assert::msg, msg);
       return n;
     }
-    case TokKind::Import: return import_stmt();
-    case TokKind::From: return import_from();
+    case TokKind::Import:
+      return import_stmt();
+    case TokKind::From:
+      return import_from();
     case TokKind::Name:
       // 3.12 type alias: "type" NAME [type_params] '=' expression
       if (at_name("type") && peek(1) == TokKind::Name &&
           (peek(2) == TokKind::Equal || peek(2) == TokKind::LSqb))
         return type_alias();
       break;
-    default: break;
+    default:
+      break;
   }
   return expression_stmt();
 }
@@ -165,8 +194,10 @@ NodeId Parser::invalid_target(NodeId e) const {
   switch (n.kind) {
     case NodeKind::Name:
     case NodeKind::Attribute:
-    case NodeKind::Subscript: return ast::kNoNode;
-    case NodeKind::Starred: return invalid_target(NodeId{n.f[slot::Starred::value]});
+    case NodeKind::Subscript:
+      return ast::kNoNode;
+    case NodeKind::Starred:
+      return invalid_target(NodeId{n.f[slot::Starred::value]});
     case NodeKind::Tuple:
     case NodeKind::List:
       for (NodeId c : module_c().nodes_of(n.f[slot::Tuple::elts])) {
@@ -174,15 +205,16 @@ NodeId Parser::invalid_target(NodeId e) const {
         if (bad.valid()) return bad;
       }
       return ast::kNoNode;
-    default: return e;
+    default:
+      return e;
   }
 }
 
 // assignment:
 //     | NAME ':' expression ['=' annotated_rhs]
-//     | ('(' single_target ')' | single_subscript_attribute_target) ':' expression ['=' annotated_rhs]
-//     | (star_targets '=')+ (yield_expr | star_expressions) !'='
-//     | single_target augassign ~ (yield_expr | star_expressions)
+//     | ('(' single_target ')' | single_subscript_attribute_target) ':' expression ['='
+//     annotated_rhs] | (star_targets '=')+ (yield_expr | star_expressions) !'=' | single_target
+//     augassign ~ (yield_expr | star_expressions)
 // star_expressions (as an expression statement)
 NodeId Parser::expression_stmt() {
   uint32_t start = begin();
@@ -196,8 +228,8 @@ NodeId Parser::expression_stmt() {
     if (t.kind == NodeKind::Name) {
       simple = paren ? 0 : 1;
     } else if (t.kind == NodeKind::Tuple || t.kind == NodeKind::List) {
-      fail(t.span, "only single target (not " + std::string(expr_name(first)) +
-                       ") can be annotated");
+      fail(t.span,
+           "only single target (not " + std::string(expr_name(first)) + ") can be annotated");
       return first;
     } else if (t.kind != NodeKind::Attribute && t.kind != NodeKind::Subscript) {
       fail(t.span, "illegal target for annotation");
@@ -216,8 +248,8 @@ NodeId Parser::expression_stmt() {
     return n;
   }
   if (lexer::is_aug_assign(kind())) {
-    static constexpr Op kAugOps[] = {Op::Add,    Op::Sub,    Op::Mult,   Op::MatMult, Op::Div,
-                                     Op::Mod,    Op::BitAnd, Op::BitOr,  Op::BitXor,  Op::LShift,
+    static constexpr Op kAugOps[] = {Op::Add,    Op::Sub,      Op::Mult,  Op::MatMult, Op::Div,
+                                     Op::Mod,    Op::BitAnd,   Op::BitOr, Op::BitXor,  Op::LShift,
                                      Op::RShift, Op::FloorDiv, Op::Pow};
     Op op = kAugOps[static_cast<int>(kind()) - static_cast<int>(lexer::kAugFirst)];
     NodeKind k = module()[first].kind;
@@ -250,7 +282,8 @@ NodeId Parser::expression_stmt() {
   for (uint32_t i = 0; i + 1 < count && !failed(); ++i) {
     NodeId t{scratch_at(mk + i)};
     const ast::Node& tn = module()[t];
-    if (tn.kind == NodeKind::Yield || tn.kind == NodeKind::YieldFrom) {
+    if ((tn.kind == NodeKind::Yield || tn.kind == NodeKind::YieldFrom) &&
+        !(tn.flags & ast::kParenthesized)) {
       fail(tn.span, "assignment to yield expression not possible");
       break;
     }
@@ -456,8 +489,10 @@ ast::ListId Parser::type_params() {
   while (!at(TokKind::RSqb) && !failed()) {
     uint32_t start = begin();
     NodeKind k = NodeKind::TypeVar;
-    if (eat(TokKind::Star)) k = NodeKind::TypeVarTuple;
-    else if (eat(TokKind::DoubleStar)) k = NodeKind::ParamSpec;
+    if (eat(TokKind::Star))
+      k = NodeKind::TypeVarTuple;
+    else if (eat(TokKind::DoubleStar))
+      k = NodeKind::ParamSpec;
     if (!at(TokKind::Name)) {
       fail_syntax();
       break;

@@ -104,7 +104,9 @@ NodeId Parser::strings() {
       uint32_t p = body.begin;
       fstring_body(st, t, p, body.end, raw, 0, whole, kind);
     } else {
-      decode_piece(body.begin, body.end, raw, bytes, false, st.pending, Span{t.begin, t.end});
+      // 3.11 decodes after reading every token: errors point at the next one.
+      decode_piece(body.begin, body.end, raw, bytes, false, st.pending,
+                   Span{tok().begin, tok().end});
     }
   }
   if (failed()) {
@@ -180,7 +182,7 @@ void Parser::fstring_body(FState& st, const Token& t, uint32_t& p, uint32_t end,
     }
     if (!doubled) lit_end = p;
     if (lit_end > lit_start &&
-        !decode_piece(lit_start, lit_end, raw, false, true, st.pending, Span{t.begin, t.end}))
+        !decode_piece(lit_start, lit_end, raw, false, true, st.pending, err_at))
       return;
     if (doubled) continue;
     if (p >= end || text[p] == '}') break;
@@ -326,7 +328,6 @@ NodeId Parser::fstring_field(FState& st, const Token& t, uint32_t& p, uint32_t e
   set(fv, slot::FormattedValue::value, value);
   set(fv, slot::FormattedValue::conversion, static_cast<uint32_t>(conversion));
   set(fv, slot::FormattedValue::format_spec, spec);
-  (void)kind;
   return fv;
 }
 
@@ -347,9 +348,12 @@ NodeId Parser::fstring_expression(const Token& t, uint32_t brace, uint32_t b, ui
   lexer::TokenStream ts = lexer::tokenize_range(source(), Span{b, e}, local);
   if (local.has_errors()) {
     const Diagnostic& d = local.diagnostics().front();
-    std::string msg = d.message;
-    if (msg.rfind("f-string", 0) != 0) msg = "f-string: " + msg;
-    fail(d.span, std::move(msg));
+    // Tokenizer errors keep their message: 3.11 adds "f-string: " only to
+    // the parser's own errors.
+    bool saved = in_fstring;
+    in_fstring = false;
+    fail(d.span, d.message);
+    in_fstring = saved;
     return ast::kNoNode;
   }
   // fstring_find_expr_location: when only whitespace follows the '{' on its
@@ -360,14 +364,15 @@ NodeId Parser::fstring_expression(const Token& t, uint32_t brace, uint32_t b, ui
   LineCol brace_pos = source().pos(brace);
   uint32_t brace_line_start = brace - brace_pos.col;
   bool newline_after_brace = true;
-  for (uint32_t i = brace + 1; i < e && text[i] != '}' && text[i] != '\n'; ++i) {
+  for (uint32_t i = brace + 1; i < e && text[i] != '}' && text[i] != '\n' && text[i] != '\r'; ++i) {
     if (text[i] != ' ' && text[i] != '\t' && text[i] != '\f') {
       newline_after_brace = false;
       break;
     }
   }
   uint32_t lpar = brace;
-  if (newline_after_brace) lpar = source().pos(t.begin).line == brace_pos.line ? t.begin : brace_line_start;
+  if (newline_after_brace)
+    lpar = source().pos(t.begin).line == brace_pos.line ? t.begin : brace_line_start;
   std::vector<Token> sub;
   sub.reserve(ts.tokens.size() + 2);
   sub.push_back(Token{TokKind::LPar, 0, lexer::kNoFlags, lpar, lpar + 1});

@@ -33,14 +33,12 @@ constexpr int kMaxParseDepth = 3000;
 
 Parser::Parser(const SourceFile& src, const std::vector<Token>& toks, ast::Module& m,
                DiagSink& diags)
-    : src_(src),
-      toks_(toks.data()),
-      n_(static_cast<uint32_t>(toks.size())),
-      m_(m),
-      diags_(diags) {
-  if (n_ == 0 || toks_[n_ - 1].kind != TokKind::EndOfFile) internal_error("token stream without EndOfFile");
+    : src_(src), toks_(toks.data()), n_(static_cast<uint32_t>(toks.size())), m_(m), diags_(diags) {
+  if (n_ == 0 || toks_[n_ - 1].kind != TokKind::EndOfFile)
+    internal_error("token stream without EndOfFile");
   scratch_.reserve(256);
-  if (n_ >= 2 && toks_[n_ - 2].kind == TokKind::Error && !(toks_[n_ - 2].flags & lexer::kErrDeferred))
+  if (n_ >= 2 && toks_[n_ - 2].kind == TokKind::Error &&
+      !(toks_[n_ - 2].flags & lexer::kErrDeferred))
     lexer_error_wins_ = true;
 }
 
@@ -60,6 +58,7 @@ void Parser::expect(TokKind k, std::string_view msg) {
 void Parser::fail(Span at, std::string msg) {
   if (failed_) return;
   failed_ = true;
+  if (speculating_ && pos_ > furthest_) furthest_ = pos_;
   // CPython re-tokenizes the rest of the file after a generic syntax error
   // and reports a tokenizer error instead, when there is one.
   bool superseded = lexer_error_wins_ && msg == "invalid syntax";
@@ -85,7 +84,12 @@ void Parser::fail_syntax() {
     pos_ = n_ - 1;
     return;
   }
-  fail(Span{begin(), tok().end}, "invalid syntax");
+  // `a not b`: the parser read 'not' hoping for 'not in', so CPython's
+  // furthest token is the one after it.
+  uint32_t where = pos_;
+  if (at(TokKind::Not) && peek(1) != TokKind::In) ++where;
+  if (furthest_ > where && !speculating_) where = furthest_;
+  fail(Span{tok_at(where).begin, tok_at(where).end}, "invalid syntax");
 }
 
 void Parser::internal_error(const char* what) const {
@@ -161,42 +165,69 @@ void Parser::restore_tokens(const TokenWindow& w) {
 std::string_view Parser::expr_name(NodeId e) const {
   const ast::Node& n = m_[e];
   switch (n.kind) {
-    case NodeKind::Attribute: return "attribute";
-    case NodeKind::Subscript: return "subscript";
-    case NodeKind::Starred: return "starred";
-    case NodeKind::Name: return "name";
-    case NodeKind::List: return "list";
-    case NodeKind::Tuple: return "tuple";
-    case NodeKind::Lambda: return "lambda";
-    case NodeKind::Call: return "function call";
+    case NodeKind::Attribute:
+      return "attribute";
+    case NodeKind::Subscript:
+      return "subscript";
+    case NodeKind::Starred:
+      return "starred";
+    case NodeKind::Name:
+      return "name";
+    case NodeKind::List:
+      return "list";
+    case NodeKind::Tuple:
+      return "tuple";
+    case NodeKind::Lambda:
+      return "lambda";
+    case NodeKind::Call:
+      return "function call";
     case NodeKind::BoolOp:
     case NodeKind::BinOp:
-    case NodeKind::UnaryOp: return "expression";
-    case NodeKind::GeneratorExp: return "generator expression";
+    case NodeKind::UnaryOp:
+      return "expression";
+    case NodeKind::GeneratorExp:
+      return "generator expression";
     case NodeKind::Yield:
-    case NodeKind::YieldFrom: return "yield expression";
-    case NodeKind::Await: return "await expression";
-    case NodeKind::ListComp: return "list comprehension";
-    case NodeKind::SetComp: return "set comprehension";
-    case NodeKind::DictComp: return "dict comprehension";
-    case NodeKind::Dict: return "dict literal";
-    case NodeKind::Set: return "set display";
+    case NodeKind::YieldFrom:
+      return "yield expression";
+    case NodeKind::Await:
+      return "await expression";
+    case NodeKind::ListComp:
+      return "list comprehension";
+    case NodeKind::SetComp:
+      return "set comprehension";
+    case NodeKind::DictComp:
+      return "dict comprehension";
+    case NodeKind::Dict:
+      return "dict literal";
+    case NodeKind::Set:
+      return "set display";
     case NodeKind::JoinedStr:
-    case NodeKind::FormattedValue: return "f-string expression";
+    case NodeKind::FormattedValue:
+      return "f-string expression";
     case NodeKind::Constant: {
       const ast::Constant& c = m_.constants[n.f[slot::Constant::value]];
       switch (c.kind) {
-        case ast::Constant::Kind::None_: return "None";
-        case ast::Constant::Kind::True_: return "True";
-        case ast::Constant::Kind::False_: return "False";
-        case ast::Constant::Kind::Ellipsis: return "ellipsis";
-        default: return "literal";
+        case ast::Constant::Kind::None_:
+          return "None";
+        case ast::Constant::Kind::True_:
+          return "True";
+        case ast::Constant::Kind::False_:
+          return "False";
+        case ast::Constant::Kind::Ellipsis:
+          return "ellipsis";
+        default:
+          return "literal";
       }
     }
-    case NodeKind::Compare: return "comparison";
-    case NodeKind::IfExp: return "conditional expression";
-    case NodeKind::NamedExpr: return "named expression";
-    default: return "expression";
+    case NodeKind::Compare:
+      return "comparison";
+    case NodeKind::IfExp:
+      return "conditional expression";
+    case NodeKind::NamedExpr:
+      return "named expression";
+    default:
+      return "expression";
   }
 }
 
@@ -207,7 +238,9 @@ void Parser::set_target(NodeId e, TargetUse use) {
   switch (n.kind) {
     case NodeKind::Name:
     case NodeKind::Attribute:
-    case NodeKind::Subscript: n.op = ctx; return;
+    case NodeKind::Subscript:
+      n.op = ctx;
+      return;
     case NodeKind::Starred:
       if (use == TargetUse::Del) return fail(n.span, "cannot delete starred");
       if (use == TargetUse::Aug) break;
@@ -223,8 +256,10 @@ void Parser::set_target(NodeId e, TargetUse use) {
       for (NodeId c : m_.nodes_of(l)) set_target(c, use);
       return;
     }
-    case NodeKind::Error: return;
-    default: break;
+    case NodeKind::Error:
+      return;
+    default:
+      break;
   }
   std::string msg;
   if (use == TargetUse::Aug) {

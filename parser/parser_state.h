@@ -19,15 +19,15 @@
 
 namespace tpf::parser {
 
-using lexer::TokKind;
-using lexer::Token;
 using ast::NodeId;
+using lexer::Token;
+using lexer::TokKind;
 
 /// Fails a parse when a loop did not consume a token (Ruff's ParserProgress).
-#define TPF_PROGRESS(p, last)                                                   \
-  do {                                                                          \
+#define TPF_PROGRESS(p, last)                                                    \
+  do {                                                                           \
     if ((p).pos() == (last) && !(p).failed()) (p).internal_error("no progress"); \
-    (last) = (p).pos();                                                         \
+    (last) = (p).pos();                                                          \
   } while (0)
 
 /// Why a target is being converted (CPython's TARGETS_TYPE + augassign).
@@ -56,8 +56,8 @@ class Parser {
   /// its last statement, not with the DEDENT that closed its block.
   uint32_t prev_end() const {
     uint32_t i = pos_;
-    while (i > 0 && (toks_[i - 1].kind == TokKind::Newline || toks_[i - 1].kind == TokKind::Dedent ||
-                     toks_[i - 1].kind == TokKind::Indent))
+    while (i > 0 && (toks_[i - 1].kind == TokKind::Newline ||
+                     toks_[i - 1].kind == TokKind::Dedent || toks_[i - 1].kind == TokKind::Indent))
       --i;
     return i > 0 ? toks_[i - 1].end : toks_[0].begin;
   }
@@ -91,6 +91,7 @@ class Parser {
   Checkpoint save() const;
   void restore(const Checkpoint& c);
   bool speculating() const { return speculating_ > 0; }
+  void reset_furthest() { furthest_ = 0; }
 
   // ---- node building ----
   NodeId node(ast::NodeKind k, uint32_t start) { return m_.add(k, Span{start, prev_end()}); }
@@ -107,6 +108,7 @@ class Parser {
   ast::ListId finish_list(uint32_t mark);
   uint32_t scratch_count(uint32_t mark) const { return mark_count(mark); }
   uint32_t scratch_at(uint32_t i) const { return scratch_[i]; }
+  void scratch_resize(uint32_t mark) { scratch_.resize(mark); }
   ast::Symbol name_symbol(const Token& t);  // NFKC for non-ASCII names
   NodeId error_node(uint32_t start);
 
@@ -118,11 +120,11 @@ class Parser {
   };
 
   // ---- expressions (parse_expr.cpp) ----
-  NodeId star_expressions();         // Tuple when there is a comma
-  NodeId star_expression();          // '*' bitwise_or | expression
-  NodeId star_named_expression();    // '*' bitwise_or | named_expression
+  NodeId star_expressions();       // Tuple when there is a comma
+  NodeId star_expression();        // '*' bitwise_or | expression
+  NodeId star_named_expression();  // '*' bitwise_or | named_expression
   NodeId named_expression(bool eq_hint = true);
-  NodeId expression();               // ternary / lambda
+  NodeId expression();  // ternary / lambda
   NodeId disjunction();
   NodeId bool_chain(TokKind which);
   NodeId inversion();
@@ -177,8 +179,8 @@ class Parser {
   void flush_pending(FState& st, Span span, ast::Symbol kind);
   void fstring_body(FState& st, const Token& t, uint32_t& p, uint32_t end, bool raw, int level,
                     Span whole, ast::Symbol kind);
-  NodeId fstring_field(FState& st, const Token& t, uint32_t& p, uint32_t end, bool raw,
-                       int level, Span whole, ast::Symbol kind);
+  NodeId fstring_field(FState& st, const Token& t, uint32_t& p, uint32_t end, bool raw, int level,
+                       Span whole, ast::Symbol kind);
   NodeId fstring_expression(const Token& t, uint32_t brace, uint32_t b, uint32_t e, Span err_at);
 
   // ---- arguments (parse_args.cpp) ----
@@ -251,6 +253,9 @@ class Parser {
   // The lexer stopped at an error CPython raises even over an earlier
   // generic parser error (an Error token without kErrDeferred).
   bool lexer_error_wins_ = false;
+  // Token index where the latest speculation of this statement failed: PEG
+  // reports "invalid syntax" at the furthest token any alternative reached.
+  uint32_t furthest_ = 0;
 
  public:
   /// Swaps in another token array (f-string fields); returns the old state.

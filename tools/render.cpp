@@ -2,6 +2,22 @@
 #include "tools/render.h"
 
 namespace tpf::tools {
+namespace {
+
+/// 1-based character column of `offset`, as CPython prints SyntaxError
+/// offsets (it counts code points there, while ast col_offset counts bytes):
+/// `import ä £` reports 1:10, not the byte column 1:11.
+uint32_t char_column(const SourceFile& src, uint32_t offset) {
+  const LineCol lc = src.pos(offset);
+  const uint32_t start = offset - lc.col;
+  uint32_t chars = 1;
+  for (uint32_t i = start; i < offset && i < src.text.size(); ++i) {
+    if ((static_cast<unsigned char>(src.text[i]) & 0xC0) != 0x80) ++chars;
+  }
+  return chars;
+}
+
+}  // namespace
 
 void render_diagnostics(std::ostream& os, const SourceFile& src, const std::string& path,
                         DiagSink& diags) {
@@ -9,8 +25,7 @@ void render_diagnostics(std::ostream& os, const SourceFile& src, const std::stri
   for (const Diagnostic& d : diags.diagnostics()) {
     os << path;
     if (!src.text.empty() || d.span.begin == 0) {
-      LineCol lc = src.pos(d.span.begin);
-      os << ':' << lc.line << ':' << (lc.col + 1);
+      os << ':' << src.pos(d.span.begin).line << ':' << char_column(src, d.span.begin);
     }
     os << ": " << d.code << ": " << d.message << '\n';
   }

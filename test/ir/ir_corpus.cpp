@@ -3,7 +3,7 @@
 // and the dataflow facts on each, and reports counts and times. Run by
 // `meson test` over the torch tree and the stdlib; exits 1 on any failure
 // (a verifier violation aborts with the file name).
-//   tpf-ir-corpus [--no-facts] PATH...
+//   tpf-ir-corpus [--no-facts] [--no-verify] [--verbose] PATH...
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -21,12 +21,14 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 int main(int argc, char** argv) {
-  bool facts = true;
+  bool facts = true, verify = true, verbose = false;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--no-facts") {
-      facts = false;
+    if (a == "--no-facts" || a == "--no-verify" || a == "--verbose") {
+      facts &= a != "--no-facts";
+      verify &= a != "--no-verify";
+      verbose |= a == "--verbose";
       continue;
     }
     std::error_code ec;
@@ -61,12 +63,17 @@ int main(int argc, char** argv) {
       ++skipped;
       continue;
     }
-    tpf::ir::Module m = tpf::ir::build(ast, src, diags, /*check=*/true);
+    tpf::ir::Module m = tpf::ir::build(ast, src, diags, verify);
     auto t2 = Clock::now();
     t_ir += std::chrono::duration<double>(t2 - t1).count();
     if (facts) {
       tpf::dataflow::FileFacts ff = tpf::dataflow::compute_facts(m);
       not_converged += ff.not_converged;
+      if (verbose)
+        for (uint32_t fi = 0; fi < m.functions.size(); ++fi)
+          if (ff.grad.fns[fi].converged == tpf::dataflow::Converged::No)
+            std::printf("not converged: %s: %s (%zu blocks)\n", path.c_str(),
+                        m.names.str(m.functions[fi].qualname).c_str(), m.functions[fi].blocks.size());
       t_facts += std::chrono::duration<double>(Clock::now() - t2).count();
     }
     ++lowered;

@@ -21,20 +21,64 @@ struct ErrorCase {
 };
 
 const ErrorCase kCases[] = {
-    {"unterminated string", "x = 'abc\ny = 2\n", "1:5: unterminated string literal (detected at line 1)", false},
-    {"unterminated string at EOF", "x = b'abc", "1:5: unterminated string literal (detected at line 1)", false},
-    {"unterminated triple", "x = 1\ny = '''abc\n\ndef\n", "2:5: unterminated triple-quoted string literal (detected at line 4)", false},
-    {"unterminated triple CRLF", "\"\"\"\r\n\r\n", "1:1: unterminated triple-quoted string literal (detected at line 3)", false},
-    {"unterminated f-string", "f'{x}\n", "1:1: unterminated string literal (detected at line 1)", false},
-    {"invalid character", "x = a\xe2""\x82""\xac""b\n", "1:6: invalid character '€' (U+20AC)", false},
-    {"invalid character start", "\xc2""\xb2"" = 1\n", "1:1: invalid character '²' (U+00B2)", false},
-    {"non-printable nbsp", "x = a\xc2""\xa0""\n", "1:6: invalid non-printable character U+00A0", false},
-    {"non-printable control", "x = 1\x01""\n", "1:6: invalid non-printable character U+0001", false},
-    {"non-printable zwsp after number", "1\xe2""\x80""\x8b""\n", "1:2: invalid non-printable character U+200B", false},
-    {"bad utf-8 in name", "abc\xff""d = 1\n", "1:5: (unicode error) 'utf-8' codec can't decode byte 0xff in position 3: invalid start byte", false},
-    {"bad utf-8 truncated", "x = \xe2""\x82""\n", "1:6: (unicode error) 'utf-8' codec can't decode bytes in position 0-1: unexpected end of data", false},
-    {"bad utf-8 in string", "x = \"\xf6""\"\n", "1:8: (unicode error) 'utf-8' codec can't decode byte 0xf6 in position 0: invalid start byte", true},
-    {"bad utf-8 in raw string", "x = r\"ab\xf6""\"\n", "1:11: (unicode error) 'utf-8' codec can't decode byte 0xf6 in position 2: invalid start byte", true},
+    {"unterminated string", "x = 'abc\ny = 2\n",
+     "1:5: unterminated string literal (detected at line 1)", false},
+    {"unterminated string at EOF", "x = b'abc",
+     "1:5: unterminated string literal (detected at line 1)", false},
+    {"unterminated triple", "x = 1\ny = '''abc\n\ndef\n",
+     "2:5: unterminated triple-quoted string literal (detected at line 4)", false},
+    {"unterminated triple CRLF", "\"\"\"\r\n\r\n",
+     "1:1: unterminated triple-quoted string literal (detected at line 3)", false},
+    {"unterminated f-string", "f'{x}\n", "1:1: unterminated string literal (detected at line 1)",
+     false},
+    {"invalid character",
+     "x = a\xe2"
+     "\x82"
+     "\xac"
+     "b\n",
+     "1:6: invalid character '€' (U+20AC)", false},
+    {"invalid character start",
+     "\xc2"
+     "\xb2"
+     " = 1\n",
+     "1:1: invalid character '²' (U+00B2)", false},
+    {"non-printable nbsp",
+     "x = a\xc2"
+     "\xa0"
+     "\n",
+     "1:6: invalid non-printable character U+00A0", false},
+    {"non-printable control",
+     "x = 1\x01"
+     "\n",
+     "1:6: invalid non-printable character U+0001", false},
+    {"non-printable zwsp after number",
+     "1\xe2"
+     "\x80"
+     "\x8b"
+     "\n",
+     "1:2: invalid non-printable character U+200B", false},
+    {"bad utf-8 in name",
+     "abc\xff"
+     "d = 1\n",
+     "1:5: (unicode error) 'utf-8' codec can't decode byte 0xff in position 3: invalid start byte",
+     false},
+    {"bad utf-8 truncated",
+     "x = \xe2"
+     "\x82"
+     "\n",
+     "1:6: (unicode error) 'utf-8' codec can't decode bytes in position 0-1: unexpected end of "
+     "data",
+     false},
+    {"bad utf-8 in string",
+     "x = \"\xf6"
+     "\"\n",
+     "1:8: (unicode error) 'utf-8' codec can't decode byte 0xf6 in position 0: invalid start byte",
+     true},
+    {"bad utf-8 in raw string",
+     "x = r\"ab\xf6"
+     "\"\n",
+     "1:11: (unicode error) 'utf-8' codec can't decode byte 0xf6 in position 2: invalid start byte",
+     true},
     {"decimal underscore", "1_\n", "1:2: invalid decimal literal", false},
     {"decimal double underscore", "1__0\n", "1:2: invalid decimal literal", false},
     {"decimal letter", "1abc\n", "1:1: invalid decimal literal", false},
@@ -50,19 +94,31 @@ const ErrorCase kCases[] = {
     {"octal empty", "0o\n", "1:2: invalid octal literal", false},
     {"binary digit", "0b12\n", "1:4: invalid digit '2' in binary literal", false},
     {"binary empty", "0b_\n", "1:3: invalid binary literal", false},
-    {"leading zeros", "x = 012\n", "1:5: leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers", false},
-    {"leading zeros underscore", "0_12\n", "1:1: leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers", false},
+    {"leading zeros", "x = 012\n",
+     "1:5: leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal "
+     "integers",
+     false},
+    {"leading zeros underscore", "0_12\n",
+     "1:1: leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal "
+     "integers",
+     false},
     {"leading zeros tail underscore", "0777_\n", "1:5: invalid decimal literal", false},
     {"unmatched", "x = 1)\n", "1:6: unmatched ')'", false},
-    {"mismatch", "x = (1]\n", "1:7: closing parenthesis ']' does not match opening parenthesis '('", false},
-    {"mismatch other line", "x = (1,\n 2]\n", "2:3: closing parenthesis ']' does not match opening parenthesis '(' on line 1", false},
+    {"mismatch", "x = (1]\n", "1:7: closing parenthesis ']' does not match opening parenthesis '('",
+     false},
+    {"mismatch other line", "x = (1,\n 2]\n",
+     "2:3: closing parenthesis ']' does not match opening parenthesis '(' on line 1", false},
     {"never closed", "foo(a, [\n  1,\n", "1:8: '[' was never closed", true},
-    {"line continuation", "x = 1 \\ y\n", "1:8: unexpected character after line continuation character", true},
+    {"line continuation", "x = 1 \\ y\n",
+     "1:8: unexpected character after line continuation character", true},
     {"EOF after continuation", "x = 1 + \\\n", "1:10: unexpected EOF while parsing", true},
     {"EOF after continuation in brackets", "x = (1 + \\\n", "1:5: '(' was never closed", true},
-    {"unindent", "if x:\n    a\n  b\n", "3:4: unindent does not match any outer indentation level", true},
-    {"tab error", "if x:\n\ta\n        b\n", "3:1: inconsistent use of tabs and spaces in indentation", true},
-    {"tab error indent", "if x:\n        a\n\tb\n", "3:1: inconsistent use of tabs and spaces in indentation", true},
+    {"unindent", "if x:\n    a\n  b\n", "3:4: unindent does not match any outer indentation level",
+     true},
+    {"tab error", "if x:\n\ta\n        b\n",
+     "3:1: inconsistent use of tabs and spaces in indentation", true},
+    {"tab error indent", "if x:\n        a\n\tb\n",
+     "3:1: inconsistent use of tabs and spaces in indentation", true},
 };
 
 }  // namespace
@@ -89,8 +145,9 @@ TEST_CASE("lexer: the stream stops at the first error") {
 
 TEST_CASE("lexer: a str that does not decode is reported at the next token") {
   auto l = lex("x = ('\xf6' 'b'\n  , 1)\n");
-  CHECK(error(*l) == "2:3: (unicode error) 'utf-8' codec can't decode byte 0xf6 in position 0: "
-                     "invalid start byte");
+  CHECK(error(*l) ==
+        "2:3: (unicode error) 'utf-8' codec can't decode byte 0xf6 in position 0: "
+        "invalid start byte");
   // bytes literals are the parser's ("bytes can only contain ASCII ...").
   CHECK(error("x = b'\xf6'\n") == "ok");
   // Comments may hold any bytes, as in CPython.

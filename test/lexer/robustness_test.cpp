@@ -47,13 +47,13 @@ void check_invariants(const Lexed& l) { CHECK(invariant_violation(l) == ""); }
 
 TEST_CASE("lexer: random bytes and random Python-ish text") {
   std::mt19937 rng(12345);
-  const std::string alphabet = "abcxyz019_ \t\n\r\f\\#'\"()[]{}:.,;=+-*/<>!@$?`eEjJxXoObB\xc3\xa9\x80\xff";
+  const std::string alphabet =
+      "abcxyz019_ \t\n\r\f\\#'\"()[]{}:.,;=+-*/<>!@$?`eEjJxXoObB\xc3\xa9\x80\xff";
   for (int i = 0; i < 3000; ++i) {
     std::string s;
     const int n = static_cast<int>(rng() % 80);
     for (int k = 0; k < n; ++k)
-      s += (i % 3 == 0) ? static_cast<char>(rng() % 256)
-                        : alphabet[rng() % alphabet.size()];
+      s += (i % 3 == 0) ? static_cast<char>(rng() % 256) : alphabet[rng() % alphabet.size()];
     auto l = lex(s);
     if (!l->loaded) continue;  // NUL bytes
     check_invariants(*l);

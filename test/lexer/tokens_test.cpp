@@ -13,10 +13,9 @@ TEST_CASE("lexer: names, keywords and soft keywords") {
   auto l = lex("match case type _ async await lambda_ False\n");
   std::vector<TokKind> kinds;
   for (const Token& t : l->ts.tokens) kinds.push_back(t.kind);
-  const std::vector<TokKind> want = {TokKind::Name,  TokKind::Name,  TokKind::Name,
-                                     TokKind::Name,  TokKind::Async, TokKind::Await,
-                                     TokKind::Name,  TokKind::False, TokKind::Newline,
-                                     TokKind::EndOfFile};
+  const std::vector<TokKind> want = {
+      TokKind::Name,  TokKind::Name, TokKind::Name,  TokKind::Name,    TokKind::Async,
+      TokKind::Await, TokKind::Name, TokKind::False, TokKind::Newline, TokKind::EndOfFile};
   CHECK(kinds == want);
   CHECK(is_keyword(TokKind::Yield));
   CHECK_FALSE(is_keyword(TokKind::Name));
@@ -52,13 +51,18 @@ TEST_CASE("lexer: numbers") {
 
 TEST_CASE("lexer: string prefixes and quotes") {
   auto l = lex("r'a' b\"b\" u'c' Rb'd' bR\"e\" f'g' rF'h' Fr\"i\" U\"j\" BR'k'");
-  CHECK(texts(*l) == "r'a' b\"b\" u'c' Rb'd' bR\"e\" f'g' rF'h' Fr\"i\" U\"j\" BR'k' NEWLINE ENDMARKER");
-  const std::vector<uint16_t> want = {
-      kStrRaw | kStrSingleQuote,         kStrBytes,
-      kStrUnicode | kStrSingleQuote,     kStrRaw | kStrBytes | kStrSingleQuote,
-      kStrRaw | kStrBytes,               kStrFString | kStrSingleQuote,
-      kStrRaw | kStrFString | kStrSingleQuote, kStrRaw | kStrFString,
-      kStrUnicode,                       kStrRaw | kStrBytes | kStrSingleQuote};
+  CHECK(texts(*l) ==
+        "r'a' b\"b\" u'c' Rb'd' bR\"e\" f'g' rF'h' Fr\"i\" U\"j\" BR'k' NEWLINE ENDMARKER");
+  const std::vector<uint16_t> want = {kStrRaw | kStrSingleQuote,
+                                      kStrBytes,
+                                      kStrUnicode | kStrSingleQuote,
+                                      kStrRaw | kStrBytes | kStrSingleQuote,
+                                      kStrRaw | kStrBytes,
+                                      kStrFString | kStrSingleQuote,
+                                      kStrRaw | kStrFString | kStrSingleQuote,
+                                      kStrRaw | kStrFString,
+                                      kStrUnicode,
+                                      kStrRaw | kStrBytes | kStrSingleQuote};
   for (size_t i = 0; i < want.size(); ++i) CHECK(l->ts.tokens[i].flags == want[i]);
   // Not prefixes: ur, bu, fb; they are names followed by a string.
   CHECK(texts("ur'x' fb'y'") == "ur 'x' fb 'y' NEWLINE ENDMARKER");

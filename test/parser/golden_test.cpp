@@ -1,7 +1,8 @@
 // Golden AST files: each test/golden/parser/<case>.py parses in-process to
 // exactly the tree CPython 3.11 gives (<case>.json, written by
 // shared/tools/pyast2json.py; regenerate with
-//   for f in test/golden/parser/*.py; do python3.11 ../shared/tools/pyast2json.py $f > ${f%.py}.json; done
+//   for f in test/golden/parser/*.py; do python3.11 ../shared/tools/pyast2json.py $f >
+//   ${f%.py}.json; done
 // since the expected side comes from CPython, not from us). Also checks that
 // every positioned node lies inside its nearest positioned ancestor.
 #include <doctest/doctest.h>

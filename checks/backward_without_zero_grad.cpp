@@ -1,0 +1,253 @@
+// TPF003 backward_without_zero_grad
+//
+// What it finds: a loop whose body runs `loss.backward()` and
+//   `optimizer.step()` (directly or through the file's own helpers) but
+//   never clears the gradients: no `zero_grad()` (optimizer's or model's,
+//   any `set_to_none`), no `p.grad = None`, no `p.grad.zero_()` anywhere in
+//   that loop.
+// Why it costs: `backward()` adds into `.grad` (PyTorch 2.x,
+//   torch/autograd/__init__.py: "gradients are accumulated in the leaves").
+//   Without clearing, step k applies the sum of the gradients of steps
+//   1..k: the effective learning rate grows every step and training
+//   diverges or silently converges to something worse.
+// Example:
+//     for x, y in loader:
+//         loss = criterion(model(x), y)
+//         loss.backward()
+//         optimizer.step()
+// Fix: call `optimizer.zero_grad(set_to_none=True)` once per step, before
+//   `backward()` (or right after `step()`).
+// Not flagged: zero_grad anywhere in the loop (also under a condition, as
+//   gradient accumulation does: the condition is not evaluated); zero_grad
+//   in a helper the loop calls; gradient accumulation across an inner loop
+//   with step and zero_grad in the outer one; DeepSpeed-style engines whose
+//   `engine.backward(loss)` / `engine.step()` clear gradients themselves;
+//   `torch.autograd.grad` (it does not accumulate); L-BFGS closures.
+#include <set>
+
+#include "checks/facts.h"
+
+namespace tpf::checks::backward_without_zero_grad {
+
+constexpr const RuleInfo& kRule = rule_info(RuleId::TPF003);
+
+const std::string_view kExplain = R"(TPF003 backward_without_zero_grad: gradients are never cleared between optimizer steps
+
+What it finds
+  A loop that runs `loss.backward()` and `optimizer.step()` every iteration
+  (directly or through helper functions of the same file) and never clears
+  the gradients: no `optimizer.zero_grad()`, `model.zero_grad()`,
+  `p.grad = None` or `p.grad.zero_()` anywhere in the loop.
+
+Why it costs
+  `backward()` adds into each parameter's `.grad`; it does not overwrite it.
+  Without clearing, step k applies the sum of the gradients of all steps so
+  far. The effective learning rate grows every step: the loss explodes, or
+  the run converges to a worse model and nothing reports an error.
+
+Example
+  for x, y in loader:
+      loss = criterion(model(x), y)
+      loss.backward()
+      optimizer.step()
+
+Fix
+  for x, y in loader:
+      optimizer.zero_grad(set_to_none=True)
+      loss = criterion(model(x), y)
+      loss.backward()
+      optimizer.step()
+
+Not flagged
+  - zero_grad anywhere in the loop, also under a condition (gradient
+    accumulation: `if (i + 1) % k == 0: optimizer.step(); optimizer.zero_grad()`)
+  - zero_grad inside a helper the loop calls
+  - accumulation over an inner loop with step and zero_grad in the outer loop
+  - engines that clear gradients in their own step (DeepSpeed
+    `engine.backward(loss)` + `engine.step()`)
+  - `torch.autograd.grad(...)`, which returns gradients instead of accumulating
+)";
+
+namespace {
+
+using dataflow::TorchCall;
+
+struct Events {
+  std::vector<ir::InstId> steps, backwards;
+  bool clears = false;  // some instruction of the loop clears gradients
+};
+
+/// The receiver chain of a value mentions `.grad` (p.grad.zero_(), p.grad.data.zero_()).
+bool touches_grad(const CheckContext& ctx, const ir::Function& f, ir::ValueId v) {
+  for (int depth = 0; v.valid() && depth < 8; ++depth) {
+    const ir::Inst& d = f.def(v);
+    if (d.op != ir::Op::GetAttr) return false;
+    if (ctx.ir.names.str(d.aux) == "grad") return true;
+    v = f.operands(d)[0];
+  }
+  return false;
+}
+
+class Rule {
+ public:
+  Rule(const CheckContext& ctx, ir::FunctionId fid) : ctx_(ctx), fid_(fid), f_(ctx.ir.fn(fid)) {
+    find_engines();
+  }
+
+  /// Clears gradients: zero_grad on anything, `.grad = None`, `del p.grad`,
+  /// an in-place op on `.grad`, an engine's step, or a call whose name says so.
+  bool clears(ir::InstId i) const {
+    const ir::Inst& in = f_.inst(i);
+    if ((in.op == ir::Op::SetAttr || in.op == ir::Op::DelAttr) &&
+        ctx_.ir.names.str(in.aux) == "grad")
+      return true;
+    if (in.op != ir::Op::Call) return false;
+    if (call_effects(ctx_, fid_, i) & dataflow::kZeroGrad) return true;
+    std::string_view m = call_method(ctx_, f_, in);
+    if (m.find("zero_grad") != std::string_view::npos || m.find("clear_grad") != std::string_view::npos)
+      return true;
+    if (touches_grad(ctx_, f_, call_receiver(f_, in))) return true;
+    return is_engine_call(i);
+  }
+
+  bool is_step(ir::InstId i) const {
+    const ir::Inst& in = f_.inst(i);
+    if (in.op != ir::Op::Call || is_engine_call(i)) return false;
+    TorchCall k = torch_call(ctx_, fid_, i);
+    if (k == TorchCall::OptimizerStep) {
+      // `env.step(action)`, `sampler.step(x)`: a bare `step` with arguments is
+      // an optimizer only when the receiver is one (`opt.step(closure)`).
+      if (positional_count(f_, in) == 0) return true;
+      return is_optimizer(call_receiver(f_, in));
+    }
+    if (k == TorchCall::ScalerStep || k == TorchCall::ScalerStepAmp) return true;
+    return calls_file_function(ctx_, fid_, i) &&
+           (call_effects(ctx_, fid_, i) & dataflow::kOptimizerStep);
+  }
+
+  bool is_backward(ir::InstId i) const {
+    const ir::Inst& in = f_.inst(i);
+    if (in.op != ir::Op::Call || is_engine_call(i)) return false;
+    TorchCall k = torch_call(ctx_, fid_, i);
+    if (k == TorchCall::Backward || k == TorchCall::AutogradBackward) return true;
+    return calls_file_function(ctx_, fid_, i) &&
+           (call_effects(ctx_, fid_, i) & dataflow::kBackward);
+  }
+
+  void run(DiagSink& out) {
+    const ir::LoopInfo& li = loops_of(ctx_, fid_);
+    std::set<uint32_t> reported;  // first backward of each flagged loop
+    for (uint32_t l = 0; l < li.loops.size(); ++l) {
+      Events ev = events(l);
+      if (ev.clears || ev.steps.empty() || ev.backwards.empty()) continue;
+      // Report the innermost such loop only: an outer loop around it is the
+      // same finding.
+      bool inner_flagged = false;
+      for (uint32_t m = l + 1; m < li.loops.size(); ++m) {
+        if (!li.contains(l, li.loops[m].header)) continue;
+        Events e = events(m);
+        if (!e.clears && !e.steps.empty() && !e.backwards.empty()) inner_flagged = true;
+      }
+      if (inner_flagged) continue;
+      ir::InstId b = ev.backwards.front(), s = ev.steps.front();
+      if (!reported.insert(b.v).second) continue;
+      report(b, s, out);
+    }
+  }
+
+ private:
+  Events events(uint32_t loop) const {
+    Events ev;
+    for (ir::InstId i : loop_insts(ctx_, fid_, loop)) {
+      if (clears(i)) ev.clears = true;
+      else if (is_backward(i)) {
+        ev.backwards.push_back(i);
+        if (is_step(i)) ev.steps.push_back(i);  // a helper that does both
+      } else if (is_step(i)) {
+        ev.steps.push_back(i);
+      }
+    }
+    return ev;
+  }
+
+  bool is_optimizer(ir::ValueId v) const {
+    if (!v.valid()) return false;
+    const ir::Referent& r = ctx_.facts.res.ref(fid_, v);
+    if (r.kind != ir::Referent::Kind::Result) return false;
+    return ctx_.ir.names.str(r.path()).starts_with("torch.optim.");
+  }
+
+  /// Objects with both `.backward(...)` and `.step()` called on them are
+  /// training engines (DeepSpeed): their step also clears the gradients.
+  void find_engines() {
+    std::set<std::string> backward_keys, step_keys;
+    for (uint32_t i = 0; i < f_.insts.size(); ++i) {
+      const ir::Inst& in = f_.insts[i];
+      if (in.op != ir::Op::Call) continue;
+      std::string_view m = call_method(ctx_, f_, in);
+      if (m != "backward" && m != "step") continue;
+      std::string key = access_key(ctx_, fid_, call_receiver(f_, in));
+      if (key.empty()) continue;
+      (m == "backward" ? backward_keys : step_keys).insert(key);
+    }
+    for (const std::string& k : backward_keys)
+      if (step_keys.count(k)) engines_.insert(k);
+  }
+
+  bool is_engine_call(ir::InstId i) const {
+    if (engines_.empty()) return false;
+    const ir::Inst& in = f_.inst(i);
+    std::string_view m = call_method(ctx_, f_, in);
+    if (m != "backward" && m != "step") return false;
+    return engines_.count(access_key(ctx_, fid_, call_receiver(f_, in))) != 0;
+  }
+
+  /// The optimizer expression a step call names: `opt` in `opt.step()`,
+  /// `opt` in `scaler.step(opt)`; "optimizer" when not written there.
+  std::string optimizer_text(ir::InstId s) const {
+    const ir::Inst& in = f_.inst(s);
+    TorchCall k = torch_call(ctx_, fid_, s);
+    ir::ValueId v;
+    if (k == TorchCall::ScalerStep || k == TorchCall::ScalerStepAmp)
+      v = call_arg(ctx_, f_, in, 0, "optimizer");
+    else if (k == TorchCall::OptimizerStep)
+      v = call_receiver(f_, in);
+    std::string t = access_key(ctx_, fid_, v);
+    return t.empty() ? std::string("optimizer") : t;
+  }
+
+  void report(ir::InstId b, ir::InstId s, DiagSink& out) const {
+    const ir::Inst& bi = f_.inst(b);
+    std::string btext = call_text(ctx_, f_, bi);
+    std::string stext = call_text(ctx_, f_, f_.inst(s));
+    std::string opt = optimizer_text(s);
+    std::string message;
+    if (b == s)
+      message = "`" + btext + "` runs backward and step every iteration and nothing in the loop "
+                "clears the gradients; each step applies the sum of all earlier gradients";
+    else
+      message = "`" + btext + "` adds to gradients that nothing in the loop clears; each `" +
+                stext + "` applies the sum of all earlier steps' gradients";
+    Diagnostic d = make_diagnostic(
+        kRule, bi.span, std::move(message),
+        "call `" + opt + ".zero_grad(set_to_none=True)` once per iteration, before the backward pass");
+    if (b != s) d.notes.push_back({f_.inst(s).span, "the optimizer steps here"});
+    out.report(std::move(d));
+  }
+
+  const CheckContext& ctx_;
+  ir::FunctionId fid_;
+  const ir::Function& f_;
+  std::set<std::string> engines_;
+};
+
+}  // namespace
+
+void check(const CheckContext& ctx, DiagSink& out) {
+  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
+    if (loops_of(ctx, ir::FunctionId(fi)).loops.empty()) continue;
+    Rule(ctx, ir::FunctionId(fi)).run(out);
+  }
+}
+
+}  // namespace tpf::checks::backward_without_zero_grad

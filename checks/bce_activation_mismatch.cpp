@@ -1,0 +1,125 @@
+// TPF007 bce_activation_mismatch
+//
+// What it finds: (a) the input of `nn.BCEWithLogitsLoss` /
+//   `F.binary_cross_entropy_with_logits` is, on every path, a sigmoid
+//   output (`torch.sigmoid`, `F.sigmoid`, `x.sigmoid()`, `nn.Sigmoid`);
+//   (b) the input of `nn.BCELoss` / `F.binary_cross_entropy` is, on every
+//   path, an unbounded score straight from a linear or convolution layer or
+//   a matmul. Values are followed like TPF006 (views, tuples, forward).
+// Why it costs: BCEWithLogitsLoss applies the sigmoid itself (PyTorch 2.x,
+//   torch/nn/modules/loss.py). A sigmoid in front computes
+//   sigmoid(sigmoid(x)), which lives in [0.5, 0.73]: predictions cannot
+//   become confident, gradients vanish, training stalls silently. BCELoss
+//   requires inputs in [0, 1]: logits outside that range abort the run
+//   ("all elements of input should be between 0 and 1", a device-side assert
+//   on CUDA), or, when they happen to stay inside, train on a wrong loss.
+// Example:
+//     probs = torch.sigmoid(model(x))
+//     loss = nn.BCEWithLogitsLoss()(probs, y)
+// Fix: pass the logits to BCEWithLogitsLoss (numerically stable); use
+//   BCELoss only on probabilities.
+// Not flagged: sigmoid + BCELoss; logits + BCEWithLogitsLoss; a sigmoid
+//   applied only on some paths; inputs whose producer is not known (a
+//   parameter, an imported model, a clamp).
+#include "checks/facts.h"
+
+namespace tpf::checks::bce_activation_mismatch {
+
+constexpr const RuleInfo& kRule = rule_info(RuleId::TPF007);
+
+const std::string_view kExplain = R"(TPF007 bce_activation_mismatch: sigmoid before BCEWithLogitsLoss, or logits into BCELoss
+
+What it finds
+  - The input of `nn.BCEWithLogitsLoss()` or
+    `F.binary_cross_entropy_with_logits` is, on every path, a sigmoid output
+    (`torch.sigmoid`, `F.sigmoid`, `x.sigmoid()`, `nn.Sigmoid`).
+  - The input of `nn.BCELoss()` or `F.binary_cross_entropy` is, on every
+    path, a raw score straight from `nn.Linear`, a convolution or a matmul.
+  Values are followed through views, tuple returns and the model's `forward`.
+
+Why it costs
+  BCEWithLogitsLoss applies the sigmoid itself. With a sigmoid in front it
+  computes sigmoid(sigmoid(x)), which stays between 0.5 and 0.73: the model
+  can never make a confident prediction, gradients vanish and training
+  stalls with no error.
+  BCELoss requires probabilities in [0, 1]. Logits outside that range stop
+  the run ("all elements of input should be between 0 and 1", a device-side
+  assert on CUDA), possibly hours in.
+
+Example
+  probs = torch.sigmoid(model(x))
+  loss = nn.BCEWithLogitsLoss()(probs, y)
+
+Fix
+  loss = nn.BCEWithLogitsLoss()(model(x), y)      # logits in, stable
+  probs = torch.sigmoid(logits)                   # only for metrics
+
+Not flagged
+  - sigmoid followed by BCELoss, logits into BCEWithLogitsLoss
+  - a sigmoid applied on some paths only
+  - inputs whose producer is not known (a function parameter, an imported
+    model, a clamp)
+)";
+
+namespace {
+
+void check_with_logits(const CheckContext& ctx, ir::FunctionId fid, ir::InstId call,
+                       const Origins& o, DiagSink& out) {
+  std::vector<Span> sites;
+  for (const Origin& leaf : o.leaves) {
+    Span site;
+    if (producer_kind(ctx, leaf, &site) != Producer::Sigmoid) return;
+    sites.push_back(site);
+  }
+  std::string loss = loss_name(ctx, fid, call);
+  for (Span site : sites) {
+    Diagnostic d = make_diagnostic(
+        kRule, site,
+        "sigmoid output goes into `" + loss + "`, which applies sigmoid itself; predictions "
+        "cannot become confident, gradients vanish and training stalls",
+        "pass the logits to `" + loss + "` and apply `torch.sigmoid` only for metrics");
+    d.notes.push_back({ctx.ir.fn(fid).inst(call).span, "the loss is computed here"});
+    out.report(std::move(d));
+  }
+}
+
+void check_probabilities(const CheckContext& ctx, ir::FunctionId fid, ir::InstId call,
+                         const Origins& o, DiagSink& out) {
+  Span first;
+  for (const Origin& leaf : o.leaves) {
+    Span site;
+    if (producer_kind(ctx, leaf, &site) != Producer::Affine) return;
+    if (first == Span{}) first = site;
+  }
+  std::string loss = loss_name(ctx, fid, call);
+  Diagnostic d = make_diagnostic(
+      kRule, ctx.ir.fn(fid).inst(call).span,
+      "`" + loss + "` gets raw logits, not probabilities; values outside [0, 1] abort the run "
+      "with a device-side assert",
+      "use `nn.BCEWithLogitsLoss()` on the logits (numerically stable), or apply "
+      "`torch.sigmoid` first");
+  d.notes.push_back({first, "the logits come from here"});
+  out.report(std::move(d));
+}
+
+}  // namespace
+
+void check(const CheckContext& ctx, DiagSink& out) {
+  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
+    const ir::Function& f = ctx.ir.functions[fi];
+    ir::FunctionId fid(fi);
+    for (uint32_t i = 0; i < f.insts.size(); ++i) {
+      if (f.insts[i].op != ir::Op::Call) continue;
+      LossKind k = loss_kind(ctx, fid, ir::InstId(i));
+      if (k != LossKind::Bce && k != LossKind::BceWithLogits) continue;
+      ir::ValueId input = loss_input(ctx, fid, ir::InstId(i));
+      if (!input.valid()) continue;
+      Origins o = trace_origins(ctx, fid, input);
+      if (!o.complete || o.leaves.empty()) continue;
+      if (k == LossKind::BceWithLogits) check_with_logits(ctx, fid, ir::InstId(i), o, out);
+      else check_probabilities(ctx, fid, ir::InstId(i), o, out);
+    }
+  }
+}
+
+}  // namespace tpf::checks::bce_activation_mismatch

@@ -1,0 +1,232 @@
+// TPF008 eval_without_train
+//
+// What it finds: `model.eval()` (or a helper of the file that calls it on
+//   every path and never calls `train()`) from which a later training
+//   step (`optimizer.step()`, directly or in a helper) is reachable
+//   without passing `model.train()`: typically a validation pass inside the
+//   epoch loop while `train()` is called once, before the loop.
+// Why it costs: eval mode turns dropout off and makes batch norm use (and
+//   stop updating) its running statistics (PyTorch 2.x, nn.Module.train /
+//   nn.BatchNorm*). Every epoch after the first validation trains a
+//   different, unregularized model: accuracy drops or the run overfits and
+//   nothing reports an error.
+// Example:
+//     model.train()
+//     for epoch in range(epochs):
+//         for x, y in loader: ...; optimizer.step()
+//         model.eval()
+//         validate(model)
+// Fix: call `model.train()` at the start of every epoch (before the
+//   training loop), or restore it at the end of the validation helper.
+// Not flagged: `model.train()` anywhere in the loop (also under a
+//   condition: it is not evaluated); validation helpers that restore
+//   `train()`; eval of a different object than the trained model (frozen
+//   batch-norm layers `m.eval()` over `model.modules()`, a teacher model);
+//   eval after the last training step.
+#include "checks/facts.h"
+
+namespace tpf::checks::eval_without_train {
+
+constexpr const RuleInfo& kRule = rule_info(RuleId::TPF008);
+
+const std::string_view kExplain = R"(TPF008 eval_without_train: the model keeps training in eval mode
+
+What it finds
+  `model.eval()` (or a validation helper that calls it and does not restore
+  `model.train()`), from which a later `optimizer.step()` is reachable
+  without passing `model.train()`. The usual shape: `model.train()` is called
+  once before the epoch loop, and the validation pass inside the loop calls
+  `model.eval()`.
+
+Why it costs
+  Eval mode turns dropout off and makes batch norm normalize with its running
+  statistics instead of the batch's, and stop updating them. Every epoch
+  after the first validation trains without dropout and with frozen
+  batch-norm statistics: the model overfits or converges worse, and nothing
+  reports an error.
+
+Example
+  model.train()
+  for epoch in range(epochs):
+      for x, y in train_loader:
+          ...
+          optimizer.step()
+      model.eval()
+      evaluate(model, val_loader)
+
+Fix
+  for epoch in range(epochs):
+      model.train()
+      for x, y in train_loader:
+          ...
+      model.eval()
+      evaluate(model, val_loader)
+
+Not flagged
+  - `model.train()` anywhere in the loop, also under a condition
+  - validation helpers that call `model.train()` before returning
+  - `eval()` on an object that is not the trained model (batch-norm layers
+    frozen in a loop over `model.modules()`, a teacher or EMA model)
+  - `model.eval()` after the last training step
+)";
+
+namespace {
+
+using dataflow::TorchCall;
+
+class Rule {
+ public:
+  Rule(const CheckContext& ctx, ir::FunctionId fid) : ctx_(ctx), fid_(fid), f_(ctx.ir.fn(fid)) {
+    collect_trained();
+  }
+
+  void run(DiagSink& out) {
+    for (uint32_t i = 0; i < f_.insts.size(); ++i) {
+      ir::InstId e(i);
+      if (!is_eval(e)) continue;
+      auto visit = [&](ir::InstId j, const ir::Inst&) {
+        if (restores_train(j)) return PathStep::Kill;
+        return is_step(j) ? PathStep::Target : PathStep::Pass;
+      };
+      std::vector<ir::InstId> steps = reachable(f_, e, visit);
+      if (steps.empty()) continue;
+      ir::InstId s = steps.front();
+      // A train() inside the loop that runs both means the author switches
+      // modes each iteration; whether the condition around it holds is not
+      // evaluated, so stay quiet.
+      uint32_t l = common_loop(ctx_, fid_, e, s);
+      if (l != UINT32_MAX && loop_restores(l)) continue;
+      report(e, s, out);
+    }
+  }
+
+ private:
+  /// Keys of the models this function trains: callees of forward calls made
+  /// with grad enabled, and the arguments of helper calls that step an
+  /// optimizer.
+  void collect_trained() {
+    for (uint32_t i = 0; i < f_.insts.size(); ++i) {
+      const ir::Inst& in = f_.insts[i];
+      if (in.op != ir::Op::Call) continue;
+      uint32_t eff = call_effects(ctx_, fid_, ir::InstId(i));
+      // A forward under no_grad (a teacher, an EMA copy, validation) does not train.
+      bool grad_off = ctx_.facts.grad_mode(fid_, ir::InstId(i)) == dataflow::GradMode::Disabled;
+      if ((eff & dataflow::kForward) && !grad_off) {
+        std::string k = access_key(ctx_, fid_, f_.operands(in)[0]);
+        if (!k.empty()) trained_.push_back(k);
+      }
+      if (calls_file_function(ctx_, fid_, ir::InstId(i)) &&
+          (eff & (dataflow::kOptimizerStep | dataflow::kBackward))) {
+        auto ops = f_.operands(in);
+        for (size_t a = 1; a < ops.size(); ++a) {
+          std::string k = access_key(ctx_, fid_, ops[a]);
+          if (!k.empty()) trained_.push_back(k);
+        }
+        ir::CallTarget t = ctx_.facts.res.call_target(fid_, ir::InstId(i));
+        if (t.bound) {
+          std::string k = access_key(ctx_, fid_, t.receiver);
+          if (!k.empty()) trained_.push_back(k + ".*");
+        }
+      }
+    }
+  }
+
+  bool trains(std::string_view key) const {
+    for (const std::string& t : trained_) {
+      if (t.ends_with(".*")) {
+        // A method of `self` that trains: any `self.x` may be its model.
+        std::string_view base = std::string_view(t).substr(0, t.size() - 2);
+        if (key.starts_with(base) && (key.size() == base.size() || key[base.size()] == '.'))
+          return true;
+      } else if (same_object(t, key)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /// `model.eval()` / `model.train(False)` on a trained model, or a helper
+  /// call that evals on every path and never trains.
+  bool is_eval(ir::InstId i) const {
+    const ir::Inst& in = f_.inst(i);
+    if (in.op != ir::Op::Call) return false;
+    TorchCall k = torch_call(ctx_, fid_, i);
+    if (k == TorchCall::Eval ||
+        (k == TorchCall::Train &&
+         dataflow::bool_arg(ctx_.ir, ctx_.facts.res, fid_, in, 0, "mode") == dataflow::BoolArg::False)) {
+      return trains(access_key(ctx_, fid_, call_receiver(f_, in)));
+    }
+    if (!calls_file_function(ctx_, fid_, i)) return false;
+    uint32_t may = call_effects(ctx_, fid_, i);
+    uint32_t must = call_effects_must(ctx_, fid_, i);
+    return (must & dataflow::kEval) && !(may & (dataflow::kTrain | dataflow::kOptimizerStep));
+  }
+
+  /// `x.train()` on anything (not `train(False)`), or a call that may train.
+  bool restores_train(ir::InstId i) const {
+    const ir::Inst& in = f_.inst(i);
+    if (in.op != ir::Op::Call) return false;
+    TorchCall k = torch_call(ctx_, fid_, i);
+    if (k == TorchCall::Train)
+      return dataflow::bool_arg(ctx_.ir, ctx_.facts.res, fid_, in, 0, "mode") != dataflow::BoolArg::False;
+    return (call_effects(ctx_, fid_, i) & dataflow::kTrain) != 0;
+  }
+
+  bool is_step(ir::InstId i) const {
+    const ir::Inst& in = f_.inst(i);
+    if (in.op != ir::Op::Call) return false;
+    TorchCall k = torch_call(ctx_, fid_, i);
+    if (k == TorchCall::OptimizerStep) return positional_count(f_, in) == 0 || is_optimizer(i);
+    if (k == TorchCall::ScalerStep || k == TorchCall::ScalerStepAmp) return true;
+    return calls_file_function(ctx_, fid_, i) &&
+           (call_effects(ctx_, fid_, i) & dataflow::kOptimizerStep);
+  }
+
+  bool is_optimizer(ir::InstId i) const {
+    ir::ValueId r = call_receiver(f_, f_.inst(i));
+    if (!r.valid()) return false;
+    const ir::Referent& ref = ctx_.facts.res.ref(fid_, r);
+    return ref.kind == ir::Referent::Kind::Result &&
+           ctx_.ir.names.str(ref.path()).starts_with("torch.optim.");
+  }
+
+  bool loop_restores(uint32_t loop) const {
+    for (ir::InstId i : loop_insts(ctx_, fid_, loop))
+      if (restores_train(i)) return true;
+    return false;
+  }
+
+  void report(ir::InstId e, ir::InstId s, DiagSink& out) const {
+    const ir::Inst& ei = f_.inst(e);
+    std::string etext = call_text(ctx_, f_, ei);
+    std::string stext = call_text(ctx_, f_, f_.inst(s));
+    TorchCall k = torch_call(ctx_, fid_, e);
+    std::string model = k == TorchCall::Eval || k == TorchCall::Train
+                            ? access_key(ctx_, fid_, call_receiver(f_, ei))
+                            : std::string();
+    if (model.empty()) model = "model";
+    bool direct = k == TorchCall::Eval || k == TorchCall::Train;
+    std::string what = direct ? "`" + etext + "` is not undone before the next `" + stext + "`"
+                              : "`" + etext + "` leaves the model in eval mode for the next `" +
+                                    stext + "`";
+    Diagnostic d = make_diagnostic(
+        kRule, ei.span,
+        what + "; later steps train with dropout off and frozen batch-norm statistics",
+        "call `" + model + ".train()` at the start of each epoch, before the training loop");
+    d.notes.push_back({f_.inst(s).span, "the next training step, still in eval mode"});
+    out.report(std::move(d));
+  }
+
+  const CheckContext& ctx_;
+  ir::FunctionId fid_;
+  const ir::Function& f_;
+  std::vector<std::string> trained_;
+};
+
+}  // namespace
+
+void check(const CheckContext& ctx, DiagSink& out) {
+  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) Rule(ctx, ir::FunctionId(fi)).run(out);
+}
+
+}  // namespace tpf::checks::eval_without_train

@@ -1,0 +1,593 @@
+// The rule-facing queries of checks/facts.h over the IR, the resolution and
+// the dataflow facts.
+// requires: CheckContext. produces: queries only.
+#include "checks/facts.h"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+namespace tpf::checks {
+
+using ir::FunctionId;
+using ir::InstId;
+using ir::Op;
+using ir::ValueId;
+
+// ---------------------------------------------------------------- calls ----
+
+dataflow::TorchCall torch_call(const CheckContext& ctx, FunctionId f, InstId i) {
+  return ctx.facts.kinds[f.v][i.v];
+}
+
+uint32_t call_effects(const CheckContext& ctx, FunctionId f, InstId i) {
+  if (ctx.ir.fn(f).inst(i).op != Op::Call) return 0;
+  return ctx.facts.summaries.call_may(f, i, ctx.facts.kinds);
+}
+
+uint32_t call_effects_must(const CheckContext& ctx, FunctionId f, InstId i) {
+  if (ctx.ir.fn(f).inst(i).op != Op::Call) return 0;
+  return ctx.facts.summaries.call_must(f, i, ctx.facts.kinds);
+}
+
+bool calls_file_function(const CheckContext& ctx, FunctionId f, InstId i) {
+  return ctx.facts.summaries.callee(f, i).valid();
+}
+
+ValueId call_receiver(const ir::Function& f, const ir::Inst& call) {
+  if (call.op != Op::Call || call.nops == 0) return ir::kNoValue;
+  const ir::Inst& cd = f.def(f.operands(call)[0]);
+  if (cd.op != Op::GetAttr) return ir::kNoValue;
+  return f.operands(cd)[0];
+}
+
+std::string_view call_method(const CheckContext& ctx, const ir::Function& f,
+                             const ir::Inst& call) {
+  if (call.op != Op::Call || call.nops == 0) return {};
+  const ir::Inst& cd = f.def(f.operands(call)[0]);
+  if (cd.op != Op::GetAttr) return {};
+  return ctx.ir.names.str(cd.aux);
+}
+
+std::string call_target_name(const CheckContext& ctx, FunctionId f, InstId i) {
+  ir::CallTarget t = ctx.facts.res.call_target(f, i);
+  if ((t.kind == ir::CallTarget::Kind::External || t.kind == ir::CallTarget::Kind::ResultCall) &&
+      t.name.valid())
+    return ctx.ir.names.str(t.name);
+  return {};
+}
+
+uint32_t positional_count(const ir::Function& f, const ir::Inst& call) {
+  return call.op == Op::Call ? f.call_info(call).npos : 0;
+}
+
+ValueId call_arg(const CheckContext& ctx, const ir::Function& f, const ir::Inst& call, int pos,
+                 std::string_view kw) {
+  return dataflow::call_arg(ctx.ir, f, call, pos, kw);
+}
+
+// ------------------------------------------------------- source text ----
+
+std::string_view source_text(const CheckContext& ctx, Span s) {
+  std::string_view t = ctx.src.text;
+  if (s.begin > t.size() || s.end > t.size() || s.end < s.begin) return {};
+  return t.substr(s.begin, s.end - s.begin);
+}
+
+namespace {
+
+/// One line, at most `limit` bytes (cut at a UTF-8 boundary, "..." added).
+std::string one_line(std::string_view s, size_t limit = 48) {
+  std::string out;
+  bool space = false;
+  for (char c : s) {
+    if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out += ' ';
+    space = false;
+    out += c;
+  }
+  if (out.size() > limit) {
+    size_t cut = limit;
+    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+    out.resize(cut);
+    out += "...";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string call_text(const CheckContext& ctx, const ir::Function& f, const ir::Inst& call) {
+  if (call.op != Op::Call || call.nops == 0) return one_line(source_text(ctx, call.span));
+  const ir::Inst& cd = f.def(f.operands(call)[0]);
+  std::string_view callee = source_text(ctx, cd.span);
+  if (callee.empty()) return one_line(source_text(ctx, call.span));
+  return one_line(callee) + "()";
+}
+
+std::string value_text(const CheckContext& ctx, const ir::Function& f, ValueId v) {
+  if (!v.valid()) return {};
+  return one_line(source_text(ctx, f.def(v).span));
+}
+
+// ------------------------------------------------------------ objects ----
+
+std::string access_key(const CheckContext& ctx, FunctionId fid, ValueId v) {
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::Names& names = ctx.ir.names;
+  for (int depth = 0; v.valid() && depth < 16; ++depth) {
+    const ir::Inst& d = f.def(v);
+    switch (d.op) {
+      case Op::GetAttr: {
+        std::string base = access_key(ctx, fid, f.operands(d)[0]);
+        if (base.empty()) return {};
+        return base + "." + std::string(names.str(d.aux));
+      }
+      case Op::LoadGlobal:
+      case Op::LoadFree:
+        return std::string(names.str(d.aux));
+      case Op::Param:
+        return std::string(names.str(f.params[d.aux].name));
+      default:
+        break;
+    }
+    ir::VarId var = f.values[v.v].var;
+    if (var.valid() && f.vars[var.v].name != ir::kNoSymbol &&
+        f.vars[var.v].kind == ir::VarKind::Local)
+      return std::string(names.str(f.vars[var.v].name));
+    // `model = Net().to(device)`: the receiver of a method returning self.
+    if (d.op == Op::Call) {
+      std::string_view m = call_method(ctx, f, d);
+      if (m == "to" || m == "cuda" || m == "cpu" || m == "train" || m == "eval" || m == "half" ||
+          m == "float") {
+        v = call_receiver(f, d);
+        continue;
+      }
+    }
+    return {};
+  }
+  return {};
+}
+
+bool same_object(std::string_view a, std::string_view b) {
+  if (a.empty() || b.empty()) return false;
+  if (a == b) return true;
+  auto contains = [](std::string_view outer, std::string_view inner) {
+    return inner.size() > outer.size() && inner.starts_with(outer) && inner[outer.size()] == '.';
+  };
+  return contains(a, b) || contains(b, a);
+}
+
+// ------------------------------------------------------------- paths ----
+
+std::vector<InstId> reachable(const ir::Function& f, InstId from,
+                              const std::function<PathStep(InstId, const ir::Inst&)>& visit) {
+  std::vector<InstId> found;
+  std::vector<uint8_t> seen(f.blocks.size(), 0);
+  std::vector<ir::BlockId> work;
+  auto scan = [&](ir::BlockId b, uint32_t start) {
+    const ir::Block& bl = f.block(b);
+    for (uint32_t i = start; i < bl.first + bl.count; ++i) {
+      PathStep s = visit(InstId(i), f.insts[i]);
+      if (s == PathStep::Kill) return;
+      if (s == PathStep::Target) found.push_back(InstId(i));
+    }
+    for (ir::BlockId s : bl.succ)
+      if (s.valid() && !seen[s.v]) {
+        seen[s.v] = 1;
+        work.push_back(s);
+      }
+  };
+  ir::BlockId start = f.block_of(from);
+  scan(start, from.v + 1);
+  while (!work.empty()) {
+    ir::BlockId b = work.back();
+    work.pop_back();
+    scan(b, f.block(b).first);
+  }
+  std::sort(found.begin(), found.end());
+  found.erase(std::unique(found.begin(), found.end()), found.end());
+  return found;
+}
+
+const ir::LoopInfo& loops_of(const CheckContext& ctx, FunctionId f) {
+  return ctx.facts.loops(ctx.ir, f);
+}
+
+uint32_t common_loop(const CheckContext& ctx, FunctionId fid, InstId a, InstId b) {
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::LoopInfo& li = loops_of(ctx, fid);
+  ir::BlockId bb = f.block_of(b);
+  for (uint32_t l = li.loop_of(f.block_of(a)); l != UINT32_MAX; l = li.loops[l].parent)
+    if (li.contains(l, bb)) return l;
+  return UINT32_MAX;
+}
+
+std::vector<InstId> loop_insts(const CheckContext& ctx, FunctionId fid, uint32_t loop) {
+  const ir::Function& f = ctx.ir.fn(fid);
+  std::vector<InstId> out;
+  for (ir::BlockId b : loops_of(ctx, fid).loops[loop].blocks) {
+    const ir::Block& bl = f.block(b);
+    for (uint32_t i = bl.first; i < bl.first + bl.count; ++i) out.push_back(InstId(i));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// ----------------------------------------------------------- origins ----
+
+namespace {
+
+// Why these limits: a model's forward calls blocks that call layers; 12
+// nested calls covers real models, 64 leaves covers a forward with many
+// returns. Past them the answer is "not known" (complete = false).
+constexpr int kMaxCallDepth = 12;
+constexpr size_t kMaxLeaves = 64;
+constexpr size_t kMaxVisits = 4096;
+
+/// Methods and functions whose result holds the same values as their
+/// receiver or first argument (views, copies, casts, device moves).
+bool keeps_values(std::string_view m) {
+  static constexpr std::string_view kKeep[] = {
+      "view", "reshape", "squeeze", "unsqueeze", "flatten", "permute", "transpose", "contiguous",
+      "float", "double", "half", "bfloat16", "to", "cuda", "cpu", "clone", "view_as",
+      "reshape_as", "expand", "expand_as", "t", "type_as", "squeeze_", "unsqueeze_"};
+  return std::find(std::begin(kKeep), std::end(kKeep), m) != std::end(kKeep);
+}
+
+bool keeps_values_fn(std::string_view name) {
+  static constexpr std::string_view kKeep[] = {
+      "torch.flatten", "torch.squeeze", "torch.unsqueeze", "torch.reshape",
+      "torch.permute", "torch.transpose"};
+  return std::find(std::begin(kKeep), std::end(kKeep), name) != std::end(kKeep);
+}
+
+struct Tracer {
+  const CheckContext& ctx;
+  Origins out;
+  std::set<std::tuple<uint32_t, uint32_t, size_t>> seen;
+  size_t visits = 0;
+
+  void leaf(FunctionId f, ValueId v) {
+    if (out.leaves.size() >= kMaxLeaves) {
+      out.complete = false;
+      return;
+    }
+    for (const Origin& o : out.leaves)
+      if (o.fn == f && o.value == v) return;
+    out.leaves.push_back({f, v});
+  }
+
+  /// `idx`: tuple indices still to apply, innermost last (`f()[0][1]`).
+  void trace(FunctionId fid, ValueId v, std::vector<uint32_t>& idx, int depth) {
+    if (!v.valid()) {
+      out.complete = false;
+      return;
+    }
+    if (++visits > kMaxVisits || depth > kMaxCallDepth) {
+      out.complete = false;
+      return;
+    }
+    if (!seen.insert({fid.v, v.v, idx.size()}).second) return;
+    const ir::Function& f = ctx.ir.fn(fid);
+    const ir::Inst& d = f.def(v);
+    auto ops = f.operands(d);
+    switch (d.op) {
+      case Op::Phi:
+        for (ValueId o : ops) {
+          if (f.def(o).op == Op::Undef) continue;
+          trace(fid, o, idx, depth);
+        }
+        return;
+      case Op::GetItem: {
+        const ir::ConstValue& k = ctx.facts.res.constant(fid, ops[1]);
+        if (k.kind == ir::ConstValue::Kind::Int && k.i >= 0) {
+          idx.push_back(static_cast<uint32_t>(k.i));
+          trace(fid, ops[0], idx, depth);
+          idx.pop_back();
+        } else if (k.kind == ir::ConstValue::Kind::Str) {
+          leaf(fid, v);  // outputs["logits"]: a dict we do not model
+        } else {
+          trace(fid, ops[0], idx, depth);  // slicing / masking keeps the values
+        }
+        return;
+      }
+      case Op::Element: {
+        if (d.flags & ir::kStarElem) break;
+        const ir::Inst& u = f.def(ops[0]);
+        if (u.op != Op::Unpack) break;
+        idx.push_back(d.aux);
+        trace(fid, f.operands(u)[0], idx, depth);
+        idx.pop_back();
+        return;
+      }
+      case Op::BuildTuple:
+      case Op::BuildList:
+        if (idx.empty()) break;
+        {
+          uint32_t i = idx.back();
+          if (i >= ops.size()) break;
+          idx.pop_back();
+          trace(fid, ops[i], idx, depth);
+          idx.push_back(i);
+        }
+        return;
+      case Op::WithEnter:
+        break;
+      case Op::Call: {
+        ir::InstId ci = f.def_id(v);
+        std::string_view m = call_method(ctx, f, d);
+        ir::CallTarget t = ctx.facts.res.call_target(fid, ci);
+        if (t.kind == ir::CallTarget::Kind::Method && keeps_values(m)) {
+          trace(fid, call_receiver(f, d), idx, depth);
+          return;
+        }
+        if (t.kind == ir::CallTarget::Kind::External && keeps_values_fn(call_target_name(ctx, fid, ci))) {
+          trace(fid, call_arg(ctx, f, d, 0, "input"), idx, depth);
+          return;
+        }
+        if ((t.kind == ir::CallTarget::Kind::Function ||
+             t.kind == ir::CallTarget::Kind::InstanceCall) &&
+            t.fn.valid()) {
+          trace_returns(t.fn, idx, depth + 1);
+          return;
+        }
+        if (t.kind != ir::CallTarget::Kind::Method || m == "module") {
+          // A model behind a phi or a wrapper: `model = DDP(model)` on some
+          // path, `torch.compile(model)`, `model.module`.
+          std::vector<FunctionId> fwd;
+          bool all = true;
+          collect_forwards(fid, f.operands(d)[0], fwd, all, 0);
+          if (!fwd.empty()) {
+            for (FunctionId g : fwd) trace_returns(g, idx, depth + 1);
+            if (!all) leaf(fid, v);
+            return;
+          }
+        }
+        break;
+      }
+      default:
+        break;
+    }
+    leaf(fid, v);
+  }
+
+  /// The forward methods of the local modules a callee value may denote,
+  /// through phis, wrappers (DDP, DataParallel, FSDP, torch.compile) and
+  /// `.module`; `all` is cleared when some path denotes something else.
+  void collect_forwards(FunctionId fid, ValueId callee, std::vector<FunctionId>& out, bool& all,
+                        int depth) {
+    if (!callee.valid() || depth > kMaxCallDepth) {
+      all = false;
+      return;
+    }
+    const ir::Function& f = ctx.ir.fn(fid);
+    const ir::Referent& r = ctx.facts.res.ref(fid, callee);
+    if (r.kind == ir::Referent::Kind::Instance) {
+      ir::Symbol fwd = ctx.ir.names.find("forward");
+      ir::Symbol call = ctx.ir.names.find("__call__");
+      FunctionId g;
+      if (call != ir::kNoSymbol) g = ctx.facts.res.find_method(r.cls(), call);
+      if (!g.valid() && fwd != ir::kNoSymbol && ctx.facts.res.is_module_class(r.cls()))
+        g = ctx.facts.res.find_method(r.cls(), fwd);
+      if (!g.valid()) {
+        all = false;
+        return;
+      }
+      if (std::find(out.begin(), out.end(), g) == out.end()) out.push_back(g);
+      return;
+    }
+    const ir::Inst& d = f.def(callee);
+    if (d.op == Op::Phi) {
+      for (ValueId o : f.operands(d))
+        if (f.def(o).op != Op::Undef && o != callee) collect_forwards(fid, o, out, all, depth + 1);
+      return;
+    }
+    if (d.op == Op::GetAttr && ctx.ir.names.str(d.aux) == "module") {
+      collect_forwards(fid, f.operands(d)[0], out, all, depth + 1);
+      return;
+    }
+    if (d.op == Op::Call) {
+      ir::InstId ci = f.def_id(callee);
+      std::string name = call_target_name(ctx, fid, ci);
+      if (is_wrapper(name)) {
+        collect_forwards(fid, call_arg(ctx, f, d, 0, "module"), out, all, depth + 1);
+        return;
+      }
+      std::string_view m = call_method(ctx, f, d);
+      if (m == "to" || m == "cuda" || m == "half" || m == "float" || m == "bfloat16") {
+        collect_forwards(fid, call_receiver(f, d), out, all, depth + 1);
+        return;
+      }
+    }
+    all = false;
+  }
+
+  static bool is_wrapper(std::string_view name) {
+    static constexpr std::string_view kWrappers[] = {
+        "torch.nn.parallel.DistributedDataParallel", "torch.nn.DataParallel",
+        "torch.nn.parallel.DataParallel", "torch.compile",
+        "torch.distributed.fsdp.FullyShardedDataParallel",
+        "torch.nn.parallel.distributed.DistributedDataParallel"};
+    return std::find(std::begin(kWrappers), std::end(kWrappers), name) != std::end(kWrappers);
+  }
+
+  void trace_returns(FunctionId callee, std::vector<uint32_t>& idx, int depth) {
+    const ir::Function& g = ctx.ir.fn(callee);
+    if (g.is_generator) {
+      out.complete = false;
+      return;
+    }
+    bool any = false;
+    for (const ir::Inst& in : g.insts) {
+      if (in.op != Op::Return) continue;
+      any = true;
+      if (in.nops == 0) {
+        out.complete = false;  // returns None on some path
+        continue;
+      }
+      trace(callee, g.operands(in)[0], idx, depth);
+    }
+    if (!any) out.complete = false;
+  }
+};
+
+bool is_one_of(std::string_view s, std::initializer_list<std::string_view> names) {
+  return std::find(names.begin(), names.end(), s) != names.end();
+}
+
+Producer by_name(std::string_view n) {
+  if (is_one_of(n, {"torch.nn.functional.softmax", "torch.softmax", "torch.special.softmax",
+                    "torch.nn.Softmax", "torch.nn.modules.activation.Softmax", "torch.nn.Softmax2d"}))
+    return Producer::Softmax;
+  if (is_one_of(n, {"torch.nn.functional.log_softmax", "torch.log_softmax",
+                    "torch.special.log_softmax", "torch.nn.LogSoftmax",
+                    "torch.nn.modules.activation.LogSoftmax"}))
+    return Producer::LogSoftmax;
+  if (is_one_of(n, {"torch.sigmoid", "torch.nn.functional.sigmoid", "torch.special.expit",
+                    "torch.nn.Sigmoid", "torch.nn.modules.activation.Sigmoid"}))
+    return Producer::Sigmoid;
+  if (is_one_of(n, {"torch.nn.functional.linear", "torch.matmul", "torch.mm", "torch.bmm",
+                    "torch.addmm", "torch.nn.Linear", "torch.nn.LazyLinear", "torch.nn.Bilinear",
+                    "torch.nn.Conv1d", "torch.nn.Conv2d", "torch.nn.Conv3d",
+                    "torch.nn.modules.linear.Linear"}))
+    return Producer::Affine;
+  return Producer::Unknown;
+}
+
+/// The call that built the module a callee value denotes: a local
+/// `m = nn.Sequential(...)`, a module global, `self.m = ...` assigned once
+/// in the class, or what a helper of the file returns
+/// (`m = build_model()`). Returns false when not known.
+bool module_constructor(const CheckContext& ctx, FunctionId fid, ValueId callee, FunctionId& cf,
+                        InstId& ci, int depth = 0) {
+  if (depth > kMaxCallDepth || !callee.valid()) return false;
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::Inst& d = f.def(callee);
+  if (d.op == Op::Call) {
+    ir::CallTarget t = ctx.facts.res.call_target(fid, f.def_id(callee));
+    if (t.kind == ir::CallTarget::Kind::Function && t.fn.valid()) {
+      // A builder function: what its only value-returning `return` returns.
+      const ir::Function& g = ctx.ir.fn(t.fn);
+      ValueId ret;
+      for (const ir::Inst& in : g.insts) {
+        if (in.op != Op::Return || in.nops == 0) continue;
+        if (ret.valid()) return false;
+        ret = g.operands(in)[0];
+      }
+      return module_constructor(ctx, t.fn, ret, cf, ci, depth + 1);
+    }
+    cf = fid;
+    ci = f.def_id(callee);
+    return true;
+  }
+  if (d.op == Op::LoadGlobal) {
+    ValueId g = ctx.ir.global_binding(d.aux);
+    if (!g.valid()) return false;
+    return module_constructor(ctx, FunctionId(0), g, cf, ci, depth + 1);
+  }
+  if (d.op == Op::GetAttr) {
+    const ir::Referent& base = ctx.facts.res.ref(fid, f.operands(d)[0]);
+    if (base.kind != ir::Referent::Kind::Instance) return false;
+    const ir::SelfAttr* only = nullptr;
+    for (const ir::SelfAttr& a : ctx.facts.res.self_attrs(base.cls())) {
+      if (a.attr != d.aux) continue;
+      if (only) return false;  // assigned more than once: not known which
+      only = &a;
+    }
+    if (!only) return false;
+    return module_constructor(ctx, only->fn, only->value, cf, ci, depth + 1);
+  }
+  return false;
+}
+
+}  // namespace
+
+Origins trace_origins(const CheckContext& ctx, FunctionId f, ValueId v) {
+  Tracer t{ctx, {}, {}, 0};
+  std::vector<uint32_t> idx;
+  t.trace(f, v, idx, 0);
+  return std::move(t.out);
+}
+
+Producer producer_kind(const CheckContext& ctx, const Origin& o, Span* site) {
+  const ir::Function& f = ctx.ir.fn(o.fn);
+  const ir::Inst& d = f.def(o.value);
+  if (site) *site = d.span;
+  if (d.op == Op::BinOp && static_cast<ast::Op>(d.aux) == ast::Op::MatMult) return Producer::Affine;
+  if (d.op != Op::Call) return Producer::Unknown;
+  InstId ci = f.def_id(o.value);
+  ir::CallTarget t = ctx.facts.res.call_target(o.fn, ci);
+  switch (t.kind) {
+    case ir::CallTarget::Kind::External:
+      return by_name(call_target_name(ctx, o.fn, ci));
+    case ir::CallTarget::Kind::Method: {
+      std::string_view m = call_method(ctx, f, d);
+      if (m == "softmax") return Producer::Softmax;
+      if (m == "log_softmax") return Producer::LogSoftmax;
+      if (m == "sigmoid") return Producer::Sigmoid;
+      return Producer::Unknown;
+    }
+    case ir::CallTarget::Kind::ResultCall: {
+      std::string name = call_target_name(ctx, o.fn, ci);
+      if (name != "torch.nn.Sequential") return by_name(name);
+      // nn.Sequential(..., last): what the last module produces.
+      FunctionId cf;
+      InstId cc;
+      if (!module_constructor(ctx, o.fn, f.operands(d)[0], cf, cc)) return Producer::Unknown;
+      if (call_target_name(ctx, cf, cc) != "torch.nn.Sequential") return Producer::Unknown;
+      const ir::Function& g = ctx.ir.fn(cf);
+      const ir::Inst& ctor = g.inst(cc);
+      const ir::CallInfo& info = g.call_info(ctor);
+      if (info.npos == 0 || info.star_mask) return Producer::Unknown;
+      ValueId last = g.operands(ctor)[info.npos];
+      const ir::Inst& ld = g.def(last);
+      if (ld.op != Op::Call) return Producer::Unknown;
+      Producer p = by_name(call_target_name(ctx, cf, g.def_id(last)));
+      if (site && p != Producer::Unknown) *site = ld.span;
+      return p;
+    }
+    default:
+      return Producer::Unknown;
+  }
+}
+
+// -------------------------------------------------------------- losses ----
+
+LossKind loss_kind(const CheckContext& ctx, FunctionId f, InstId call) {
+  std::string n = call_target_name(ctx, f, call);
+  if (n.empty()) return LossKind::None;
+  if (is_one_of(n, {"torch.nn.functional.cross_entropy", "torch.nn.CrossEntropyLoss",
+                    "torch.nn.modules.loss.CrossEntropyLoss"}))
+    return LossKind::CrossEntropy;
+  if (is_one_of(n, {"torch.nn.functional.nll_loss", "torch.nn.NLLLoss",
+                    "torch.nn.modules.loss.NLLLoss"}))
+    return LossKind::Nll;
+  if (is_one_of(n, {"torch.nn.functional.binary_cross_entropy", "torch.nn.BCELoss",
+                    "torch.nn.modules.loss.BCELoss", "torch.binary_cross_entropy"}))
+    return LossKind::Bce;
+  if (is_one_of(n, {"torch.nn.functional.binary_cross_entropy_with_logits",
+                    "torch.nn.BCEWithLogitsLoss", "torch.nn.modules.loss.BCEWithLogitsLoss",
+                    "torch.binary_cross_entropy_with_logits"}))
+    return LossKind::BceWithLogits;
+  dataflow::TorchCall k = torch_call(ctx, f, call);
+  if (k != dataflow::TorchCall::None && (dataflow::info(k).effects & dataflow::kLoss))
+    return LossKind::Other;
+  return LossKind::None;
+}
+
+ValueId loss_input(const CheckContext& ctx, FunctionId f, InstId call) {
+  const ir::Function& fn = ctx.ir.fn(f);
+  return call_arg(ctx, fn, fn.inst(call), 0, "input");
+}
+
+std::string loss_name(const CheckContext& ctx, FunctionId f, InstId call) {
+  std::string n = call_target_name(ctx, f, call);
+  size_t dot = n.rfind('.');
+  return dot == std::string::npos ? n : n.substr(dot + 1);
+}
+
+}  // namespace tpf::checks

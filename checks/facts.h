@@ -1,0 +1,141 @@
+// The questions rules ask of the IR and the dataflow facts, in one place, so
+// rules stay short and the raw IR walking that changes with ir/ and
+// dataflow/ is kept here: what a call does (its effects, through the file's
+// own functions), its receiver and source text, a stable key for the object
+// a value names ("self.model"), which instructions are reachable from a
+// point without passing a "kill", and where a value was produced (through
+// views, tuple returns and the file's own forward methods).
+// requires: CheckContext (ir::build, dataflow::compute_facts). produces: queries only.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "checks/check.h"
+
+namespace tpf::checks {
+
+// ---------------------------------------------------------------- calls ----
+
+/// The torch_calls.def row of a Call (TorchCall::None for other instructions).
+dataflow::TorchCall torch_call(const CheckContext& ctx, ir::FunctionId f, ir::InstId i);
+
+/// CallEffect bits a call may perform: its own row's plus, for calls into
+/// the file's functions, everything the callee may do (summaries). 0 for
+/// non-calls.
+uint32_t call_effects(const CheckContext& ctx, ir::FunctionId f, ir::InstId i);
+/// The bits every path through the call performs.
+uint32_t call_effects_must(const CheckContext& ctx, ir::FunctionId f, ir::InstId i);
+
+/// The call reaches one of the file's functions (or a local module's forward).
+bool calls_file_function(const CheckContext& ctx, ir::FunctionId f, ir::InstId i);
+
+/// `recv` in `recv.name(...)`, or kNoValue when the callee is no attribute.
+ir::ValueId call_receiver(const ir::Function& f, const ir::Inst& call);
+/// `name` in `recv.name(...)`, or "".
+std::string_view call_method(const CheckContext& ctx, const ir::Function& f, const ir::Inst& call);
+/// The qualified name an External or ResultCall target names
+/// ("torch.nn.functional.softmax", "torch.nn.Linear"), or "".
+std::string call_target_name(const CheckContext& ctx, ir::FunctionId f, ir::InstId i);
+/// Positional arguments of a call (starred ones included).
+uint32_t positional_count(const ir::Function& f, const ir::Inst& call);
+
+/// The value passed as positional `pos` or keyword `kw`, or kNoValue.
+ir::ValueId call_arg(const CheckContext& ctx, const ir::Function& f, const ir::Inst& call, int pos,
+                     std::string_view kw);
+
+// ------------------------------------------------------- source text ----
+
+std::string_view source_text(const CheckContext& ctx, Span s);
+/// How a message names a call: the callee's source text plus "()"
+/// (`loss.backward()`, `scaler.scale(loss).backward()`), shortened to one
+/// line.
+std::string call_text(const CheckContext& ctx, const ir::Function& f, const ir::Inst& call);
+/// The source text of a value's defining expression, one line, shortened.
+std::string value_text(const CheckContext& ctx, const ir::Function& f, ir::ValueId v);
+
+// ------------------------------------------------------------ objects ----
+
+/// A stable name for the object a value denotes, for telling objects apart
+/// across SSA values: "model", "self.model", "self.model.module"; "" when
+/// the value has no such name (a call result used inline, a subscript).
+std::string access_key(const CheckContext& ctx, ir::FunctionId f, ir::ValueId v);
+/// Keys `a` and `b` name the same object or one contains the other
+/// ("model" and "model.module").
+bool same_object(std::string_view a, std::string_view b);
+
+// ------------------------------------------------------------- paths ----
+
+/// What a path search does at an instruction.
+enum class PathStep : uint8_t {
+  Pass,    // go on
+  Kill,    // the path ends here (checked first)
+  Target,  // record it and go on
+};
+
+/// Every instruction `visit` calls Target, reachable from just after
+/// `from` along normal control flow without passing an instruction it
+/// calls Kill; `from` itself is reached again only around a loop. Exception
+/// edges are not followed: a defect only on an exceptional path is not
+/// worth a finding. Result in layout order.
+std::vector<ir::InstId> reachable(const ir::Function& f, ir::InstId from,
+                                  const std::function<PathStep(ir::InstId, const ir::Inst&)>& visit);
+
+/// The natural loops of a function (computed on first use, kept).
+const ir::LoopInfo& loops_of(const CheckContext& ctx, ir::FunctionId f);
+/// The innermost natural loop containing both instructions, or UINT32_MAX.
+uint32_t common_loop(const CheckContext& ctx, ir::FunctionId f, ir::InstId a, ir::InstId b);
+/// Instructions of a loop's blocks, in layout order.
+std::vector<ir::InstId> loop_insts(const CheckContext& ctx, ir::FunctionId f, uint32_t loop);
+
+// ----------------------------------------------------------- origins ----
+
+/// A value somewhere in the file: the function and the SSA value.
+struct Origin {
+  ir::FunctionId fn;
+  ir::ValueId value;
+};
+
+/// Where a value was produced. Followed: phis (every operand), views and
+/// casts that keep the values (`.view`, `.reshape`, `.squeeze`, `.float()`,
+/// `.to()`, slicing `x[:, -1]`), tuple elements (`a, b = f()`, `out[0]`),
+/// and calls into the file's functions and local modules' `forward` (every
+/// return). Leaves are the producing values; `complete` is false when the
+/// search was cut (depth or size), so rules that need "every path" stay
+/// silent then.
+struct Origins {
+  std::vector<Origin> leaves;
+  bool complete = true;
+};
+Origins trace_origins(const CheckContext& ctx, ir::FunctionId f, ir::ValueId v);
+
+/// What kind of producer a leaf is, as far as output activations go.
+enum class Producer : uint8_t {
+  Unknown,
+  Softmax,     // F.softmax, torch.softmax, x.softmax(), nn.Softmax()(x)
+  LogSoftmax,  // F.log_softmax, x.log_softmax(), nn.LogSoftmax()(x)
+  Sigmoid,     // torch.sigmoid, F.sigmoid, x.sigmoid(), nn.Sigmoid()(x)
+  Affine,      // unbounded scores: nn.Linear/Conv*/Bilinear, F.linear, matmul, `@`
+};
+
+/// Classifies a leaf; also looks inside `nn.Sequential(..., last)` for the
+/// module called. `site` is set to the span to point at: the activation
+/// call, or the `nn.Softmax(...)` inside a Sequential.
+Producer producer_kind(const CheckContext& ctx, const Origin& o, Span* site = nullptr);
+
+// -------------------------------------------------------------- losses ----
+
+enum class LossKind : uint8_t { None, CrossEntropy, Nll, Bce, BceWithLogits, Other };
+
+/// The loss a call computes: F.cross_entropy(...), or calling an
+/// nn.CrossEntropyLoss() instance (wherever it is stored), ...
+LossKind loss_kind(const CheckContext& ctx, ir::FunctionId f, ir::InstId call);
+/// The loss call's input (positional 0 or `input=`), or kNoValue.
+ir::ValueId loss_input(const CheckContext& ctx, ir::FunctionId f, ir::InstId call);
+/// "CrossEntropyLoss", "F.cross_entropy", ... as the source wrote the callee.
+std::string loss_name(const CheckContext& ctx, ir::FunctionId f, ir::InstId call);
+
+}  // namespace tpf::checks

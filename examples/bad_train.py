@@ -1,0 +1,104 @@
+"""A small image classifier with an auxiliary "is it blurry" head, trained
+the wrong way: one bug of each kind tpf-analyze looks for. The same script
+written correctly is examples/good_train.py, which has no findings.
+
+    tpf-analyze examples/bad_train.py
+
+Lines marked `# expect: TPFnnn` are reported today (a test checks exactly
+those); lines marked `# bug: TPFnnn` are bugs of rules that are registered
+but not implemented yet (see `tpf-analyze --list-rules`). TPF013 needs
+`--target` and the memory estimator.
+"""
+import argparse
+import random
+
+import numpy as np
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.data import DataLoader, TensorDataset
+
+
+class Net(nn.Module):
+    def __init__(self, n_classes=10):
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv2d(3, 32, 3, padding=1),
+            nn.BatchNorm2d(32),
+            nn.ReLU(),
+            nn.AdaptiveAvgPool2d(1),
+            nn.Flatten(),
+        )
+        self.drop = nn.Dropout(0.2)
+        self.classes = nn.Linear(32, n_classes)
+        self.blurry = nn.Linear(32, 1)
+
+    def forward(self, x):
+        h = self.drop(self.features(x))
+        probs = F.softmax(self.classes(h), dim=1)  # expect: TPF006
+        blur = torch.sigmoid(self.blurry(h))  # expect: TPF007
+        return probs, blur
+
+
+def evaluate(model, loader, device):
+    model.eval()
+    correct = 0
+    for x, y, _ in loader:  # bug: TPF002 (no torch.no_grad)
+        probs, _ = model(x.to(device))
+        preds = probs.argmax(dim=1).cpu()
+        for i in range(len(preds)):
+            correct += int(preds[i].item() == y[i].item())  # bug: TPF009 (a sync per element)
+    return correct / len(loader.dataset)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--lr", type=float, default=3e-4)
+    parser.add_argument("--accum", type=int, default=4)
+    parser.add_argument("--distributed", action="store_true")
+    args = parser.parse_args()
+
+    torch.manual_seed(0)  # bug: TPF010 (random and numpy are used but not seeded)
+    device = torch.device("cuda")
+    images = torch.randn(1024, 3, 32, 32)
+    labels = torch.randint(0, 10, (1024,))
+    blurry = torch.from_numpy(np.random.rand(1024) > 0.5).float()
+    train_set = TensorDataset(images[:896], labels[:896], blurry[:896])
+    val_set = TensorDataset(images[896:], labels[896:], blurry[896:])
+
+    model = Net().to(device)
+    if args.distributed:
+        dist.init_process_group("nccl")
+        model = DDP(model)
+    train_loader = DataLoader(train_set, batch_size=64, shuffle=True)  # bug: TPF005, TPF012
+    val_loader = DataLoader(val_set, batch_size=256)
+
+    blur_criterion = nn.BCEWithLogitsLoss()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
+    class_weights = torch.ones(10)
+
+    losses = []
+    model.train()
+    for epoch in range(args.epochs):
+        for step, (x, y, b) in enumerate(train_loader):
+            model.to(device)  # bug: TPF011 (the same move every step)
+            w = class_weights.cuda()  # bug: TPF011
+            x, y, b = x.to(device), y.to(device), b.to(device)
+            if random.random() < 0.5:
+                x = torch.flip(x, dims=[3])
+            probs, blur = model(x)
+            loss = F.cross_entropy(probs, y, weight=w) + blur_criterion(blur.squeeze(1), b)
+            loss.backward()  # expect: TPF003  (and TPF004: not divided by args.accum)
+            if (step + 1) % args.accum == 0:
+                optimizer.step()
+            losses.append(loss)  # bug: TPF001 (keeps every step's graph)
+        acc = evaluate(model, val_loader, device)  # expect: TPF008
+        print(f"epoch {epoch}: loss {sum(losses) / len(losses):.3f} acc {acc:.3f}")
+    torch.save(model.state_dict(), "net.pt")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,195 @@
+// "What would make it fit": each candidate change is a Tweak; the estimate
+// is rerun with it (the interpreter is cheap), so the GiB saved and the
+// peak after are the model's own numbers, not rules of thumb. Ranked by
+// bytes saved. The smallest stack that fits is found greedily in rank
+// order, then pruned of changes it does not need.
+// requires: model.cpp. produces: Estimate::suggestions, smallest_stack.
+#include <algorithm>
+
+#include "memory/interp.h"
+#include "memory/model.h"
+
+namespace tpf::memory {
+
+Estimate estimate_once(const ir::Module& script, const EstimateOptions& opt) {
+  Interp in(opt);
+  interp_run(in, script);
+  Estimate e;
+  e.path = script.src ? script.src->path : std::string();
+  model_memory(in, opt, e);
+  return e;
+}
+
+namespace {
+
+struct Candidate {
+  std::string key;
+  std::string change;
+  EstimateOptions opt;
+};
+
+bool is_adam(OptimizerKind k) {
+  return k == OptimizerKind::Adam || k == OptimizerKind::AdamW || k == OptimizerKind::Adamax ||
+         k == OptimizerKind::NAdam || k == OptimizerKind::RAdam;
+}
+
+/// Applies every tweak of `b` on top of `a`.
+EstimateOptions combine(const EstimateOptions& a, const EstimateOptions& b) {
+  EstimateOptions r = a;
+  if (b.dtype) r.dtype = b.dtype;
+  const Tweaks& t = b.tweaks;
+  r.tweaks.checkpoint_blocks |= t.checkpoint_blocks;
+  r.tweaks.sdpa |= t.sdpa;
+  if (t.optimizer) r.tweaks.optimizer = t.optimizer;
+  r.tweaks.fused_optimizer |= t.fused_optimizer;
+  if (t.batch_divisor > 1) {
+    r.tweaks.batch_divisor = t.batch_divisor;
+    r.batch_size = b.batch_size;
+  }
+  if (t.sharding) {
+    r.tweaks.sharding = t.sharding;
+    r.tweaks.shard_world = t.shard_world;
+  }
+  r.tweaks.set_to_none |= t.set_to_none;
+  return r;
+}
+
+bool fits(const Estimate& e) { return e.usable_bytes > 0 && e.peak_bytes <= e.usable_bytes; }
+
+}  // namespace
+
+Estimate estimate(const ir::Module& script, const EstimateOptions& opt) {
+  Estimate e = estimate_once(script, opt);
+  if (!opt.suggest || !opt.target || !e.model_found || !e.components.activations_known) return e;
+  // Suggestions are for runs that do not fit comfortably.
+  if (e.verdict == Verdict::Fits) return e;
+  const TrainingConfig& cfg = e.config;
+  EstimateOptions base = opt;
+  base.suggest = false;
+  std::vector<Candidate> cands;
+  auto add = [&](std::string key, std::string change, auto&& tweak) {
+    Candidate c{std::move(key), std::move(change), base};
+    c.opt.tweaks = Tweaks{};
+    c.opt.dtype.reset();
+    tweak(c.opt);
+    cands.push_back(std::move(c));
+  };
+  bool bf16 = opt.target->gpu->bf16;
+  if (!cfg.autocast && !opt.dtype && cfg.param_dtype == Dtype::Float32) {
+    if (bf16)
+      add("bf16", "bf16 autocast: `with torch.autocast(\"cuda\", dtype=torch.bfloat16):` around the forward",
+          [](EstimateOptions& o) { o.dtype = Dtype::BFloat16; });
+    else
+      add("fp16", "fp16 autocast with `torch.cuda.amp.GradScaler` (this GPU has no bf16)",
+          [](EstimateOptions& o) { o.dtype = Dtype::Float16; });
+  }
+  if (!cfg.checkpointing)
+    add("checkpointing", "gradient checkpointing of each block (`torch.utils.checkpoint.checkpoint`)",
+        [](EstimateOptions& o) { o.tweaks.checkpoint_blocks = true; });
+  if (e.attention_score_bytes > 0 && !cfg.sdpa)
+    add("sdpa", "`F.scaled_dot_product_attention` instead of the explicit softmax(QK^T) attention",
+        [](EstimateOptions& o) { o.tweaks.sdpa = true; });
+  bool adam = std::any_of(cfg.optimizers.begin(), cfg.optimizers.end(),
+                          [](const OptimizerInfo& o) { return is_adam(o.kind); });
+  if (adam)
+    add("adam8bit", "8-bit AdamW (`bitsandbytes.optim.AdamW8bit`)",
+        [](EstimateOptions& o) { o.tweaks.optimizer = OptimizerKind::Adam8bit; });
+  if (e.foreach_temp_bytes > 0 && e.components.activations == 0)
+    add("fused", "fused optimizer step (`fused=True`)", [](EstimateOptions& o) { o.tweaks.fused_optimizer = true; });
+  if (cfg.batch_size.known() && *cfg.batch_size.value > 1) {
+    int64_t b = *cfg.batch_size.value;
+    for (int64_t d : {2, 4, 8}) {
+      if (b / d < 1) break;
+      int64_t mb = (b + d - 1) / d;
+      add("microbatch" + std::to_string(d),
+          "micro-batch " + std::to_string(mb) + " with " + std::to_string(d) +
+              " gradient-accumulation steps (same effective batch " + std::to_string(b) + ")",
+          [&](EstimateOptions& o) {
+            o.tweaks.batch_divisor = d;
+            o.batch_size = mb;
+          });
+    }
+  }
+  int64_t n = opt.target->count > 1 ? opt.target->count : 8;
+  if (cfg.sharding == Sharding::None || cfg.sharding == Sharding::Ddp)
+    add("fsdp", "FSDP full sharding over " + std::to_string(n) + " GPUs (" +
+                    (opt.target->count > 1 ? opt.target->name : std::to_string(n) + "x" + std::string(opt.target->gpu->name)) +
+                    ")",
+        [&](EstimateOptions& o) {
+          o.tweaks.sharding = Sharding::Fsdp;
+          o.tweaks.shard_world = n;
+        });
+  if (cfg.set_to_none && !*cfg.set_to_none)
+    add("set_to_none", "`zero_grad(set_to_none=True)` so last step's gradients are freed before the forward",
+        [](EstimateOptions& o) { o.tweaks.set_to_none = true; });
+
+  std::vector<std::pair<Suggestion, EstimateOptions>> ranked;
+  for (Candidate& c : cands) {
+    Estimate after = estimate_once(script, combine(base, c.opt));
+    // Changes that save under 1% of the peak are not worth listing.
+    if (!after.model_found || after.peak_bytes + e.peak_bytes / 100 >= e.peak_bytes) continue;
+    Suggestion s;
+    s.key = c.key;
+    s.change = c.change;
+    s.saves_bytes = e.peak_bytes - after.peak_bytes;
+    s.peak_after_bytes = after.peak_bytes;
+    s.fits = fits(after);
+    ranked.emplace_back(std::move(s), c.opt);
+  }
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](auto& a, auto& b) { return a.first.saves_bytes > b.first.saves_bytes; });
+  for (auto& [s, o] : ranked) e.suggestions.push_back(s);
+  if (fits(e)) return e;
+  // Greedy: add changes in rank order (one micro-batch size at most) until
+  // the peak fits, then drop any the stack does not need.
+  std::vector<size_t> stack;
+  EstimateOptions cur = base;
+  Estimate last = e;
+  bool batch_used = false;
+  for (size_t k = 0; k < ranked.size() && !fits(last); ++k) {
+    bool is_batch = ranked[k].first.key.starts_with("microbatch");
+    if (is_batch && batch_used) continue;
+    EstimateOptions next = combine(cur, ranked[k].second);
+    Estimate est = estimate_once(script, next);
+    if (est.peak_bytes >= last.peak_bytes) continue;
+    cur = next;
+    last = est;
+    stack.push_back(k);
+    batch_used = batch_used || is_batch;
+  }
+  if (!fits(last)) return e;
+  for (size_t k = stack.size(); k-- > 0;) {
+    EstimateOptions trial = base;
+    for (size_t j = 0; j < stack.size(); ++j)
+      if (j != k) trial = combine(trial, ranked[stack[j]].second);
+    Estimate est = estimate_once(script, trial);
+    if (fits(est)) {
+      stack.erase(stack.begin() + static_cast<long>(k));
+      last = est;
+    }
+  }
+  for (size_t k : stack) e.smallest_stack.push_back(ranked[k].first.key);
+  e.stack_peak_bytes = last.peak_bytes;
+  return e;
+}
+
+std::optional<Diagnostic> exceeds_target(const Estimate& e) {
+  if (e.verdict != Verdict::Oom) return std::nullopt;
+  Diagnostic d;
+  d.code = "TPF013";
+  d.severity = Severity::Error;  // TPF013's default in checks/registry.def
+  d.span = e.anchor;
+  d.message = "estimated peak " + gib(e.peak_bytes) + " exceeds the " + gib(e.usable_bytes) +
+              " usable on `" + e.target + "`";
+  d.notes.push_back({e.anchor, "weights " + gib(e.components.weights) + ", gradients " +
+                                   gib(e.components.gradients) + ", optimizer state " +
+                                   gib(e.components.optimizer_state) + ", activations " +
+                                   gib(e.components.activations)});
+  if (!e.suggestions.empty()) {
+    const Suggestion& s = e.suggestions.front();
+    d.help = s.change + " saves " + gib(s.saves_bytes) + " (peak " + gib(s.peak_after_bytes) + ")";
+  }
+  return d;
+}
+
+}  // namespace tpf::memory

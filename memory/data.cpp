@@ -1,0 +1,331 @@
+// Data loading: DataLoader yields one batch (the first step is all the
+// estimate needs), built the way torch's default_collate builds it (each
+// sample tensor stacked under a new batch dimension; ints -> int64, floats
+// -> float64 tensors) from TensorDataset, the script's own Dataset
+// (__getitem__(0)), torchvision datasets with their known sample shapes and
+// transforms, and tokenizer calls. When the data are not modeled, the model
+// input is synthesized from its first layer, the batch size and the
+// sequence length or image size; without those it stays unknown.
+// requires: interp.h, modules.h. produces: batch tensors (role Input).
+#include <algorithm>
+
+#include "memory/interp.h"
+#include "memory/modules.h"
+#include "memory/tensor_util.h"
+
+namespace tpf::memory {
+namespace {
+
+Value new_instance(Interp& in, std::string_view type) {
+  ObjId io = in.alloc(OKind::Instance);
+  in.o(io).type = in.intern(type);
+  return Value::obj(io);
+}
+
+std::string_view type_of(Interp& in, Value v) {
+  Obj* ob = in.instance(v);
+  return ob && ob->cls == kNone32 && ob->type != kNone32 ? in.str(ob->type) : std::string_view();
+}
+
+/// default_collate of one sample under batch dimension `b`.
+Value collate(Interp& in, Value s, DimId b) {
+  if (TensorObj* t = in.tensor(s)) {
+    std::vector<DimId> shape{b};
+    shape.insert(shape.end(), t->shape.begin(), t->shape.end());
+    return in.new_tensor(shape, t->dtype, Role::Input);
+  }
+  if (s.kind == VKind::Int || s.kind == VKind::Bool) return in.new_tensor({b}, Dtype::Int64, Role::Input);
+  if (s.kind == VKind::Float) return in.new_tensor({b}, Dtype::Float64, Role::Input);
+  if (auto* items = in.seq(s)) {
+    std::vector<Value> out;
+    std::vector<Value> copy = *items;
+    for (Value v : copy) out.push_back(collate(in, v, b));
+    return in.make_list(std::move(out));
+  }
+  if (in.is_obj(s, OKind::Dict)) {
+    Value d = in.make_dict();
+    std::vector<Value> items = in.o(s).items;
+    for (size_t k = 0; k + 1 < items.size(); k += 2) in.setitem(d, items[k], collate(in, items[k + 1], b));
+    return d;
+  }
+  return Value::unknown();
+}
+
+/// The sample a dataset's __getitem__(0) returns, or unknown.
+Value first_sample(Interp& in, Value ds) {
+  std::string_view t = type_of(in, ds);
+  if (t == "torch.utils.data.TensorDataset") {
+    std::vector<Value> out;
+    for (Value x : in.o(ds).items) {
+      TensorObj* tt = in.tensor(x);
+      if (!tt || tt->shape.empty()) return Value::unknown();
+      std::vector<DimId> s(tt->shape.begin() + 1, tt->shape.end());
+      out.push_back(in.new_tensor(s, tt->dtype));
+    }
+    return in.make_list(std::move(out), OKind::Tuple);
+  }
+  if (t == "dataset.sample") return in.o(ds).items.empty() ? Value::unknown() : in.o(ds).items[0];
+  if (Obj* ob = in.instance(ds); ob && ob->cls != kNone32) {
+    if (in.class_lookup(ob->cls, in.intern("__getitem__"))) {
+      Args a{{ds, in.int_value(0)}, {}, {}};
+      return in.call_method(ds, in.intern("__getitem__"), a);
+    }
+    if (in.class_lookup(ob->cls, in.intern("__iter__"))) {
+      Args a{{ds}, {}, {}};
+      Value it = in.call_method(ds, in.intern("__iter__"), a);
+      if (in.is_obj(it, OKind::Iter) && !in.o(it).items.empty()) return in.o(it).items[0];
+    }
+  }
+  return Value::unknown();
+}
+
+Value c_tensor_dataset(Interp& in, Args& a) {
+  Value ds = new_instance(in, "torch.utils.data.TensorDataset");
+  in.o(ds).items = a.pos;
+  return ds;
+}
+
+Value c_dataloader(Interp& in, Args& a) {
+  Value dl = new_instance(in, "torch.utils.data.DataLoader");
+  Value ds = a.get(in, 0, "dataset").value_or(Value::unknown());
+  Value bs = a.kwarg(in, "batch_size").value_or(a.pos.size() > 1 ? a.pos[1] : in.int_value(1));
+  if (auto bsamp = a.kwarg(in, "batch_sampler"); bsamp && bsamp->known() && bsamp->kind != VKind::None)
+    bs = Value::unknown();
+  bs = in.named_source("batch_size", bs, in.user_line(), "DataLoader(batch_size=...)");
+  in.o(dl).attrs.set(in.intern("dataset"), ds);
+  in.o(dl).attrs.set(in.intern("batch_size"), bs);
+  in.o(dl).attrs.set(in.intern("collate_fn"), a.kwarg(in, "collate_fn").value_or(Value::none()));
+  return dl;
+}
+
+Value loader_batch(Interp& in, Value dl) {
+  Obj& ob = in.o(dl);
+  Value ds = *ob.attrs.find(in.intern("dataset"));
+  Value bs = *ob.attrs.find(in.intern("batch_size"));
+  Value cf = *ob.attrs.find(in.intern("collate_fn"));
+  Value sample = first_sample(in, ds);
+  if (!sample.known()) return Value::unknown();
+  if (bs.kind == VKind::None) return collate(in, sample, in.dims.constant(1));
+  if (bs.kind != VKind::Int) return Value::unknown();
+  if (cf.known() && cf.kind != VKind::None) {
+    int64_t n = std::min<int64_t>(in.dims.value(bs.dim()), 4096);
+    Args ca{{in.make_list(std::vector<Value>(static_cast<size_t>(n), sample))}, {}, {}};
+    return in.call(cf, ca);
+  }
+  return collate(in, sample, bs.dim());
+}
+
+// ----------------------------------------------------- torchvision data
+
+struct DatasetShape {
+  std::string_view name;
+  int64_t c, h, w;
+};
+constexpr DatasetShape kDatasets[] = {
+    {"MNIST", 1, 28, 28},     {"FashionMNIST", 1, 28, 28}, {"KMNIST", 1, 28, 28},
+    {"EMNIST", 1, 28, 28},    {"QMNIST", 1, 28, 28},       {"CIFAR10", 3, 32, 32},
+    {"CIFAR100", 3, 32, 32},  {"SVHN", 3, 32, 32},         {"STL10", 3, 96, 96},
+    {"ImageFolder", 3, 0, 0}, {"ImageNet", 3, 0, 0},       {"Food101", 3, 0, 0},
+    {"Places365", 3, 0, 0},   {"CelebA", 3, 218, 178},     {"Flowers102", 3, 0, 0},
+    {"OxfordIIITPet", 3, 0, 0}, {"CocoDetection", 3, 0, 0},
+};
+
+/// The (C, H, W) a transform chain produces from (c, h, w); h == 0: unknown.
+void apply_transforms(Interp& in, Value tf, int64_t& c, DimId& h, DimId& w, bool& known) {
+  std::string_view t = type_of(in, tf);
+  if (t == "transform.Compose") {
+    std::vector<Value> steps = in.o(tf).items;
+    for (Value s : steps) apply_transforms(in, s, c, h, w, known);
+    return;
+  }
+  if (t == "transform.size") {
+    Value s = in.o(tf).items[0];
+    if (auto* p = in.seq(s); p && p->size() == 2 && (*p)[0].kind == VKind::Int && (*p)[1].kind == VKind::Int) {
+      h = (*p)[0].dim();
+      w = (*p)[1].dim();
+      known = true;
+    } else if (s.kind == VKind::Int) {
+      h = w = s.dim();
+      known = true;
+    }
+    return;
+  }
+  if (t == "transform.gray") c = 1;
+}
+
+Value c_vision_dataset(Interp& in, std::string_view name, Args& a) {
+  for (const DatasetShape& d : kDatasets) {
+    if (d.name != name) continue;
+    int64_t c = d.c;
+    DimId h = in.dims.constant(d.h), w = in.dims.constant(d.w);
+    bool known = d.h != 0;
+    if (auto tf = a.kwarg(in, "transform")) apply_transforms(in, *tf, c, h, w, known);
+    if (!known) {
+      in.note_unknown("image size of `" + std::string(name) + "` (no resize/crop transform)", a.span, true);
+      return Value::unknown();
+    }
+    Value sample = in.make_list({in.new_tensor({in.dims.constant(c), h, w}, Dtype::Float32), in.int_value(0)},
+                                OKind::Tuple);
+    Value ds = new_instance(in, "dataset.sample");
+    in.o(ds).items = {sample};
+    return ds;
+  }
+  return Value::unknown();
+}
+
+Value c_compose(Interp& in, Args& a) {
+  Value t = new_instance(in, "transform.Compose");
+  if (!a.pos.empty())
+    if (auto items = in.iterate(a.pos[0])) in.o(t).items = *items;
+  return t;
+}
+
+Value c_transform(Interp& in, std::string_view name, Args& a) {
+  if (name == "Resize" || name == "CenterCrop" || name == "RandomCrop" || name == "RandomResizedCrop" ||
+      name == "RandomSizedCrop") {
+    Value t = new_instance(in, "transform.size");
+    Value s = a.get(in, 0, "size").value_or(Value::unknown());
+    s = in.named_source("image_size", s, in.user_line(), std::string("transforms.") + std::string(name));
+    in.o(t).items = {s};
+    return t;
+  }
+  if (name == "Grayscale") return new_instance(in, "transform.gray");
+  return new_instance(in, "transform.other");
+}
+
+// ------------------------------------------------------------ tokenizers
+
+Value c_tokenizer(Interp& in, Args&) { return new_instance(in, "tokenizer"); }
+
+Value tokenize(Interp& in, Args& a) {
+  Value text = a.get(in, 1, "text").value_or(Value::unknown());
+  Value ml = a.kwarg(in, "max_length").value_or(Value::unknown());
+  Value pad = a.kwarg(in, "padding").value_or(Value::unknown());
+  bool fixed = in.as_str(pad) && *in.as_str(pad) == "max_length";
+  if (!fixed || ml.kind != VKind::Int) {
+    in.note_unknown("token count of a tokenizer call without padding=\"max_length\"", a.span, false);
+    return Value::unknown();
+  }
+  ml = in.named_source("max_length", ml, in.user_line(), "tokenizer(max_length=...)");
+  DimId n = in.dims.constant(1);
+  if (auto* s = in.seq(text)) n = in.dims.constant(static_cast<int64_t>(s->size()));
+  Value d = in.make_dict();
+  in.setitem(d, in.str_value("input_ids"), in.new_tensor({n, ml.dim()}, Dtype::Int64, Role::Input));
+  in.setitem(d, in.str_value("attention_mask"), in.new_tensor({n, ml.dim()}, Dtype::Int64, Role::Input));
+  return d;
+}
+
+Value f_random_split(Interp& in, Args& a) {
+  Value ds = a.get(in, 0, "dataset").value_or(Value::unknown());
+  size_t n = 2;
+  if (auto* s = in.seq(a.get(in, 1, "lengths").value_or(Value::unknown()))) n = s->size();
+  return in.make_list(std::vector<Value>(n, ds));
+}
+
+Value f_first(Interp&, Args& a) { return a.pos.empty() ? Value::unknown() : a.pos[0]; }
+
+}  // namespace
+
+Value construct_data(Interp& in, StrId qualname, Args& a, bool& handled) {
+  handled = true;
+  std::string_view q = in.str(qualname);
+  size_t dot = q.rfind('.');
+  std::string_view last = dot == std::string_view::npos ? q : q.substr(dot + 1);
+  if (q == "torch.utils.data.DataLoader" || q == "torch.utils.data.dataloader.DataLoader")
+    return c_dataloader(in, a);
+  if (q == "torch.utils.data.TensorDataset") return c_tensor_dataset(in, a);
+  if (q == "torch.utils.data.Subset") return a.pos.empty() ? Value::unknown() : a.pos[0];
+  if (q.starts_with("torch.utils.data.") && (last.ends_with("Sampler")))
+    return new_instance(in, "sampler");
+  if (q.starts_with("torchvision.datasets.")) {
+    Value r = c_vision_dataset(in, last, a);
+    if (r.known()) return r;
+    in.note_unknown("dataset `" + std::string(q) + "`", a.span, false);
+    return Value::unknown();
+  }
+  if (q.starts_with("torchvision.transforms.")) {
+    if (last == "Compose") return c_compose(in, a);
+    return c_transform(in, last, a);
+  }
+  if (q.starts_with("transformers.") && (last.find("Tokenizer") != std::string_view::npos))
+    return c_tokenizer(in, a);
+  handled = false;
+  return Value::unknown();
+}
+
+Value data_method(Interp& in, Value self, std::string_view n, Args& a, bool& handled) {
+  handled = true;
+  std::string_view t = type_of(in, self);
+  if (t == "torch.utils.data.DataLoader") {
+    if (n == "__iter__") {
+      Value b = loader_batch(in, self);
+      return in.make_list({b}, OKind::Iter);
+    }
+    if (n == "__len__") return Value::unknown();
+    return Value::unknown();
+  }
+  if (t == "torch.utils.data.TensorDataset" || t == "dataset.sample") {
+    if (n == "__getitem__") return first_sample(in, self);
+    return Value::unknown();
+  }
+  if (t == "tokenizer") {
+    if (n == "__call__" || n == "encode_plus" || n == "batch_encode_plus") return tokenize(in, a);
+    return Value::unknown();
+  }
+  handled = false;
+  return Value::unknown();
+}
+
+/// Input for a model called with an unknown argument: token ids for an
+/// embedding first layer, images for a convolution, features for a linear.
+Value synthesize_input(Interp& in, Value model) {
+  Value first;
+  walk_modules(in, model, "", [&](Value m, const std::string&) {
+    if (first.known()) return;
+    Obj& ob = in.o(m);
+    if (!ob.layer) return;
+    std::string_view l = layer_name(ob.layer);
+    if (l == "Embedding" || l == "EmbeddingBag" || l == "Linear" || l.starts_with("Conv"))
+      first = m;
+  });
+  if (!first.known()) return Value::unknown();
+  Obj& ob = in.o(first);
+  std::string_view l = layer_name(ob.layer);
+  auto attr = [&](std::string_view k) {
+    const Value* v = ob.attrs.find(in.intern(k));
+    return v ? *v : Value::unknown();
+  };
+  if (!in.cfg.batch_size.known()) {
+    in.note_unknown("batch size (pass --batch-size)", {}, true);
+    return Value::unknown();
+  }
+  DimId b = in.dims.symbol("B", *in.cfg.batch_size.value);
+  if (l == "Embedding" || l == "EmbeddingBag") {
+    if (!in.cfg.seq_len.known()) {
+      in.note_unknown("sequence length (pass --seq-len)", {}, true);
+      return Value::unknown();
+    }
+    return in.new_tensor({b, in.dims.symbol("T", *in.cfg.seq_len.value)}, Dtype::Int64, Role::Input);
+  }
+  if (l == "Linear") {
+    Value f = attr("in_features");
+    if (f.kind != VKind::Int) return Value::unknown();
+    return in.new_tensor({b, f.dim()}, Dtype::Float32, Role::Input);
+  }
+  Value c = attr("in_channels");
+  if (c.kind != VKind::Int) return Value::unknown();
+  if (!in.cfg.image_size.known()) {
+    in.note_unknown("input image size", {}, true);
+    return Value::unknown();
+  }
+  DimId s = in.dims.symbol("S", *in.cfg.image_size.value);
+  if (l == "Conv1d") return in.new_tensor({b, c.dim(), s}, Dtype::Float32, Role::Input);
+  return in.new_tensor({b, c.dim(), s, s}, Dtype::Float32, Role::Input);
+}
+
+void register_data(Interp& in) {
+  in.functions["torch.utils.data.random_split"] = f_random_split;
+  in.functions["torch.utils.data.ConcatDataset"] = f_first;
+}
+
+}  // namespace tpf::memory

@@ -1,0 +1,104 @@
+// Symbolic dimensions, hash-consed like Clang's dataflow Arena: a DimId
+// names one expression over integer constants and named symbols (batch
+// size, sequence length), and the same expression always gets the same id;
+// commutative operands are sorted, constants folded. Every node caches its
+// value under the symbols' own values, so the interpreter reads concrete
+// sizes in O(1), while suggestions re-evaluate the same expression with
+// another binding ("batch 8 -> 4").
+// requires: nothing. produces: DimArena, DimId.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/ids.h"
+
+namespace tpf::memory {
+
+using DimId = ir::Id<struct DimTag>;
+using DimSym = uint32_t;  ///< index of a named symbol
+
+enum class DimOp : uint8_t { Const, Sym, Add, Mul, FloorDiv, Mod, Max, Min };
+
+/// Owns every dimension expression of one estimate. Not copyable: DimIds
+/// are only meaningful in the arena that made them.
+class DimArena {
+ public:
+  DimArena() = default;
+  DimArena(const DimArena&) = delete;
+  DimArena& operator=(const DimArena&) = delete;
+  DimArena(DimArena&&) = default;
+  DimArena& operator=(DimArena&&) = default;
+
+  DimId constant(int64_t v);
+  /// The symbol named `name` (the same name gives the same id); `value`
+  /// binds it when it is new, else it is ignored.
+  DimId symbol(std::string_view name, int64_t value);
+  DimId add(DimId a, DimId b);
+  DimId sub(DimId a, DimId b);
+  DimId mul(DimId a, DimId b);
+  /// Python's `//` (floor division); b must not be 0 (returns a when it is).
+  DimId floordiv(DimId a, DimId b);
+  /// Python's `%`.
+  DimId mod(DimId a, DimId b);
+  DimId max(DimId a, DimId b);
+  DimId min(DimId a, DimId b);
+  DimId mul(DimId a, int64_t k) { return mul(a, constant(k)); }
+  DimId add(DimId a, int64_t k) { return add(a, constant(k)); }
+
+  /// Value under each symbol's own binding.
+  int64_t value(DimId d) const { return nodes_[d.v].value; }
+  bool is_const(DimId d) const { return nodes_[d.v].op == DimOp::Const; }
+  /// Value with the symbols bound to `symbol_values` (index = DimSym; a
+  /// missing entry keeps the symbol's own value).
+  int64_t eval(DimId d, std::span<const int64_t> symbol_values) const;
+  /// Whether `d` mentions symbol `s`.
+  bool depends_on(DimId d, DimSym s) const;
+  /// The symbol a name denotes, or UINT32_MAX.
+  DimSym find_symbol(std::string_view name) const;
+  std::string_view symbol_name(DimSym s) const { return syms_[s].name; }
+  int64_t symbol_value(DimSym s) const { return syms_[s].value; }
+  size_t symbol_count() const { return syms_.size(); }
+  /// Readable form, symbols by name: "B*T*768", "(H+2)//2".
+  std::string str(DimId d) const;
+  size_t size() const { return nodes_.size(); }
+
+ private:
+  struct Node {
+    DimOp op;
+    uint32_t a, b;  // Const: unused; Sym: DimSym in a; else operand ids
+    int64_t k;      // Const: the value
+    int64_t value;  // cached under own bindings
+  };
+  struct Sym {
+    std::string name;
+    int64_t value;
+  };
+  struct Key {
+    DimOp op;
+    uint32_t a, b;
+    int64_t k;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const;
+  };
+  DimId make(DimOp op, uint32_t a, uint32_t b, int64_t k, int64_t value);
+  int64_t eval_rec(DimId d, std::span<const int64_t> sv,
+                   std::unordered_map<uint32_t, int64_t>& memo) const;
+  void str_rec(DimId d, std::string& out, int parent_prec) const;
+
+  std::vector<Node> nodes_;
+  std::vector<Sym> syms_;
+  std::unordered_map<Key, DimId, KeyHash> index_;
+};
+
+/// Python floor division and modulo on int64 (rounding toward -inf).
+int64_t py_floordiv(int64_t a, int64_t b);
+int64_t py_mod(int64_t a, int64_t b);
+
+}  // namespace tpf::memory

@@ -1,0 +1,239 @@
+// Data-parallel and sharding wrappers and the launch libraries around
+// them: DistributedDataParallel / DataParallel (a module wrapper whose
+// forward is the wrapped module's), FullyShardedDataParallel (sharding
+// strategy, MixedPrecision), deepspeed.initialize (ZeRO stage, fp16/bf16,
+// micro-batch, accumulation and optimizer from the config dict or JSON
+// file), and accelerate.Accelerator (mixed precision, accumulation).
+// requires: interp.h, modules.h. produces: TrainingConfig sharding entries.
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "memory/interp.h"
+#include "memory/modules.h"
+#include "memory/tensor_util.h"
+
+namespace tpf::memory {
+
+Value make_optimizer(Interp& in, std::string_view q, OptimizerKind kind, Args& a);
+
+namespace {
+
+Value new_instance(Interp& in, std::string_view type) {
+  ObjId io = in.alloc(OKind::Instance);
+  in.o(io).type = in.intern(type);
+  return Value::obj(io);
+}
+
+std::string_view type_of(Interp& in, Value v) {
+  Obj* ob = in.instance(v);
+  return ob && ob->cls == kNone32 && ob->type != kNone32 ? in.str(ob->type) : std::string_view();
+}
+
+/// A module wrapper: forward runs the wrapped module (named "module.*").
+Value wrap(Interp& in, std::string_view type, Value inner) {
+  Value w = new_instance(in, type);
+  in.o(w).flags |= kIsModule | kTraining;
+  in.o(w).attrs.set(in.intern("module"), inner);
+  return w;
+}
+
+void set_sharding(Interp& in, Sharding s, std::string what) {
+  if (in.cfg.sharding != Sharding::None && s == Sharding::Ddp) return;
+  in.cfg.sharding = s;
+  in.cfg.sharding_origin = {in.user_line(), std::move(what)};
+}
+
+Value c_ddp(Interp& in, Args& a) {
+  Value m = a.get(in, 0, "module").value_or(Value::unknown());
+  set_sharding(in, Sharding::Ddp, "DistributedDataParallel");
+  if (auto v = a.kwarg(in, "gradient_as_bucket_view")) in.cfg.ddp_bucket_view = in.truth(*v).value_or(false);
+  return in.is_module(m) ? wrap(in, "wrapper.ddp", m) : Value::unknown();
+}
+
+Value c_fsdp(Interp& in, Args& a) {
+  Value m = a.get(in, 0, "module").value_or(Value::unknown());
+  Sharding s = Sharding::Fsdp;
+  if (auto st = a.kwarg(in, "sharding_strategy"); st && st->kind == VKind::Ext) {
+    std::string_view n = in.str(st->a);
+    if (n.ends_with("SHARD_GRAD_OP")) s = Sharding::Zero2;
+    else if (n.ends_with("NO_SHARD")) s = Sharding::Ddp;
+  }
+  set_sharding(in, s, "FullyShardedDataParallel");
+  if (auto mp = a.kwarg(in, "mixed_precision"); mp && in.instance(*mp)) {
+    const Value* pd = in.o(*mp).attrs.find(in.intern("param_dtype"));
+    if (pd && pd->kind == VKind::Dtype && !in.cfg.autocast) {
+      in.cfg.autocast = static_cast<Dtype>(pd->a);
+      in.cfg.autocast_origin = {in.user_line(), "FSDP MixedPrecision(param_dtype=...)"};
+      in.autocast.insert(in.autocast.begin(), in.cfg.autocast);
+    }
+  }
+  return in.is_module(m) ? wrap(in, "wrapper.fsdp", m) : Value::unknown();
+}
+
+Value c_mixed_precision(Interp& in, Args& a) {
+  Value mp = new_instance(in, "fsdp.MixedPrecision");
+  for (auto& [k, v] : a.kw) in.o(mp).attrs.set(k, v);
+  return mp;
+}
+
+Value c_data_parallel(Interp& in, Args& a) {
+  Value m = a.get(in, 0, "module").value_or(Value::unknown());
+  return in.is_module(m) ? wrap(in, "wrapper.dp", m) : Value::unknown();
+}
+
+/// Reads a DeepSpeed config: a dict value, or a JSON file next to the script.
+void read_ds_config(Interp& in, Value cfg, Value model, Args& a) {
+  nlohmann::json j;
+  if (auto path = in.as_str(cfg)) {
+    std::string p(*path);
+    std::string dir = in.unit(0).ir->src->path;
+    size_t slash = dir.rfind('/');
+    std::ifstream f(p);
+    if (!f && slash != std::string::npos) f.open(dir.substr(0, slash + 1) + p);
+    if (!f) {
+      in.note_unknown("DeepSpeed config file `" + p + "`", a.span, false);
+      return;
+    }
+    j = nlohmann::json::parse(f, nullptr, false);
+    if (j.is_discarded()) return;
+  } else if (in.is_obj(cfg, OKind::Dict)) {
+    std::function<nlohmann::json(Value)> conv = [&](Value v) -> nlohmann::json {
+      if (v.kind == VKind::Int) return in.dims.value(v.dim());
+      if (v.kind == VKind::Bool) return v.a != 0;
+      if (v.kind == VKind::Float) return v.f;
+      if (v.kind == VKind::Str) return std::string(in.str(v.a));
+      if (in.is_obj(v, OKind::Dict)) {
+        nlohmann::json o = nlohmann::json::object();
+        std::vector<Value> items = in.o(v).items;
+        for (size_t k = 0; k + 1 < items.size(); k += 2)
+          if (auto s = in.as_str(items[k])) o[std::string(*s)] = conv(items[k + 1]);
+        return o;
+      }
+      return nullptr;
+    };
+    j = conv(cfg);
+  } else {
+    return;
+  }
+  uint32_t line = in.user_line();
+  if (j.contains("zero_optimization") && j["zero_optimization"].contains("stage") &&
+      j["zero_optimization"]["stage"].is_number_integer()) {
+    int st = j["zero_optimization"]["stage"].get<int>();
+    in.cfg.zero_stage = {st, {line, "DeepSpeed zero_optimization.stage"}};
+    set_sharding(in, st >= 3 ? Sharding::Zero3 : st == 2 ? Sharding::Zero2 : st == 1 ? Sharding::Zero1 : Sharding::Ddp,
+                 "DeepSpeed ZeRO stage " + std::to_string(st));
+  } else {
+    set_sharding(in, Sharding::Ddp, "DeepSpeed");
+  }
+  for (const char* key : {"bf16", "fp16"}) {
+    if (j.contains(key) && j[key].is_object() && j[key].value("enabled", false)) {
+      Dtype dt = std::string(key) == "bf16" ? Dtype::BFloat16 : Dtype::Float16;
+      if (in.is_module(model)) convert_module(in, model, dt);
+      in.cfg.master_weights = true;
+      in.cfg.master_weights_origin = {line, std::string("DeepSpeed ") + key + ".enabled"};
+    }
+  }
+  if (j.contains("train_micro_batch_size_per_gpu") && j["train_micro_batch_size_per_gpu"].is_number_integer())
+    in.named_source("train_micro_batch_size_per_gpu", in.int_value(j["train_micro_batch_size_per_gpu"].get<int64_t>()),
+                    line, "DeepSpeed train_micro_batch_size_per_gpu");
+  if (j.contains("gradient_accumulation_steps") && j["gradient_accumulation_steps"].is_number_integer())
+    in.cfg.grad_accum = {j["gradient_accumulation_steps"].get<int64_t>(), {line, "DeepSpeed gradient_accumulation_steps"}};
+  if (j.contains("optimizer") && j["optimizer"].contains("type") && in.is_module(model)) {
+    std::string type = j["optimizer"]["type"].get<std::string>();
+    OptimizerKind k = type == "SGD" ? OptimizerKind::Sgd : type == "Adagrad" ? OptimizerKind::Adagrad
+                                                                             : OptimizerKind::AdamW;
+    Args ma;
+    bool handled = false;
+    Args pa{{model}, {}, a.span};
+    ma.pos = {call_module_method(in, model, "parameters", pa, handled)};
+    make_optimizer(in, "deepspeed." + type, k, ma);
+  }
+}
+
+Value f_ds_initialize(Interp& in, Args& a) {
+  Value model = a.kwarg(in, "model").value_or(a.pos.size() > 1 ? a.pos[1] : Value::unknown());
+  Value cfg = a.kwarg(in, "config").value_or(a.kwarg(in, "config_params").value_or(Value::unknown()));
+  Value opt = a.kwarg(in, "optimizer").value_or(Value::none());
+  read_ds_config(in, cfg, model, a);
+  if (!in.is_module(model)) return Value::unknown();
+  Value engine = wrap(in, "wrapper.deepspeed", model);
+  Value optimizer = opt.known() && opt.kind != VKind::None ? opt
+                    : in.optimizers.empty() ? Value::unknown() : Value::obj(in.optimizers.back());
+  in.o(engine).attrs.set(in.intern("optimizer"), optimizer);
+  return in.make_list({engine, optimizer, Value::none(), Value::none()}, OKind::Tuple);
+}
+
+Value c_accelerator(Interp& in, Args& a) {
+  Value acc = new_instance(in, "accelerate.Accelerator");
+  if (auto mp = a.kwarg(in, "mixed_precision")) {
+    if (auto s = in.as_str(*mp); s && (*s == "bf16" || *s == "fp16")) {
+      in.o(acc).attrs.set(in.intern("dtype"), Value::dtype(*s == "bf16" ? Dtype::BFloat16 : Dtype::Float16));
+    }
+  }
+  if (auto ga = a.kwarg(in, "gradient_accumulation_steps"); ga && in.as_int(*ga))
+    in.cfg.grad_accum = {*in.as_int(*ga), {in.user_line(), "Accelerator(gradient_accumulation_steps=...)"}};
+  in.o(acc).attrs.set(in.intern("device"), in.str_value("cuda"));
+  return acc;
+}
+
+}  // namespace
+
+Value construct_distributed(Interp& in, std::string_view q, Args& a, bool& handled) {
+  handled = true;
+  if (q == "torch.nn.parallel.DistributedDataParallel" || q == "torch.nn.parallel.DDP") return c_ddp(in, a);
+  if (q == "torch.nn.DataParallel" || q == "torch.nn.parallel.DataParallel") return c_data_parallel(in, a);
+  if (q.ends_with("FullyShardedDataParallel") || q.ends_with(".FSDP")) return c_fsdp(in, a);
+  if (q.ends_with("fsdp.MixedPrecision")) return c_mixed_precision(in, a);
+  if (q == "accelerate.Accelerator") return c_accelerator(in, a);
+  if (q == "deepspeed.initialize") return f_ds_initialize(in, a);
+  handled = false;
+  return Value::unknown();
+}
+
+Value distributed_method(Interp& in, Value self, std::string_view n, Args& a, bool& handled) {
+  handled = true;
+  std::string_view t = type_of(in, self);
+  if (t == "accelerate.Accelerator") {
+    if (n == "prepare") {
+      std::vector<Value> out(a.pos.begin() + 1, a.pos.end());
+      if (const Value* dt = in.o(self).attrs.find(in.intern("dtype"))) {
+        // prepare() wraps the model's forward in autocast.
+        for (Value v : out)
+          if (in.is_module(v)) in.o(v).attrs.set(in.intern("__autocast__"), *dt);
+        in.cfg.autocast = static_cast<Dtype>(dt->a);
+        in.cfg.autocast_origin = {in.user_line(), "Accelerator(mixed_precision=...)"};
+      }
+      if (out.size() == 1) return out[0];
+      return in.make_list(std::move(out), OKind::Tuple);
+    }
+    if (n == "backward" && a.pos.size() > 1) {
+      in.backward(a.pos[1]);
+      return Value::none();
+    }
+    if (n == "accumulate" || n == "autocast" || n == "no_sync" || n == "main_process_first") {
+      ObjId c = in.alloc(OKind::Instance);
+      in.o(c).type = in.intern("ctx.null");
+      return Value::obj(c);
+    }
+    if (n == "unwrap_model") return a.pos.size() > 1 ? a.pos[1] : Value::unknown();
+    return Value::unknown();
+  }
+  if (t == "wrapper.deepspeed") {
+    if (n == "backward" && a.pos.size() > 1) {
+      in.backward(a.pos[1]);
+      return Value::none();
+    }
+    if (n == "step") {
+      if (const Value* o = in.o(self).attrs.find(in.intern("optimizer")); o && in.instance(*o)) {
+        Args sa{{*o}, {}, a.span};
+        return in.call_method(*o, in.intern("step"), sa);
+      }
+      return Value::none();
+    }
+  }
+  if (t == "ctx.null") return Value::none();
+  handled = false;
+  return Value::unknown();
+}
+
+}  // namespace tpf::memory

@@ -1,0 +1,475 @@
+// IR execution: runs one ir::Function's blocks with concrete control flow
+// (phis pick the operand of the edge taken), evaluates each instruction on
+// interpreter Values, and stops the whole run once the first training step
+// is complete (the loop around the first `.backward()` comes back to its
+// header) or the budget is spent.
+// requires: ir::build (SSA, RPO-numbered blocks). produces: values, events.
+#include <algorithm>
+#include <cstdlib>
+
+#include "ir/cfg.h"
+#include "memory/interp.h"
+
+namespace tpf::memory {
+namespace {
+
+// Budgets. A training script's construction and one step execute well
+// under a million IR instructions (GPT-2 XL's 48 blocks: ~60k); the cap only
+// stops runaway loops (`while True` without a step). Call depth 64 is far
+// deeper than model nesting (ResNet-152: 6) and stops runaway recursion.
+constexpr uint64_t kStepBudget = 4'000'000;
+constexpr uint32_t kMaxDepth = 64;
+
+/// Ends a generator at its first `yield` (one item is all a step needs).
+struct YieldStop {
+  Value item;
+};
+
+struct StackGuard {
+  Interp& in;
+  StackGuard(Interp& i, Frame* f) : in(i) {
+    in.stack.push_back(f);
+    ++in.depth;
+  }
+  ~StackGuard() {
+    in.stack.pop_back();
+    --in.depth;
+  }
+};
+
+Value constant_value(Interp& in, const ast::Constant& c) {
+  using K = ast::Constant::Kind;
+  switch (c.kind) {
+    case K::None_: return Value::none();
+    case K::True_: return Value::boolean(true);
+    case K::False_: return Value::boolean(false);
+    case K::Ellipsis: return Value{VKind::Ellipsis, 0, 0};
+    case K::Int: {
+      if (c.text.size() > 18) return Value::real(std::strtod(c.text.c_str(), nullptr));
+      return in.int_value(std::strtoll(c.text.c_str(), nullptr, 10));
+    }
+    case K::Float: return Value::real(c.number);
+    case K::Str: return in.str_value(c.text);
+    default: return Value::unknown();
+  }
+}
+
+}  // namespace
+
+uint32_t Interp::user_line() const {
+  for (auto it = stack.rbegin(); it != stack.rend(); ++it)
+    if (units[(*it)->module]->is_user) return units[(*it)->module]->ir->pos((*it)->cur_span).line;
+  return 0;
+}
+
+Span Interp::user_span() const {
+  for (auto it = stack.rbegin(); it != stack.rend(); ++it)
+    if (units[(*it)->module]->is_user) return (*it)->cur_span;
+  return {};
+}
+
+void Interp::note_unknown(std::string what, Span, bool blocking) {
+  for (auto& u : cfg.unknowns) {
+    if (u.what == what) {
+      u.blocking = u.blocking || blocking;
+      return;
+    }
+  }
+  cfg.unknowns.push_back({std::move(what), user_line(), blocking});
+}
+
+/// The value a name of `fr`'s function holds now: its latest executed store,
+/// or the parameter. nullopt when the function has no such name (bound).
+static std::optional<Value> lookup_local(Interp& in, const Frame& fr, ir::Symbol s) {
+  const ir::Function& f = in.unit(fr.module).ir->fn(fr.fn);
+  ir::VarId var = f.find_var(s);
+  if (!var.valid()) return std::nullopt;
+  for (size_t i = f.local_refs.size(); i-- > 0;) {
+    const ir::LocalRef& r = f.local_refs[i];
+    if (r.var != var || !r.store || !r.value.valid()) continue;
+    const Value& v = fr.vals[r.value.v];
+    if (v.kind != VKind::Unbound) return v;
+  }
+  for (const ir::Inst& inst : f.insts_of(f.entry())) {
+    if (inst.op != ir::Op::Param) continue;
+    if (f.params[inst.aux].name == s) return fr.vals[inst.result.v];
+  }
+  return std::nullopt;
+}
+
+static Value load_global(Interp& in, uint16_t u, ir::Symbol s) {
+  Unit& un = in.unit(u);
+  auto g = un.globals_set.find(s);
+  if (g != un.globals_set.end()) return g->second;
+  if (un.top) {
+    if (auto v = lookup_local(in, *un.top, s)) return *v;
+  }
+  std::string_view name = un.ir->names.str(s);
+  if (name == "__name__") return in.str_value(un.is_user ? "__main__" : un.name);
+  if (name == "__file__") return in.str_value(un.is_user ? un.ir->src->path : un.name);
+  if (name == "__doc__") return Value::none();
+  std::string q = "builtins.";
+  q += name;
+  return Value::ext(in.intern(q));
+}
+
+static Value load_free(Interp& in, const Frame& fr, ir::Symbol s) {
+  for (const Frame* p = fr.parent.get(); p; p = p->parent.get()) {
+    if (in.unit(p->module).ir->fn(p->fn).kind == ir::FunctionKind::Module) break;
+    if (auto v = lookup_local(in, *p, s)) return *v;
+  }
+  return load_global(in, fr.module, s);
+}
+
+// Which successor an unknown branch takes: never the one that raises (an
+// `assert` we cannot decide holds), a loop header's condition enters the
+// loop, anything else is skipped (optional features: resume, logging).
+static bool unknown_branch(const ir::Function& f, ir::BlockId b) {
+  const ir::Block& bl = f.block(b);
+  auto raises = [&](ir::BlockId s) {
+    return s.valid() && f.terminator(s).op == ir::Op::Raise && f.block(s).count <= 4;
+  };
+  if (raises(bl.succ[0])) return false;
+  if (raises(bl.succ[1])) return true;
+  for (ir::BlockId p : ir::preds(f, b))
+    if (p.v >= b.v) return true;  // b is a loop header: a back edge reaches it
+  // A `while` whose condition block is entered from the header.
+  return false;
+}
+
+Value Interp::run(uint16_t u, ir::FunctionId fid, std::vector<Value> args,
+                  std::shared_ptr<Frame> parent, ObjId self_class) {
+  if (depth >= kMaxDepth) return Value::unknown();
+  Unit& un = unit(u);
+  const ir::Module& m = *un.ir;
+  const ir::Function& f = m.fn(fid);
+  auto fr = std::make_shared<Frame>();
+  fr->module = u;
+  fr->fn = fid;
+  fr->vals.assign(f.values.size(), Value{VKind::Unbound, 0, 0});
+  fr->parent = std::move(parent);
+  fr->self_class = self_class;
+  if (f.kind == ir::FunctionKind::Module) un.top = fr;
+  StackGuard guard(*this, fr.get());
+
+  ir::BlockId b = f.entry(), prev;
+  while (true) {
+    fr->cur_block = b.v;
+    std::span<const ir::Inst> insts = f.insts_of(b);
+    size_t i = 0;
+    // Phis read their operands for the edge taken, all before any is written.
+    if (i < insts.size() && insts[i].op == ir::Op::Phi) {
+      auto ps = ir::preds(f, b);
+      size_t k = 0;
+      while (k < ps.size() && ps[k] != prev) ++k;
+      std::vector<std::pair<uint32_t, Value>> writes;
+      for (; i < insts.size() && insts[i].op == ir::Op::Phi; ++i) {
+        auto ops = f.operands(insts[i]);
+        Value v = k < ops.size() ? fr->vals[ops[k].v] : Value::unknown();
+        if (v.kind == VKind::Unbound) v = Value::unknown();
+        writes.emplace_back(insts[i].result.v, v);
+      }
+      for (auto& [r, v] : writes) fr->vals[r] = v;
+    }
+    for (; i + 1 < insts.size(); ++i) {
+      if (++steps > kStepBudget) throw StopRun{StopRun::Why::Budget};
+      const ir::Inst& inst = insts[i];
+      fr->cur_span = inst.span;
+      Value r = exec(*fr, fr, inst, args);
+      if (inst.result.valid()) fr->vals[inst.result.v] = r;
+    }
+    const ir::Inst& term = insts.back();
+    fr->cur_span = term.span;
+    ir::BlockId next;
+    auto val = [&](size_t k) {
+      Value v = fr->vals[f.operands(term)[k].v];
+      return v.kind == VKind::Unbound ? Value::unknown() : v;
+    };
+    switch (term.op) {
+      case ir::Op::Jump: next = f.block(b).succ[0]; break;
+      case ir::Op::Branch: {
+        std::optional<bool> t = truth(val(0));
+        bool take = t ? *t : unknown_branch(f, b);
+        next = f.block(b).succ[take ? 0 : 1];
+        break;
+      }
+      case ir::Op::ForIter: {
+        Value it = val(0);
+        bool more = false;
+        if (is_obj(it, OKind::Iter)) {
+          Obj& io = o(it);
+          if (io.index < io.items.size()) {
+            io.attrs.set(intern("__current__"), io.items[io.index]);
+            ++io.index;
+            more = true;
+          }
+        }
+        next = f.block(b).succ[more ? 0 : 1];
+        break;
+      }
+      case ir::Op::Return:
+        if (f.kind == ir::FunctionKind::ClassBody) last_class_frame = fr;
+        return term.nops ? val(0) : Value::none();
+      case ir::Op::Raise: {
+        if (term.flags & ir::kAssert) return Value::unknown();
+        return Value::unknown();
+      }
+      default: return Value::unknown();
+    }
+    if (!next.valid()) return Value::unknown();
+    // A back edge of a loop that encloses the first backward: the training
+    // step ran once, which is all the model needs.
+    if (next.v <= b.v && backward_seen && fr->backward_block != kNone32 &&
+        next.v <= fr->backward_block)
+      throw StopRun{StopRun::Why::StepDone};
+    prev = b;
+    b = next;
+  }
+}
+
+Value Interp::exec(Frame& fr, const std::shared_ptr<Frame>& self, const ir::Inst& in,
+                   const std::vector<Value>& args) {
+  Unit& un = unit(fr.module);
+  const ir::Module& m = *un.ir;
+  const ir::Function& f = m.fn(fr.fn);
+  auto ops = f.operands(in);
+  auto val = [&](size_t k) {
+    Value v = fr.vals[ops[k].v];
+    return v.kind == VKind::Unbound ? Value::unknown() : v;
+  };
+  using ir::Op;
+  switch (in.op) {
+    case Op::Const: return constant_value(*this, m.constant(in.aux));
+    case Op::Undef: return Value::unknown();
+    case Op::Param: return in.aux < args.size() ? args[in.aux] : Value::unknown();
+    case Op::Phi: return Value::unknown();
+    case Op::LoadLocal: return Value::unknown();
+    case Op::StoreLocal: return Value::unknown();
+    case Op::LoadGlobal: return load_global(*this, fr.module, in.aux);
+    case Op::StoreGlobal: un.globals_set[in.aux] = val(0); return Value::unknown();
+    case Op::DelGlobal: return Value::unknown();
+    case Op::LoadFree: return load_free(*this, fr, in.aux);
+    case Op::StoreFree: return Value::unknown();
+    case Op::Import: {
+      std::string q = m.names.str(ir::PathId(in.aux));
+      return Value::ext(intern(q));
+    }
+    case Op::ImportStar: return Value::unknown();
+    case Op::GetAttr: return getattr(val(0), sym(fr.module, in.aux));
+    case Op::SetAttr: setattr(val(0), sym(fr.module, in.aux), val(1)); return Value::unknown();
+    case Op::DelAttr: {
+      if (Obj* ob = instance(val(0))) ob->attrs.erase(sym(fr.module, in.aux));
+      return Value::unknown();
+    }
+    case Op::GetItem: return getitem(val(0), val(1));
+    case Op::SetItem: setitem(val(0), val(1), val(2)); return Value::unknown();
+    case Op::DelItem: return Value::unknown();
+    case Op::BinOp:
+      return binop(static_cast<ast::Op>(in.aux), val(0), val(1), (in.flags & ir::kInplaceOp) != 0);
+    case Op::UnaryOp: return unaryop(static_cast<ast::Op>(in.aux), val(0));
+    case Op::Compare: return compare(static_cast<ast::Op>(in.aux), val(0), val(1));
+    case Op::Call: {
+      const ir::CallInfo& ci = f.call_info(in);
+      Args a;
+      a.span = in.span;
+      for (uint32_t k = 0; k < ci.npos; ++k) {
+        Value v = val(1 + k);
+        if (k < 32 && (ci.star_mask >> k) & 1u) {
+          if (auto items = iterate(v)) {
+            for (Value x : *items) a.pos.push_back(x);
+          } else {
+            a.pos.push_back(Value::unknown());
+          }
+        } else {
+          a.pos.push_back(v);
+        }
+      }
+      for (uint32_t k = 0; k < ci.nkw; ++k) {
+        ir::Symbol name = f.kw_names[ci.kw_first + k];
+        Value v = val(1 + ci.npos + k);
+        if (name == ir::kNoSymbol) {
+          if (is_obj(v, OKind::Dict)) {
+            Obj& d = o(v);
+            for (size_t j = 0; j + 1 < d.items.size(); j += 2)
+              if (auto s = as_str(d.items[j])) a.kw.emplace_back(intern(*s), d.items[j + 1]);
+          }
+          continue;
+        }
+        a.kw.emplace_back(sym(fr.module, name), v);
+      }
+      Value callee = val(0);
+      // A generator function yields one item for the step (see YieldStop).
+      if (is_obj(callee, OKind::Function)) {
+        const Obj& fo = o(callee);
+        if (unit(fo.module).ir->fn(ir::FunctionId(fo.index)).is_generator) {
+          try {
+            call(callee, a);
+            return make_list({}, OKind::Iter);
+          } catch (const YieldStop& y) {
+            return make_list({y.item}, OKind::Iter);
+          }
+        }
+      }
+      return call(callee, a);
+    }
+    case Op::BuildTuple:
+    case Op::BuildList:
+    case Op::BuildSet: {
+      std::vector<Value> items;
+      for (size_t k = 0; k < ops.size(); ++k) items.push_back(val(k));
+      OKind k = in.op == Op::BuildTuple ? OKind::Tuple : in.op == Op::BuildList ? OKind::List
+                                                                                : OKind::Set;
+      return make_list(std::move(items), k);
+    }
+    case Op::BuildDict: {
+      Value d = make_dict();
+      for (size_t k = 0; k + 1 < ops.size(); k += 2) setitem(d, val(k), val(k + 1));
+      return d;
+    }
+    case Op::BuildSlice: {
+      ObjId s = alloc(OKind::Slice);
+      o(s).items = {val(0), val(1), val(2)};
+      return Value::obj(s);
+    }
+    case Op::BuildString: {
+      std::string out;
+      for (size_t k = 0; k < ops.size(); ++k) {
+        auto s = as_str(val(k));
+        if (!s) return Value::unknown();
+        out += *s;
+      }
+      return str_value(out);
+    }
+    case Op::FormatValue: {
+      Value v = val(0);
+      if (v.kind == VKind::Str) return v;
+      if (v.kind == VKind::Int || v.kind == VKind::Float || v.kind == VKind::Bool)
+        return str_value(repr(v));
+      return Value::unknown();
+    }
+    case Op::ListAppend: {
+      if (auto* s = seq(val(0))) s->push_back(val(1));
+      return Value::unknown();
+    }
+    case Op::ListExtend: {
+      if (auto* s = seq(val(0))) {
+        if (auto items = iterate(val(1))) s->insert(s->end(), items->begin(), items->end());
+      }
+      return Value::unknown();
+    }
+    case Op::SetAdd: {
+      if (is_obj(val(0), OKind::Set)) o(val(0)).items.push_back(val(1));
+      return Value::unknown();
+    }
+    case Op::MapAdd: setitem(val(0), val(1), val(2)); return Value::unknown();
+    case Op::DictUpdate: {
+      Value d = val(0), src = val(1);
+      if (is_obj(d, OKind::Dict) && is_obj(src, OKind::Dict)) {
+        std::vector<Value> items = o(src).items;
+        for (size_t k = 0; k + 1 < items.size(); k += 2) setitem(d, items[k], items[k + 1]);
+      }
+      return Value::unknown();
+    }
+    case Op::ListToTuple: {
+      Value l = val(0);
+      if (auto* s = seq(l)) return make_list(*s, OKind::Tuple);
+      return Value::unknown();
+    }
+    case Op::MakeFunction: {
+      ObjId fo = alloc(OKind::Function);
+      o(fo).module = fr.module;
+      o(fo).index = in.aux;
+      for (size_t k = 0; k < ops.size(); ++k) o(fo).items.push_back(val(k));
+      o(fo).closure = self;
+      return Value::obj(fo);
+    }
+    case Op::MakeClass: return make_class(fr, self, in, ops);
+    case Op::MakeTypeAlias: return Value::unknown();
+    case Op::GetIter: {
+      Value v = val(0);
+      if (is_obj(v, OKind::Iter)) return v;
+      if (auto items = iterate(v)) return make_list(std::move(*items), OKind::Iter);
+      // Unknown iterable: one unknown item, so the loop body runs once.
+      return make_list({Value::unknown()}, OKind::Iter);
+    }
+    case Op::NextItem: {
+      Value it = val(0);
+      if (!is_obj(it, OKind::Iter)) return Value::unknown();
+      const Value* cur = o(it).attrs.find(intern("__current__"));
+      return cur ? *cur : Value::unknown();
+    }
+    case Op::Unpack: {
+      Value v = val(0);
+      uint32_t count = in.aux & 0xffff, star = in.aux >> 16;
+      auto items = iterate(v);
+      if (!items) return Value::unknown();
+      if (star == 0xffff || star >= count) {
+        items->resize(count, Value::unknown());
+        return make_list(std::move(*items), OKind::Tuple);
+      }
+      // a, *rest, b: element `star` is the list of the middle items.
+      std::vector<Value> out;
+      size_t after = count - star - 1;
+      if (items->size() < star + after) return Value::unknown();
+      for (uint32_t k = 0; k < star; ++k) out.push_back((*items)[k]);
+      std::vector<Value> mid(items->begin() + star, items->end() - static_cast<long>(after));
+      out.push_back(make_list(std::move(mid)));
+      for (size_t k = items->size() - after; k < items->size(); ++k) out.push_back((*items)[k]);
+      return make_list(std::move(out), OKind::Tuple);
+    }
+    case Op::Element: {
+      Value t = val(0);
+      if (auto* s = seq(t); s && in.aux < s->size()) return (*s)[in.aux];
+      return Value::unknown();
+    }
+    case Op::Yield: throw YieldStop{val(0)};
+    case Op::YieldFrom:
+    case Op::Await: return Value::unknown();
+    case Op::WithEnter: return enter_context(val(0), true);
+    case Op::WithExit: {
+      if (!(in.flags & ir::kExceptional)) enter_context(val(0), false);
+      return Value::unknown();
+    }
+    case Op::CurrentExc: return Value::unknown();
+    case Op::ExceptMatch: return Value::boolean(false);
+    case Op::MatchSeq:
+    case Op::MatchMap:
+    case Op::MatchCls: return Value::boolean(false);
+    case Op::MatchMapRest:
+    case Op::MatchClsArg: return Value::unknown();
+    default: return Value::unknown();
+  }
+}
+
+/// MakeClass: runs the class body, collects its names as class attributes.
+Value Interp::make_class(Frame& fr, const std::shared_ptr<Frame>& self, const ir::Inst& in,
+                         std::span<const ir::ValueId> ops) {
+  const ir::Module& m = *unit(fr.module).ir;
+  const ir::Class& c = m.cls(ir::ClassId(in.aux));
+  ObjId co = alloc(OKind::Class);
+  o(co).module = fr.module;
+  o(co).index = in.aux;
+  o(co).type = sym(fr.module, c.name);
+  size_t nbases = c.bases.size();
+  for (size_t k = 0; k < nbases && k < ops.size(); ++k) {
+    Value b = fr.vals[ops[k].v];
+    o(co).items.push_back(b.kind == VKind::Unbound ? Value::unknown() : b);
+  }
+  class_objs[(uint64_t{fr.module} << 32) | in.aux] = co;
+  // Run the body for its attributes (methods, `expansion = 4`, fields).
+  run(fr.module, c.body, {}, self, co);
+  if (const Frame* body = last_class_frame.get(); body && body->fn == c.body) {
+    const ir::Function& bf = m.fn(c.body);
+    for (uint32_t v = 0; v < bf.local_count; ++v) {
+      if (auto x = lookup_local(*this, *body, bf.vars[v].name))
+        o(co).attrs.set(sym(fr.module, bf.vars[v].name), *x);
+    }
+  }
+  if (class_derives(co, "torch.nn.Module")) o(co).flags |= kModuleClass;
+  if (class_derives(co, "torch.utils.data.Dataset") ||
+      class_derives(co, "torch.utils.data.IterableDataset"))
+    o(co).flags |= kDatasetClass;
+  return Value::obj(co);
+}
+
+}  // namespace tpf::memory

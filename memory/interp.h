@@ -1,0 +1,400 @@
+// The symbolic interpreter behind the estimator (internal to memory/): runs
+// a training script's SSA IR abstractly, the way Python would, from the
+// module top level (`__name__ == "__main__"`) through model construction,
+// the DataLoader and one training step. Python values are modeled exactly
+// when they are known (ints as hash-consed DimIds, so sizes derived from
+// the batch size stay symbolic), tensors by shape, dtype, storage and
+// autograd state, and nn layers / torch ops by what they allocate and what
+// autograd saves for backward. Everything else is Unknown; nothing is guessed.
+//
+// The interpreter is split by topic, one file each: interp.cpp (IR
+// execution, calls, attributes), py_builtins.cpp (Python builtins and
+// container methods), py_stdlib.cpp (argparse, dataclasses, math, os),
+// tensor_ops.cpp / tensor_shape.cpp (torch functions and Tensor methods),
+// layers.cpp (nn layer constructors and forwards), training.cpp (optimizers,
+// data loading, autocast, backward, checkpointing, distributed wrappers),
+// zoo.cpp (torchvision / Hugging Face models from embedded definitions).
+//
+// requires: ir::build of the script. produces: SavedRecords, PhaseResults,
+// TrainingConfig (through interp_run in memory.h's estimate()).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/ir.h"
+#include "memory/config.h"
+#include "memory/dims.h"
+#include "memory/dtypes.h"
+#include "memory/memory.h"
+
+namespace tpf::memory {
+
+using StrId = uint32_t;
+using ObjId = uint32_t;
+inline constexpr uint32_t kNone32 = UINT32_MAX;
+
+enum class VKind : uint8_t { Unbound, Unknown, None, Bool, Int, Float, Str, Dtype, Ext, Obj, Ellipsis };
+
+/// A Python value. Int: `a` is a DimId; Str and Ext (a name outside the
+/// script, "torch.nn.Linear"): `a` is a StrId; Obj: `a` is an ObjId;
+/// Bool: a is 0/1; Dtype: a is the Dtype; Float: `f`.
+struct Value {
+  VKind kind = VKind::Unknown;
+  uint32_t a = 0;
+  double f = 0;
+
+  static Value unknown() { return {}; }
+  static Value none() { return {VKind::None, 0, 0}; }
+  static Value boolean(bool b) { return {VKind::Bool, b ? 1u : 0u, 0}; }
+  static Value integer(DimId d) { return {VKind::Int, d.v, 0}; }
+  static Value real(double x) { return {VKind::Float, 0, x}; }
+  static Value str(StrId s) { return {VKind::Str, s, 0}; }
+  static Value dtype(Dtype d) { return {VKind::Dtype, static_cast<uint32_t>(d), 0}; }
+  static Value ext(StrId s) { return {VKind::Ext, s, 0}; }
+  static Value obj(ObjId o) { return {VKind::Obj, o, 0}; }
+  bool is(VKind k) const { return kind == k; }
+  bool known() const { return kind != VKind::Unknown && kind != VKind::Unbound; }
+  DimId dim() const { return DimId(a); }
+};
+
+enum class OKind : uint8_t {
+  List, Tuple, Dict, Set, Tensor, Instance, Class, Function, Bound, Method,
+  Iter, Range, Slice, Super, Partial, Property
+};
+
+/// Ordered attribute table (insertion order = torch's registration order).
+struct Attrs {
+  std::vector<std::pair<StrId, Value>> items;
+  const Value* find(StrId k) const {
+    for (const auto& [n, v] : items)
+      if (n == k) return &v;
+    return nullptr;
+  }
+  Value* find(StrId k) {
+    for (auto& [n, v] : items)
+      if (n == k) return &v;
+    return nullptr;
+  }
+  void set(StrId k, Value v) {
+    if (Value* p = find(k)) *p = v;
+    else items.emplace_back(k, v);
+  }
+  void erase(StrId k) {
+    for (size_t i = 0; i < items.size(); ++i)
+      if (items[i].first == k) { items.erase(items.begin() + static_cast<long>(i)); return; }
+  }
+};
+
+/// What a tensor's storage is, for the saved-tensor categories of the
+/// ground truth (test/memory/README.md): parameters and buffers are weight
+/// memory, the batch is resident anyway, the rest are activations.
+enum class Role : uint8_t { Activation, Param, Buffer, Input, AutocastCopy };
+
+struct Storage {
+  DimId elems;
+  Dtype dtype;
+  Role role;
+};
+
+struct TensorObj {
+  std::vector<DimId> shape;
+  std::vector<uint8_t> perm;  ///< dims in memory order, outermost first; empty: contiguous
+  bool dense = true;          ///< false: a strided subset or a broadcast (expand) of its storage
+  bool score = false;         ///< an attention score matrix or derived from one (softmax, mask)
+  Dtype dtype = Dtype::Float32;
+  bool requires_grad = false;
+  bool leaf = true;           ///< a parameter or a tensor created without graph
+  uint32_t storage = 0;
+  int32_t graph = -1;         ///< autograd graph component (union-find), -1: none
+  ObjId grad = kNone32;       ///< `.grad` of a parameter (a tensor), when modeled
+};
+
+struct Frame;
+
+/// One heap object. Which fields matter depends on `kind`:
+///   List/Tuple/Set: items. Dict: items as key, value, key, value...
+///   Range: items = start, stop, step. Slice: lower, upper, step.
+///   Instance: cls (Class obj, or kNone32 for built-in kinds), type, layer, attrs.
+///   Class: index = ClassId, module, attrs (class body), items = bases.
+///   Function: index = FunctionId, module, items = defaults, closure.
+///   Bound: items = self, function. Method: items[0] = self, type = method name.
+///   Iter: items materialized, index = position.
+///   Super: items = self, class where lookup starts (its bases are searched).
+///   Partial: items = function, args...; attrs = keyword args.
+///   Property: items[0] = getter function.
+struct Obj {
+  OKind kind;
+  StrId type = kNone32;
+  uint16_t module = 0;
+  uint16_t layer = 0;          ///< Layer (layers.def); 0: none
+  uint32_t index = 0;
+  uint32_t flags = 0;
+  ObjId cls = kNone32;
+  std::vector<Value> items;
+  Attrs attrs;
+  std::unique_ptr<TensorObj> t;
+  std::shared_ptr<Frame> closure;
+};
+
+/// Obj::flags bits.
+enum ObjFlags : uint32_t {
+  kIsModule = 1 << 0,       ///< nn.Module instance (built-in layer or subclass)
+  kTraining = 1 << 1,       ///< module.training
+  kDataclass = 1 << 2,      ///< class decorated with @dataclass
+  kNoGradFn = 1 << 3,       ///< function decorated with torch.no_grad()
+  kStatic = 1 << 4,         ///< staticmethod
+  kClassMethod = 1 << 5,    ///< classmethod
+  kModuleClass = 1 << 6,    ///< class derives from torch.nn.Module
+  kDatasetClass = 1 << 7,   ///< class derives from torch.utils.data.Dataset
+  kRoot = 1 << 8,           ///< a model trained by the script (optimizer or top-level call)
+  kInputSynth = 1 << 9,     ///< tensor synthesized for an unknown model input
+  kCheckpointed = 1 << 10,  ///< module wrapped for activation checkpointing
+};
+
+/// One tensor autograd saves for backward.
+struct SavedRecord {
+  uint32_t storage;
+  bool score;          ///< an attention score matrix (..., T, T), T > 1
+  StrId module;        ///< innermost module whose forward ran, or kNone32 (<top>)
+  uint32_t phase;
+  int32_t graph;       ///< component of the op output it serves
+  bool dropout;        ///< saved inside dropout (a mask)
+  uint32_t segment;    ///< checkpoint segment, or kNone32
+};
+
+/// A frame: one activation of an IR function.
+struct Frame {
+  uint16_t module = 0;
+  ir::FunctionId fn;
+  std::vector<Value> vals;
+  std::shared_ptr<Frame> parent;  ///< enclosing function's frame (closures)
+  ObjId self_class = kNone32;     ///< class of the method (for super())
+  uint32_t backward_block = kNone32;  ///< block that (transitively) ran the first backward
+  uint32_t cur_block = 0;
+  Span cur_span;
+};
+
+/// A parsed and lowered file the interpreter runs: the user's script, or an
+/// embedded definition (memory/zoo/*.py).
+struct Unit {
+  const ir::Module* ir = nullptr;
+  std::string name;                 ///< "<script>" or the zoo file's name
+  bool is_user = false;
+  std::vector<StrId> sym;           ///< ir Symbol -> interpreter StrId (lazily filled)
+  std::shared_ptr<Frame> top;       ///< the module-level frame once run
+  std::unordered_map<uint32_t, Value> globals_set;  ///< `global x; x = ...` (by Symbol)
+  // Owned only for embedded zoo files (the user's IR belongs to the caller).
+  std::unique_ptr<SourceFile> src;
+  std::unique_ptr<ast::Module> ast;
+  std::unique_ptr<ir::Module> own;
+};
+
+struct Interp;
+
+/// Positional and keyword arguments of one call, with Python-style lookup.
+struct Args {
+  std::vector<Value> pos;
+  std::vector<std::pair<StrId, Value>> kw;
+  Span span;
+  /// Positional `i`, else keyword `name`, else nullopt.
+  std::optional<Value> get(const Interp& in, size_t i, std::string_view name) const;
+  std::optional<Value> kwarg(const Interp& in, std::string_view name) const;
+  size_t npos() const { return pos.size(); }
+};
+
+/// Thrown to end the interpretation (the training step is done, or the
+/// budget is spent). Caught in interp_run; never crosses a stage boundary.
+struct StopRun {
+  enum class Why : uint8_t { StepDone, Budget } why;
+};
+
+/// A built-in callable: a torch function, an nn layer constructor, a
+/// Python builtin. For methods, pos[0] is the receiver.
+using Handler = Value (*)(Interp&, Args&);
+
+/// The interpreter state of one estimate. No global state: everything lives
+/// here and dies with it.
+struct Interp {
+  explicit Interp(const EstimateOptions& o) : opt(o) {}
+  const EstimateOptions& opt;
+
+  // ---- files ----
+  std::vector<std::unique_ptr<Unit>> units;  ///< 0: the user's script
+  Unit& unit(uint16_t u) { return *units[u]; }
+  /// The zoo file `name` (memory/zoo/<name>.py), loaded and run on first use.
+  uint16_t zoo_unit(std::string_view name);
+
+  // ---- strings (Python str values and qualified names) ----
+  std::deque<std::string> strs;
+  std::unordered_map<std::string_view, StrId> str_index;
+  StrId intern(std::string_view s);
+  std::string_view str(StrId s) const { return strs[s]; }
+  StrId sym(uint16_t u, ir::Symbol s);
+
+  // ---- values and objects ----
+  DimArena dims;
+  std::deque<Obj> heap;
+  ObjId alloc(OKind k);
+  Obj& o(ObjId id) { return heap[id]; }
+  Obj& o(Value v) { return heap[v.a]; }
+  bool is_obj(Value v, OKind k) const { return v.kind == VKind::Obj && heap[v.a].kind == k; }
+  TensorObj* tensor(Value v) {
+    return v.kind == VKind::Obj && heap[v.a].kind == OKind::Tensor ? heap[v.a].t.get() : nullptr;
+  }
+  Obj* instance(Value v) {
+    return v.kind == VKind::Obj && heap[v.a].kind == OKind::Instance ? &heap[v.a] : nullptr;
+  }
+  bool is_module(Value v) const {
+    return v.kind == VKind::Obj && (heap[v.a].flags & kIsModule) != 0;
+  }
+  Value int_value(int64_t x) { return Value::integer(dims.constant(x)); }
+  Value str_value(std::string_view s) { return Value::str(intern(s)); }
+  Value make_list(std::vector<Value> items, OKind k = OKind::List);
+  Value make_dict();
+  std::vector<Value>* seq(Value v);  ///< items of a list/tuple, else null
+  /// Known integer value, or nullopt.
+  std::optional<int64_t> as_int(Value v) const;
+  std::optional<double> as_number(Value v) const;
+  std::optional<std::string_view> as_str(Value v) const;
+  std::optional<bool> truth(Value v);
+  bool same(Value a, Value b);  ///< Python == on known scalars, identity on objects
+  std::string repr(Value v);
+
+  // ---- tensors and autograd ----
+  std::vector<Storage> storages;
+  std::vector<int32_t> graph_parent;  ///< union-find over graph components
+  std::vector<SavedRecord> saved;
+  std::vector<Phase> phases;
+  std::vector<std::vector<SavedRecord>> phase_records;  ///< per phase, what it saved
+  uint32_t phase = 0;
+  bool grad_enabled = true;
+  std::vector<std::optional<Dtype>> autocast;  ///< stack; back() is the active setting
+  std::vector<StrId> module_path;              ///< modules whose forward is running
+  int dropout_depth = 0;
+  uint32_t segment = kNone32;                  ///< checkpoint segment being recorded
+  std::vector<DimId> segment_bytes;            ///< per checkpoint segment: what it would save
+  std::unordered_map<ObjId, StrId> module_names;  ///< qualified module names (breakdown)
+  std::unordered_map<ObjId, std::string> module_classes;
+
+  Value new_tensor(std::vector<DimId> shape, Dtype dt, Role role = Role::Activation);
+  Value view_of(Value base, std::vector<DimId> shape, std::vector<uint8_t> perm);
+  DimId numel(const TensorObj& t);
+  DimId storage_bytes(uint32_t storage);
+  int32_t find_graph(int32_t g);
+  /// Autograd records a graph for an op on these inputs.
+  bool needs_grad(std::initializer_list<Value> inputs);
+  bool needs_grad(std::span<const Value> inputs);
+  /// Marks `out` as produced by a differentiable op over `inputs`.
+  void link(Value out, std::span<const Value> inputs);
+  void link(Value out, std::initializer_list<Value> inputs);
+  /// Records that autograd saves `t` for the backward of the op producing
+  /// `out` (only when the op records a graph).
+  void save(Value t, Value out);
+  std::optional<Dtype> autocast_dtype() const {
+    return autocast.empty() ? std::nullopt : autocast.back();
+  }
+
+  // ---- execution ----
+  std::vector<Frame*> stack;
+  uint64_t steps = 0;
+  bool backward_seen = false;
+  uint32_t depth = 0;
+  Value run(uint16_t u, ir::FunctionId f, std::vector<Value> args, std::shared_ptr<Frame> parent,
+            ObjId self_class);
+  Value exec(Frame& fr, const std::shared_ptr<Frame>& self, const ir::Inst& in,
+             const std::vector<Value>& args);
+  Value make_class(Frame& fr, const std::shared_ptr<Frame>& self, const ir::Inst& in,
+                   std::span<const ir::ValueId> ops);
+  /// `with mgr:` entry (enter) or exit: autocast, no_grad, enable_grad, ...
+  Value enter_context(Value mgr, bool enter);
+  std::unordered_map<uint64_t, ObjId> class_objs;  ///< (unit << 32 | ClassId) -> Class obj
+  std::shared_ptr<Frame> last_class_frame;         ///< the class body frame run last
+  /// Line of the innermost frame of the user's script (0 when none).
+  uint32_t user_line() const;
+  /// Span of the innermost user-script frame's current instruction.
+  Span user_span() const;
+  Value call(Value callee, Args& args);
+  Value call_function(ObjId fn, Args& args, std::optional<Value> self);
+  Value construct(ObjId cls, Args& args);
+  Value getattr(Value v, StrId name);
+  Value getattr(Value v, std::string_view name) { return getattr(v, intern(name)); }
+  void setattr(Value obj, StrId name, Value v);
+  Value getitem(Value c, Value key);
+  void setitem(Value c, Value key, Value v);
+  Value binop(ast::Op op, Value a, Value b, bool inplace);
+  Value compare(ast::Op op, Value a, Value b);
+  Value unaryop(ast::Op op, Value a);
+  /// The items iterating `v` yields, or nullopt when unknown.
+  std::optional<std::vector<Value>> iterate(Value v);
+  /// Class attribute lookup along the bases (the MRO of single inheritance
+  /// chains and the usual mixins), starting after `after` when given.
+  const Value* class_lookup(ObjId cls, StrId name, ObjId after = kNone32);
+  bool class_derives(ObjId cls, std::string_view ext_base);
+
+  // ---- built-in callables ----
+  std::unordered_map<std::string, Handler> functions;  ///< by qualified name
+  std::unordered_map<std::string, Handler> tensor_methods;
+  Value call_external(StrId qualname, Args& args);
+  Value call_method(Value self, StrId name, Args& args);
+
+  // ---- facts for the memory model ----
+  TrainingConfig cfg;
+  std::vector<ObjId> roots;        ///< models trained
+  std::vector<ObjId> optimizers;   ///< optimizer instances, parallel to cfg.optimizers
+  std::string callee_hint;        ///< name the called value had (root module naming)
+  Span first_backward;
+  Span peak_backward;
+  void note_unknown(std::string what, Span at, bool blocking);
+  /// A value read from a named configuration source (argparse dest,
+  /// module constant, dataclass field, config dict key): batch-size,
+  /// sequence-length and image-size names become symbols (bound to the CLI
+  /// override when given) and are recorded in cfg with their origin.
+  Value named_source(std::string_view name, Value v, uint32_t line, std::string_view how);
+  std::unordered_map<ObjId, ObjId> autocast_cache;  ///< param storage -> its cast (per region)
+  std::vector<int> grad_stack;                      ///< grad mode saved by `with no_grad()` etc.
+  std::vector<int32_t> released;                    ///< graph components freed by a backward
+  std::vector<std::vector<SavedRecord>> segment_saved;  ///< per checkpoint segment
+  std::vector<DimId> phase_live;                    ///< per phase: live activation bytes (symbolic)
+  std::vector<DimId> phase_own;                     ///< per phase: its own activation bytes
+  std::vector<std::vector<std::pair<StrId, DimId>>> phase_modules;  ///< per phase: bytes by module
+  int64_t orig_batch = -1, orig_seq = -1, orig_image = -1;  ///< defaults the symbols replaced
+  /// Records one `.backward()` on `loss`: closes the phase, frees its graph.
+  void backward(Value loss);
+  void save_segment(const SavedRecord& r);
+  uint32_t peak_phase = 0;  ///< the phase whose backward sees the most live activations
+};
+
+// Registration of the built-in tables (one per file).
+void register_builtins(Interp& in);
+void register_stdlib(Interp& in);
+void register_tensor_ops(Interp& in);
+void register_tensor_shape(Interp& in);
+void register_tensor_views(Interp& in);
+void register_layers(Interp& in);
+void register_training(Interp& in);
+
+// Cross-file entry points.
+Value call_builtin_method(Interp& in, Value self, std::string_view name, Args& args, bool& handled);
+Value call_module_method(Interp& in, Value self, std::string_view name, Args& args, bool& handled);
+Value layer_forward(Interp& in, Value module, Args& args);
+/// Constructs an external class (nn layer, zoo model, optimizer, DataLoader);
+/// with `self` known, initializes that instance (super().__init__ of a subclass).
+Value construct_external(Interp& in, StrId qualname, Args& args, bool& handled, Value self);
+Value instance_method(Interp& in, Value self, std::string_view name, Args& args, bool& handled);
+Value instance_method_stdlib(Interp& in, Value self, std::string_view name, Args& args, bool& handled);
+/// Whether the tensor's elements are laid out row-major without gaps (a
+/// `.view()` is possible; `reshape` and batched matmul copy otherwise).
+bool is_contiguous(Interp& in, const TensorObj& t);
+Value tensor_attr(Interp& in, Value t, std::string_view name, bool& handled);
+/// Runs the script; fills in.cfg, in.phases, in.saved.
+void interp_run(Interp& in, const ir::Module& script);
+
+}  // namespace tpf::memory

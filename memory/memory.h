@@ -1,0 +1,164 @@
+// The VRAM estimator's public interface: estimate() reads one training
+// script's IR, interprets it symbolically (memory/interp*.cpp), and returns
+// the peak-memory model for a target GPU: components, peak with interval,
+// verdict, the training configuration it read (with source lines), a
+// per-layer activation table and ranked suggestions. Passes never print:
+// tools/report_memory.cpp renders an Estimate as text or JSON.
+// requires: ir::build of the script; targets::lookup_target for the target.
+// produces: Estimate.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+#include "lexer/diag.h"
+#include "memory/config.h"
+#include "memory/dtypes.h"
+#include "targets/targets.h"
+
+namespace tpf::memory {
+
+/// Which kernels' saving behaviour the activation model follows. The
+/// estimate is for CUDA; Cpu reproduces the CPU kernels the ground truth
+/// was measured with (float dropout masks, the unfused LSTM, CPU autocast
+/// op lists; test/memory/README.md), so tests can compare exactly.
+enum class Kernels : uint8_t { Cuda, Cpu };
+
+/// What-if changes a suggestion applies to the script (advice.cpp reruns
+/// the estimate with them).
+struct Tweaks {
+  bool checkpoint_blocks = false;   ///< activation checkpointing of each repeated block
+  bool sdpa = false;                ///< explicit (T, T) attention replaced by SDPA
+  std::optional<OptimizerKind> optimizer;  ///< e.g. Adam8bit
+  bool fused_optimizer = false;     ///< no foreach step temporaries
+  int64_t batch_divisor = 1;        ///< micro-batch = batch / divisor (with accumulation)
+  std::optional<Sharding> sharding; ///< FSDP / ZeRO
+  int64_t shard_world = 0;          ///< GPUs it shards over
+  bool set_to_none = false;         ///< zero_grad(set_to_none=True)
+  bool empty() const {
+    return !checkpoint_blocks && !sdpa && !optimizer && !fused_optimizer && batch_divisor == 1 &&
+           !sharding && !set_to_none;
+  }
+};
+
+struct EstimateOptions {
+  std::optional<targets::Target> target;  ///< none: components only, verdict unknown
+  std::optional<int64_t> batch_size;      ///< --batch-size
+  std::optional<int64_t> seq_len;         ///< --seq-len
+  std::optional<int64_t> world_size;      ///< --world-size
+  std::optional<Dtype> dtype;             ///< --dtype: train in this precision (autocast)
+  Kernels kernels = Kernels::Cuda;
+  /// Command-line arguments the script is imagined to run with: what
+  /// `parse_args()` without arguments parses (empty: the defaults).
+  std::vector<std::string> argv;
+  Tweaks tweaks;
+  bool suggest = true;  ///< compute suggestions (reruns the estimate per suggestion)
+};
+
+/// The components of the peak, in bytes per GPU. `known` is false when a
+/// component could not be estimated (then its bytes are 0 and the verdict
+/// is unknown).
+struct Components {
+  uint64_t weights = 0;
+  uint64_t gradients = 0;
+  uint64_t optimizer_state = 0;
+  uint64_t master_weights = 0;
+  uint64_t activations = 0;
+  uint64_t autocast_cache = 0;
+  uint64_t cuda_context = 0;
+  uint64_t fragmentation = 0;
+  bool weights_known = true;
+  bool activations_known = true;
+  uint64_t total() const {
+    return weights + gradients + optimizer_state + master_weights + activations + autocast_cache +
+           cuda_context + fragmentation;
+  }
+};
+
+enum class Verdict : uint8_t { Fits, Tight, Oom, Unknown };
+std::string_view verdict_name(Verdict v);  ///< "fits", "tight", "oom", "unknown"
+
+/// Activation bytes saved for backward in one phase (the forward before one
+/// `.backward()`), split the way test/memory/ground_truth splits them.
+struct Phase {
+  uint32_t line = 0;               ///< the `.backward()` call
+  uint64_t activation_bytes = 0;   ///< saved activations (what the model charges)
+  uint64_t input_saved_bytes = 0;  ///< batch tensors saved (resident anyway)
+  uint64_t param_saved_bytes = 0;  ///< parameters saved (weight memory)
+  uint64_t buffer_saved_bytes = 0;
+  uint64_t autocast_copy_bytes = 0;  ///< autocast casts of parameters kept for backward
+  uint64_t dropout_mask_bytes = 0;
+  uint64_t dropout_mask_elements = 0;
+  uint64_t live_bytes = 0;         ///< every graph still alive at this backward (peak)
+  uint64_t recompute_bytes = 0;    ///< largest checkpointed segment rebuilt in backward
+};
+
+/// One row of the --breakdown table: a module's own saved activations.
+struct LayerRow {
+  std::string module;   ///< "model.transformer.h.0.attn"
+  std::string cls;      ///< "CausalSelfAttention"
+  uint64_t bytes = 0;
+  std::string formula;  ///< the symbolic size, e.g. "B*T*768*4"
+};
+
+/// One "what would make it fit" change.
+struct Suggestion {
+  std::string change;        ///< "bf16 autocast (`torch.autocast(\"cuda\", dtype=torch.bfloat16)`)"
+  std::string key;           ///< stable id: "bf16", "checkpointing", "sdpa", ...
+  uint64_t saves_bytes = 0;
+  uint64_t peak_after_bytes = 0;
+  bool fits = false;
+};
+
+struct Estimate {
+  std::string path;
+  std::string target;          ///< canonical target name, empty without one
+  std::string gpu_display;
+  uint64_t usable_bytes = 0;   ///< per GPU
+  uint32_t gpu_count = 1;
+  uint64_t params = 0;         ///< exact, deduplicated
+  uint64_t trainable_params = 0;
+  uint64_t buffer_bytes = 0;
+  Components components;
+  uint64_t peak_bytes = 0;
+  uint64_t peak_low_bytes = 0;
+  uint64_t peak_high_bytes = 0;
+  Verdict verdict = Verdict::Unknown;
+  TrainingConfig config;
+  std::vector<Phase> phases;
+  std::vector<LayerRow> layers;  ///< sorted by bytes, descending
+  std::vector<Suggestion> suggestions;  ///< ranked: most saved first
+  /// The smallest set of suggestions (by key, in order of application) that
+  /// makes the peak fit, and the peak it gives; empty when none does.
+  std::vector<std::string> smallest_stack;
+  uint64_t stack_peak_bytes = 0;
+  Span anchor;                 ///< where TPF013 points: the backward of the peak phase
+  bool model_found = false;
+  /// Attention score matrices ((..., T, T) activations) in the peak phase,
+  /// which SDPA would not keep.
+  uint64_t attention_score_bytes = 0;
+  uint64_t foreach_temp_bytes = 0;    ///< optimizer step temporaries (foreach)
+  uint64_t optimizer_state_bytes = 0; ///< all optimizers' state, unsharded (exact)
+  uint64_t gradient_bytes = 0;        ///< .grad of every trainable parameter, unsharded
+  uint64_t batch_input_bytes = 0;     ///< the batch tensors on the device
+  uint64_t backward_transient_bytes = 0;  ///< first gradient buffers of backward
+};
+
+/// Interprets the script and models its peak memory. Problems in the
+/// user's code that stop the estimate are not diagnostics: they are
+/// recorded in config.unknowns and make the verdict unknown.
+Estimate estimate(const ir::Module& script, const EstimateOptions& opt);
+
+/// TPF013 (estimate exceeds target): the diagnostic to emit when the
+/// projected peak is over the target's usable memory (verdict oom), else
+/// nullopt. Code "TPF013", severity warning, primary span at `anchor`, the
+/// best suggestion as help.
+std::optional<Diagnostic> exceeds_target(const Estimate& e);
+
+/// Formats bytes as GiB with 2 decimals ("12.34 GiB").
+std::string gib(uint64_t bytes);
+
+}  // namespace tpf::memory

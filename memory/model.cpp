@@ -1,0 +1,348 @@
+// The memory model: from what the interpreter found (parameters and their
+// dtypes, optimizers, the saved tensors of each backward phase, precision
+// and sharding) to the per-GPU components of the peak, its interval and
+// the verdict for a target.
+//
+//   peak = weights + gradients + optimizer state + fp32 master weights
+//        + activations (the saved tensors alive at the largest backward,
+//          the largest checkpointed segment recomputed, the batch, and the
+//          first gradient buffer of backward) + autocast casts of weights
+//        + CUDA context + allocator fragmentation.
+//
+// requires: interp_run. produces: Estimate (without suggestions).
+#include <algorithm>
+#include <cmath>
+#include <unordered_set>
+
+#include "memory/interp.h"
+#include "memory/model.h"
+#include "memory/modules.h"
+
+namespace tpf::memory {
+namespace {
+
+struct ContextRow {
+  std::string_view prefix;
+  uint64_t mib;
+  bool measured;
+};
+constexpr ContextRow kContext[] = {
+#define TPF_CONTEXT(prefix, mib, measured) {prefix, mib, measured},
+#include "memory/context.def"
+#undef TPF_CONTEXT
+};
+
+const ContextRow& context_for(std::string_view gpu) {
+  for (const ContextRow& r : kContext)
+    if (gpu.starts_with(r.prefix)) return r;
+  return kContext[std::size(kContext) - 1];
+}
+
+// Allocator slack: PyTorch's caching allocator rounds blocks (512 B small,
+// 2 MiB large segments) and keeps freed blocks cached, so reserved exceeds
+// allocated by about 10% on real models (issue 5's published measurement;
+// the GPT-2/bert-base T4 calibration in test/memory/calibration_test.cpp).
+// The interval spans 5% (large uniform tensors) to 25% (many odd sizes).
+constexpr double kFragmentation = 0.10;
+constexpr double kFragmentationLow = 0.05;
+constexpr double kFragmentationHigh = 0.25;
+
+/// Bytes of optimizer state for one parameter tensor of `elems` elements
+/// of `elem_size` bytes (torch 1.13 torch/optim/*.py; the `step` counter is
+/// a 4-byte float32 tensor for Adam, AdamW, Adamax, NAdam, RAdam and
+/// Adagrad since 1.12, a Python int for SGD, RMSprop and Adadelta).
+uint64_t state_bytes(const OptimizerInfo& o, OptimizerKind kind, uint64_t elems, uint64_t elem_size) {
+  switch (kind) {
+    case OptimizerKind::Sgd: return o.momentum ? elems * elem_size : 0;
+    case OptimizerKind::Adam:
+    case OptimizerKind::AdamW:
+    case OptimizerKind::Adamax:
+    case OptimizerKind::RAdam: return elems * elem_size * (o.amsgrad ? 3 : 2) + 4;
+    case OptimizerKind::NAdam: return elems * elem_size * 2 + 8;  // step + mu_product
+    case OptimizerKind::Adagrad: return elems * elem_size + 4;
+    case OptimizerKind::RMSprop:
+      return elems * elem_size * (1 + (o.momentum ? 1 : 0) + (o.centered ? 1 : 0));
+    case OptimizerKind::Adadelta: return elems * elem_size * 2;
+    case OptimizerKind::Lion: return elems * elem_size;
+    case OptimizerKind::Adafactor: return elems * 4 / 64;  // factored second moment (rows + cols)
+    case OptimizerKind::Adam8bit:
+      // bitsandbytes: two uint8 states plus one float32 absmax per 2048
+      // elements each; tensors under 4096 elements keep 32-bit states.
+      if (elems < 4096) return elems * 8;
+      return elems * 2 + ((elems + 2047) / 2048) * 8;
+    case OptimizerKind::LBFGS: return elems * elem_size * (2 * 100 + 3);  // history_size=100
+    case OptimizerKind::Unknown: return 0;
+  }
+  return 0;
+}
+
+uint64_t val(Interp& in, DimId d) { return static_cast<uint64_t>(std::max<int64_t>(0, in.dims.value(d))); }
+
+}  // namespace
+
+void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
+  const TrainingConfig& cfg = in.cfg;
+  const Tweaks& tw = opt.tweaks;
+  // ---- parameters: the trained roots and what optimizers update ----
+  std::vector<uint32_t> params;
+  std::unordered_set<uint32_t> seen;
+  uint64_t buffers = 0;
+  for (ObjId r : in.roots) {
+    for (auto& [n, t] : module_tensors(in, Value::obj(r), Role::Param))
+      if (seen.insert(in.tensor(t)->storage).second) params.push_back(in.tensor(t)->storage);
+    std::unordered_set<uint32_t> bseen;
+    for (auto& [n, t] : module_tensors(in, Value::obj(r), Role::Buffer))
+      if (bseen.insert(in.tensor(t)->storage).second) buffers += val(in, in.storage_bytes(in.tensor(t)->storage));
+  }
+  for (const OptimizerInfo& o : cfg.optimizers)
+    for (uint32_t s : o.storages)
+      if (seen.insert(s).second) params.push_back(s);
+  // Which storages are trainable: a parameter tensor with requires_grad.
+  std::unordered_set<uint32_t> trainable;
+  for (ObjId id = 0; id < in.heap.size(); ++id) {
+    const Obj& ob = in.heap[id];
+    if (ob.kind == OKind::Tensor && ob.t->requires_grad && in.storages[ob.t->storage].role == Role::Param)
+      trainable.insert(ob.t->storage);
+  }
+  uint64_t weight_bytes = 0, grad_bytes = 0, trainable_elems = 0;
+  for (uint32_t s : params) {
+    uint64_t n = val(in, in.storages[s].elems), b = val(in, in.storage_bytes(s));
+    e.params += n;
+    weight_bytes += b;
+    if (trainable.count(s)) {
+      e.trainable_params += n;
+      trainable_elems += n;
+      grad_bytes += b;
+    }
+  }
+  e.buffer_bytes = buffers;
+  e.model_found = !params.empty();
+  // ---- optimizer state ----
+  uint64_t opt_bytes = 0, foreach_temp = 0;
+  for (const OptimizerInfo& o : cfg.optimizers) {
+    OptimizerKind kind = tw.optimizer ? *tw.optimizer : o.kind;
+    for (uint32_t s : o.storages) {
+      uint64_t n = val(in, in.storages[s].elems);
+      uint64_t es = dtype_size(in.storages[s].dtype);
+      if (cfg.master_weights) es = 4;  // states live with the fp32 master copy
+      opt_bytes += state_bytes(o, kind, n, es);
+      // foreach (torch 2.x's default on CUDA) materializes intermediate
+      // lists during step(): about one parameter-sized buffer.
+      if (!o.fused && !tw.fused_optimizer && kind != OptimizerKind::Sgd && kind != OptimizerKind::Adam8bit)
+        foreach_temp += n * es;
+    }
+  }
+  e.optimizer_state_bytes = opt_bytes;
+  e.gradient_bytes = grad_bytes;
+  // ---- activations at the peak backward ----
+  uint64_t acts = 0, recompute = 0, cache = 0, scores = 0;
+  DimId inputs = in.dims.constant(0);
+  std::unordered_set<uint32_t> input_seen;
+  for (uint32_t s = 0; s < in.storages.size(); ++s) {
+    if (in.storages[s].role == Role::Input && input_seen.insert(s).second)
+      inputs = in.dims.add(inputs, in.storage_bytes(s));
+    if (in.storages[s].role == Role::AutocastCopy) cache += val(in, in.storage_bytes(s));
+  }
+  uint64_t transient = 0;
+  if (!in.phases.empty()) {
+    const Phase& p = in.phases[in.peak_phase];
+    acts = p.live_bytes;
+    recompute = p.recompute_bytes;
+    // The first gradient buffer of backward (the loss's input gradient:
+    // logits-sized for a language model) is allocated while all saved
+    // tensors are still alive.
+    std::unordered_set<uint32_t> sseen;
+    for (const SavedRecord& r : in.saved) {
+      if (r.phase != in.peak_phase || in.storages[r.storage].role != Role::Activation) continue;
+      if (!sseen.insert(r.storage).second) continue;
+      uint64_t b = val(in, in.storage_bytes(r.storage));
+      transient = std::max(transient, b);
+      if (r.score) scores += b;
+    }
+  }
+  e.attention_score_bytes = scores;
+  // SDPA keeps q, k, v and the output (already saved by the projections)
+  // and a (B, H, T) float32 logsumexp, never the scores.
+  if (tw.sdpa) acts -= std::min(acts, scores);
+  e.batch_input_bytes = val(in, inputs);
+  e.backward_transient_bytes = transient;
+  e.phases = in.phases;
+  // ---- sharding and data parallelism ----
+  Sharding sh = tw.sharding ? *tw.sharding : cfg.sharding;
+  int64_t world = tw.shard_world ? tw.shard_world
+                 : opt.world_size ? *opt.world_size
+                 : cfg.world_size.known() ? *cfg.world_size.value
+                 : (opt.target && opt.target->count > 1) ? opt.target->count : 1;
+  if (sh == Sharding::None || sh == Sharding::Ddp) world = std::max<int64_t>(world, 1);
+  uint64_t W = weight_bytes + buffers, G = grad_bytes, O = opt_bytes;
+  uint64_t M = cfg.master_weights ? trainable_elems * 4 : 0;
+  auto shard = [&](uint64_t b) { return world > 1 ? (b + static_cast<uint64_t>(world) - 1) / static_cast<uint64_t>(world) : b; };
+  switch (sh) {
+    case Sharding::Ddp:
+      // DDP's gradient buckets are a second copy of the gradients unless
+      // gradient_as_bucket_view=True (torch/nn/parallel/distributed.py).
+      if (!cfg.ddp_bucket_view) G *= 2;
+      break;
+    case Sharding::Zero1: O = shard(O), M = shard(M); break;
+    case Sharding::Zero2: O = shard(O), M = shard(M), G = shard(G); break;
+    case Sharding::Zero3:
+    case Sharding::Fsdp: {
+      // Full sharding keeps 1/N of everything plus the gathered parameters
+      // of the unit being computed and the one prefetched (2 units).
+      uint64_t unit = W / std::max<uint64_t>(1, static_cast<uint64_t>(in.roots.empty() ? 1 : 12));
+      O = shard(O), M = shard(M), G = shard(G), W = shard(W) + 2 * unit;
+      break;
+    }
+    case Sharding::None: break;
+  }
+  bool set_to_none = tw.set_to_none || cfg.set_to_none.value_or(true);
+  Components& c = e.components;
+  uint64_t act_total = acts + recompute + e.batch_input_bytes + transient;
+  uint64_t resident = W + O + M;
+  // Backward frees saved tensors as it allocates gradients. Gradients kept
+  // from the last step (zero_grad without set_to_none; torch < 2.0's
+  // default) are all alive with every saved tensor; freed ones
+  // (set_to_none=True, torch >= 2.0's default) grow while activations
+  // shrink, so the two overlap at most up to the larger of them.
+  uint64_t g_at_peak = set_to_none ? (G > act_total ? G - act_total : 0) : G;
+  uint64_t backward_peak = resident + cache + act_total + g_at_peak;
+  // optimizer.step(): everything but the activations, plus foreach's
+  // temporaries.
+  uint64_t step_peak = resident + G + foreach_temp;
+  e.foreach_temp_bytes = foreach_temp;
+  c.weights = W;
+  c.optimizer_state = O;
+  c.master_weights = M;
+  uint64_t allocated;
+  if (step_peak > backward_peak) {
+    allocated = step_peak;
+    c.gradients = G;
+    c.optimizer_state = O + foreach_temp;
+    c.activations = 0;
+    c.autocast_cache = 0;
+  } else {
+    allocated = backward_peak;
+    c.gradients = g_at_peak;
+    c.activations = act_total;
+    c.autocast_cache = cache;
+  }
+  // ---- context, fragmentation, interval ----
+  std::string gpu = opt.target ? std::string(opt.target->gpu->name) : std::string("t4");
+  const ContextRow& ctx = context_for(gpu);
+  c.cuda_context = ctx.mib * targets::kMiB;
+  c.fragmentation = static_cast<uint64_t>(static_cast<double>(allocated) * kFragmentation);
+  c.activations_known = e.model_found;
+  e.peak_bytes = allocated + c.cuda_context + c.fragmentation;
+  double ctx_lo = ctx.measured ? 0.9 : 0.7, ctx_hi = ctx.measured ? 1.1 : 1.3;
+  double widen = 0;
+  for (const auto& u : cfg.unknowns)
+    if (!u.blocking) widen += 0.05;
+  widen = std::min(widen, 0.5);
+  e.peak_low_bytes = allocated + static_cast<uint64_t>(ctx_lo * static_cast<double>(c.cuda_context)) +
+                     static_cast<uint64_t>(static_cast<double>(allocated) * kFragmentationLow);
+  e.peak_high_bytes = static_cast<uint64_t>(static_cast<double>(allocated) * (1.0 + kFragmentationHigh) +
+                                            static_cast<double>(c.activations) * widen +
+                                            ctx_hi * static_cast<double>(c.cuda_context));
+  bool blocking = std::any_of(cfg.unknowns.begin(), cfg.unknowns.end(), [](auto& u) { return u.blocking; });
+  if (!e.model_found) c.weights_known = false;
+  if (in.phases.empty()) c.activations_known = false;
+  // ---- verdict ----
+  if (opt.target) {
+    e.target = opt.target->name;
+    e.gpu_display = std::string(opt.target->gpu->display);
+    e.usable_bytes = opt.target->usable_bytes_per_gpu();
+    e.gpu_count = opt.target->count;
+  }
+  if (!opt.target || blocking || !e.model_found || !c.activations_known) {
+    e.verdict = Verdict::Unknown;
+  } else if (e.peak_bytes > e.usable_bytes) {
+    e.verdict = Verdict::Oom;
+  } else if (e.peak_high_bytes > e.usable_bytes || e.peak_bytes > e.usable_bytes / 10 * 9) {
+    e.verdict = Verdict::Tight;
+  } else {
+    e.verdict = Verdict::Fits;
+  }
+  e.anchor = in.peak_backward.end > in.peak_backward.begin ? in.peak_backward : in.first_backward;
+  // ---- per-layer table of the peak phase ----
+  if (!in.phase_modules.empty()) {
+    for (auto& [mod, bytes] : in.phase_modules[in.peak_phase]) {
+      LayerRow row;
+      row.module = mod == kNone32 ? "<top>" : std::string(in.str(mod));
+      for (auto& [obj, name] : in.module_names)
+        if (name == mod) row.cls = in.module_classes[obj];
+      row.bytes = val(in, bytes);
+      row.formula = in.dims.str(bytes);
+      e.layers.push_back(std::move(row));
+    }
+    std::stable_sort(e.layers.begin(), e.layers.end(),
+                     [](const LayerRow& a, const LayerRow& b) { return a.bytes > b.bytes; });
+  }
+  e.config = cfg;
+  if (!e.config.batch_size.known()) {
+    if (auto b = in.dims.find_symbol("B"); b != UINT32_MAX)
+      e.config.batch_size.value = in.dims.symbol_value(b);
+  }
+  if (world > 1 || e.config.world_size.known())
+    e.config.world_size = {world, e.config.world_size.known() ? e.config.world_size.origin
+                                                             : Origin{0, opt.world_size ? "--world-size" : "target GPU count"}};
+  for (ObjId r : in.roots) {
+    bool listed = false;
+    for (auto& m : e.config.models) listed = listed || (in.module_names.count(r) && m.name == in.str(in.module_names[r]));
+    if (listed) continue;
+    uint64_t n = 0;
+    for (auto& [nm, t] : module_tensors(in, Value::obj(r), Role::Param))
+      n += val(in, in.numel(*in.tensor(t)));
+    std::string name = in.module_names.count(r) ? std::string(in.str(in.module_names[r])) : "model";
+    e.config.models.push_back({name, module_class(in, Value::obj(r)), {0, ""}, n});
+  }
+  for (auto& m : e.config.models)
+    if (m.params == 0) m.params = e.params;
+}
+
+std::string_view verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::Fits: return "fits";
+    case Verdict::Tight: return "tight";
+    case Verdict::Oom: return "oom";
+    default: return "unknown";
+  }
+}
+
+std::string_view optimizer_name(OptimizerKind k) {
+  switch (k) {
+    case OptimizerKind::Sgd: return "SGD";
+    case OptimizerKind::Adam: return "Adam";
+    case OptimizerKind::AdamW: return "AdamW";
+    case OptimizerKind::Adagrad: return "Adagrad";
+    case OptimizerKind::RMSprop: return "RMSprop";
+    case OptimizerKind::Adadelta: return "Adadelta";
+    case OptimizerKind::Adamax: return "Adamax";
+    case OptimizerKind::NAdam: return "NAdam";
+    case OptimizerKind::RAdam: return "RAdam";
+    case OptimizerKind::Lion: return "Lion";
+    case OptimizerKind::Adafactor: return "Adafactor";
+    case OptimizerKind::Adam8bit: return "8-bit Adam";
+    case OptimizerKind::LBFGS: return "LBFGS";
+    default: return "unknown";
+  }
+}
+
+std::string_view sharding_name(Sharding s) {
+  switch (s) {
+    case Sharding::None: return "none";
+    case Sharding::Ddp: return "DDP";
+    case Sharding::Fsdp: return "FSDP";
+    case Sharding::Zero1: return "ZeRO-1";
+    case Sharding::Zero2: return "ZeRO-2";
+    case Sharding::Zero3: return "ZeRO-3";
+  }
+  return "none";
+}
+
+std::string gib(uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / static_cast<double>(targets::kGiB));
+  return buf;
+}
+
+}  // namespace tpf::memory

@@ -1,0 +1,35 @@
+// The nn.Module tree queries shared by the interpreter files and the memory
+// model (memory/modules.cpp).
+// requires: interp.h. produces: nothing on its own.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "memory/interp.h"
+
+namespace tpf::memory {
+
+/// Direct submodules in registration order.
+std::vector<std::pair<StrId, Value>> module_children(Interp& in, Value m);
+/// Pre-order over the module tree (each module once), with dotted names.
+void walk_modules(Interp& in, Value m, const std::string& prefix,
+                  const std::function<void(Value, const std::string&)>& fn);
+/// Parameters (role Param) or buffers (role Buffer) of the tree, each
+/// storage once (tied weights count once), with their dotted names.
+std::vector<std::pair<std::string, Value>> module_tensors(Interp& in, Value m, Role role);
+/// The class name ("Linear", "CausalSelfAttention").
+std::string module_class(Interp& in, Value m);
+/// Marks a module as a trained root and names its tree for the breakdown.
+void mark_root(Interp& in, Value m);
+/// Calls the module: its forward, with the module on the module path.
+Value module_call(Interp& in, Value m, Args& a);
+/// Converts floating parameters and buffers to `dt` (module.half(), .to(dtype)).
+void convert_module(Interp& in, Value m, Dtype dt);
+bool is_layer(const Obj& ob);
+bool is_container_obj(const Obj& ob);
+std::string_view layer_name(uint16_t l);
+
+}  // namespace tpf::memory

@@ -1,0 +1,692 @@
+// Python's operators on scalars and containers, the builtins training
+// scripts call (len, range, enumerate, zip, isinstance, getattr, min, max,
+// sorted, ...), and the methods of list, dict, str and numbers. Operators
+// with a tensor operand go to tensor_ops.cpp (tensor_binop).
+// requires: interp.h. produces: builtins.* handlers, binop/compare/unaryop.
+#include <algorithm>
+#include <cmath>
+
+#include "memory/interp.h"
+
+namespace tpf::memory {
+
+Value tensor_binop(Interp& in, ast::Op op, Value a, Value b, bool inplace);
+Value tensor_compare(Interp& in, ast::Op op, Value a, Value b);
+Value tensor_unary(Interp& in, ast::Op op, Value a);
+
+namespace {
+
+bool is_intlike(const Value& v) { return v.kind == VKind::Int || v.kind == VKind::Bool; }
+
+DimId as_dim(Interp& in, Value v) {
+  return v.kind == VKind::Int ? v.dim() : in.dims.constant(v.a);
+}
+
+}  // namespace
+
+Value Interp::binop(ast::Op op, Value a, Value b, bool inplace) {
+  using ast::Op;
+  if (tensor(a) || tensor(b)) return tensor_binop(*this, op, a, b, inplace);
+  if (is_intlike(a) && is_intlike(b)) {
+    DimId x = as_dim(*this, a), y = as_dim(*this, b);
+    int64_t yv = dims.value(y);
+    switch (op) {
+      case Op::Add: return Value::integer(dims.add(x, y));
+      case Op::Sub: return Value::integer(dims.sub(x, y));
+      case Op::Mult: return Value::integer(dims.mul(x, y));
+      case Op::FloorDiv: return yv == 0 ? Value::unknown() : Value::integer(dims.floordiv(x, y));
+      case Op::Mod: return yv == 0 ? Value::unknown() : Value::integer(dims.mod(x, y));
+      case Op::Div:
+        return yv == 0 ? Value::unknown()
+                       : Value::real(static_cast<double>(dims.value(x)) / static_cast<double>(yv));
+      case Op::Pow: {
+        if (yv < 0) return Value::real(std::pow(dims.value(x), yv));
+        if (yv > 62) return Value::unknown();
+        DimId r = dims.constant(1);
+        for (int64_t k = 0; k < yv; ++k) r = dims.mul(r, x);
+        return Value::integer(r);
+      }
+      case Op::LShift: return int_value(dims.value(x) << (yv & 63));
+      case Op::RShift: return int_value(dims.value(x) >> (yv & 63));
+      case Op::BitAnd: return int_value(dims.value(x) & yv);
+      case Op::BitOr: return int_value(dims.value(x) | yv);
+      case Op::BitXor: return int_value(dims.value(x) ^ yv);
+      default: return Value::unknown();
+    }
+  }
+  auto na = as_number(a), nb = as_number(b);
+  if (na && nb && a.kind != VKind::Str && b.kind != VKind::Str) {
+    double x = *na, y = *nb;
+    switch (op) {
+      case Op::Add: return Value::real(x + y);
+      case Op::Sub: return Value::real(x - y);
+      case Op::Mult: return Value::real(x * y);
+      case Op::Div: return y == 0 ? Value::unknown() : Value::real(x / y);
+      case Op::FloorDiv: return y == 0 ? Value::unknown() : Value::real(std::floor(x / y));
+      case Op::Mod: return y == 0 ? Value::unknown() : Value::real(x - std::floor(x / y) * y);
+      case Op::Pow: return Value::real(std::pow(x, y));
+      default: return Value::unknown();
+    }
+  }
+  if (a.kind == VKind::Str && b.kind == VKind::Str && op == Op::Add)
+    return str_value(std::string(str(a.a)) + std::string(str(b.a)));
+  if (a.kind == VKind::Str && op == Op::Mod) return Value::unknown();
+  auto* sa = seq(a);
+  auto* sb = seq(b);
+  if (sa && sb && op == Op::Add) {
+    std::vector<Value> items = *sa;
+    items.insert(items.end(), sb->begin(), sb->end());
+    if (inplace && o(a).kind == OKind::List) {
+      *sa = items;
+      return a;
+    }
+    return make_list(std::move(items), o(a).kind);
+  }
+  if ((sa && is_intlike(b)) || (sb && is_intlike(a))) {
+    if (op != Op::Mult) return Value::unknown();
+    std::vector<Value> base = sa ? *sa : *sb;
+    int64_t n = std::max<int64_t>(0, *as_int(sa ? b : a));
+    if (n > 100000) return Value::unknown();
+    std::vector<Value> items;
+    for (int64_t k = 0; k < n; ++k) items.insert(items.end(), base.begin(), base.end());
+    return make_list(std::move(items), o(sa ? a : b).kind);
+  }
+  if (is_obj(a, OKind::Dict) && is_obj(b, OKind::Dict) && op == Op::BitOr) {
+    Value d = make_dict();
+    std::vector<Value> ia = o(a).items, ib = o(b).items;
+    for (size_t k = 0; k + 1 < ia.size(); k += 2) setitem(d, ia[k], ia[k + 1]);
+    for (size_t k = 0; k + 1 < ib.size(); k += 2) setitem(d, ib[k], ib[k + 1]);
+    return d;
+  }
+  if (Obj* ia = instance(a); ia && ia->cls != kNone32) {
+    static const char* kNames[] = {"__add__", "__sub__", "__mul__", "__matmul__", "__truediv__"};
+    int idx = op == Op::Add ? 0 : op == Op::Sub ? 1 : op == Op::Mult ? 2 : op == Op::MatMult ? 3
+              : op == Op::Div ? 4 : -1;
+    if (idx >= 0) {
+      if (const Value* m = class_lookup(ia->cls, intern(kNames[idx]))) {
+        Args args;
+        args.pos = {b};
+        if (is_obj(*m, OKind::Function)) return call_function(m->a, args, a);
+      }
+    }
+  }
+  return Value::unknown();
+}
+
+Value Interp::compare(ast::Op op, Value a, Value b) {
+  using ast::Op;
+  if (op == Op::Is || op == Op::IsNot) {
+    bool an = a.kind == VKind::None, bn = b.kind == VKind::None;
+    std::optional<bool> res;
+    if (a.known() && b.known()) {
+      if (an || bn) res = an && bn;
+      else if (a.kind != b.kind) res = false;
+      else if (a.kind == VKind::Int) res = dims.value(a.dim()) == dims.value(b.dim());
+      else if (a.kind == VKind::Float) res = a.f == b.f;
+      else res = a.a == b.a;
+    }
+    if (!res) return Value::unknown();
+    return Value::boolean(op == Op::Is ? *res : !*res);
+  }
+  if (op == Op::In || op == Op::NotIn) {
+    std::optional<bool> found;
+    if (a.kind == VKind::Str && b.kind == VKind::Str) {
+      found = str(b.a).find(str(a.a)) != std::string_view::npos;
+    } else if (auto items = (b.kind == VKind::Obj && !tensor(b)) ? iterate(b) : std::nullopt) {
+      found = false;
+      for (Value x : *items) {
+        if (!x.known() || !a.known()) {
+          found.reset();
+          break;
+        }
+        if (same(x, a)) {
+          found = true;
+          break;
+        }
+      }
+    }
+    if (!found) return Value::unknown();
+    return Value::boolean(op == Op::In ? *found : !*found);
+  }
+  if (tensor(a) || tensor(b)) return tensor_compare(*this, op, a, b);
+  if (a.kind == VKind::Str || b.kind == VKind::Str || a.kind == VKind::None ||
+      b.kind == VKind::None || a.kind == VKind::Dtype || a.kind == VKind::Ext) {
+    if (!a.known() || !b.known()) return Value::unknown();
+    bool eq = same(a, b);
+    if (op == Op::Eq) return Value::boolean(eq);
+    if (op == Op::NotEq) return Value::boolean(!eq);
+    if (a.kind == VKind::Str && b.kind == VKind::Str) {
+      int c = str(a.a).compare(str(b.a));
+      switch (op) {
+        case Op::Lt: return Value::boolean(c < 0);
+        case Op::LtE: return Value::boolean(c <= 0);
+        case Op::Gt: return Value::boolean(c > 0);
+        case Op::GtE: return Value::boolean(c >= 0);
+        default: break;
+      }
+    }
+    return Value::unknown();
+  }
+  auto x = as_number(a), y = as_number(b);
+  if (!x || !y) {
+    if (a.kind == VKind::Obj && b.kind == VKind::Obj && (op == Op::Eq || op == Op::NotEq)) {
+      auto sa = seq(a), sb = seq(b);
+      if (sa && sb) {
+        bool eq = sa->size() == sb->size();
+        for (size_t k = 0; eq && k < sa->size(); ++k) eq = same((*sa)[k], (*sb)[k]);
+        return Value::boolean(op == Op::Eq ? eq : !eq);
+      }
+      return Value::boolean(op == Op::Eq ? a.a == b.a : a.a != b.a);
+    }
+    return Value::unknown();
+  }
+  switch (op) {
+    case Op::Eq: return Value::boolean(*x == *y);
+    case Op::NotEq: return Value::boolean(*x != *y);
+    case Op::Lt: return Value::boolean(*x < *y);
+    case Op::LtE: return Value::boolean(*x <= *y);
+    case Op::Gt: return Value::boolean(*x > *y);
+    case Op::GtE: return Value::boolean(*x >= *y);
+    default: return Value::unknown();
+  }
+}
+
+Value Interp::unaryop(ast::Op op, Value a) {
+  using ast::Op;
+  if (op == Op::Not) {
+    if (tensor(a)) return Value::unknown();
+    auto t = truth(a);
+    return t ? Value::boolean(!*t) : Value::unknown();
+  }
+  if (tensor(a)) return tensor_unary(*this, op, a);
+  if (is_intlike(a)) {
+    DimId x = as_dim(*this, a);
+    if (op == Op::USub) return Value::integer(dims.mul(x, dims.constant(-1)));
+    if (op == Op::UAdd) return Value::integer(x);
+    if (op == Op::Invert) return int_value(~dims.value(x));
+  }
+  if (a.kind == VKind::Float) {
+    if (op == Op::USub) return Value::real(-a.f);
+    if (op == Op::UAdd) return a;
+  }
+  return Value::unknown();
+}
+
+// ---------------------------------------------------------------- builtins
+
+namespace {
+
+Value b_len(Interp& in, Args& a) {
+  if (a.pos.empty()) return Value::unknown();
+  Value v = a.pos[0];
+  if (v.kind == VKind::Str) return in.int_value(static_cast<int64_t>(in.str(v.a).size()));
+  if (auto* s = in.seq(v)) return in.int_value(static_cast<int64_t>(s->size()));
+  if (in.is_obj(v, OKind::Dict)) return in.int_value(static_cast<int64_t>(in.o(v).items.size() / 2));
+  if (in.is_obj(v, OKind::Range)) {
+    if (auto items = in.iterate(v)) return in.int_value(static_cast<int64_t>(items->size()));
+  }
+  if (TensorObj* t = in.tensor(v)) {
+    if (!t->shape.empty()) return Value::integer(t->shape[0]);
+  }
+  if (in.instance(v)) {
+    Args args;
+    args.pos = {v};
+    return in.call_method(v, in.intern("__len__"), args);
+  }
+  return Value::unknown();
+}
+
+Value b_range(Interp& in, Args& a) {
+  Value lo = in.int_value(0), hi, st = in.int_value(1);
+  if (a.pos.size() == 1) {
+    hi = a.pos[0];
+  } else if (a.pos.size() >= 2) {
+    lo = a.pos[0];
+    hi = a.pos[1];
+    if (a.pos.size() >= 3) st = a.pos[2];
+  }
+  if (hi.kind == VKind::Bool) hi = in.int_value(hi.a);
+  if (lo.kind != VKind::Int || hi.kind != VKind::Int || st.kind != VKind::Int) return Value::unknown();
+  return in.make_list({lo, hi, st}, OKind::Range);
+}
+
+Value b_enumerate(Interp& in, Args& a) {
+  if (a.pos.empty()) return Value::unknown();
+  int64_t start = a.npos() > 1 ? in.as_int(a.pos[1]).value_or(0)
+                               : in.as_int(a.kwarg(in, "start").value_or(in.int_value(0))).value_or(0);
+  auto items = in.iterate(a.pos[0]);
+  if (!items) items = std::vector<Value>{Value::unknown()};
+  std::vector<Value> out;
+  for (size_t k = 0; k < items->size(); ++k)
+    out.push_back(in.make_list({in.int_value(start + static_cast<int64_t>(k)), (*items)[k]},
+                               OKind::Tuple));
+  return in.make_list(std::move(out), OKind::Iter);
+}
+
+Value b_zip(Interp& in, Args& a) {
+  std::vector<std::vector<Value>> cols;
+  size_t n = SIZE_MAX;
+  for (Value v : a.pos) {
+    auto items = in.iterate(v);
+    if (!items) items = std::vector<Value>{Value::unknown()};
+    n = std::min(n, items->size());
+    cols.push_back(std::move(*items));
+  }
+  if (cols.empty()) n = 0;
+  std::vector<Value> out;
+  for (size_t k = 0; k < n; ++k) {
+    std::vector<Value> row;
+    for (auto& c : cols) row.push_back(c[k]);
+    out.push_back(in.make_list(std::move(row), OKind::Tuple));
+  }
+  return in.make_list(std::move(out), OKind::Iter);
+}
+
+Value b_list(Interp& in, Args& a) {
+  if (a.pos.empty()) return in.make_list({});
+  auto items = in.iterate(a.pos[0]);
+  return items ? in.make_list(std::move(*items)) : Value::unknown();
+}
+
+Value b_tuple(Interp& in, Args& a) {
+  if (a.pos.empty()) return in.make_list({}, OKind::Tuple);
+  auto items = in.iterate(a.pos[0]);
+  return items ? in.make_list(std::move(*items), OKind::Tuple) : Value::unknown();
+}
+
+Value b_set(Interp& in, Args& a) {
+  if (a.pos.empty()) return in.make_list({}, OKind::Set);
+  auto items = in.iterate(a.pos[0]);
+  if (!items) return Value::unknown();
+  std::vector<Value> out;
+  for (Value v : *items) {
+    bool dup = false;
+    for (Value x : out) dup = dup || in.same(x, v);
+    if (!dup) out.push_back(v);
+  }
+  return in.make_list(std::move(out), OKind::Set);
+}
+
+Value b_dict(Interp& in, Args& a) {
+  Value d = in.make_dict();
+  if (!a.pos.empty()) {
+    if (in.is_obj(a.pos[0], OKind::Dict)) {
+      std::vector<Value> items = in.o(a.pos[0]).items;
+      for (size_t k = 0; k + 1 < items.size(); k += 2) in.setitem(d, items[k], items[k + 1]);
+    } else if (auto items = in.iterate(a.pos[0])) {
+      for (Value pair : *items)
+        if (auto* s = in.seq(pair); s && s->size() == 2) in.setitem(d, (*s)[0], (*s)[1]);
+    }
+  }
+  for (auto& [k, v] : a.kw) in.setitem(d, Value::str(k), v);
+  return d;
+}
+
+Value b_int(Interp& in, Args& a) {
+  if (a.pos.empty()) return in.int_value(0);
+  Value v = a.pos[0];
+  if (v.kind == VKind::Int) return v;
+  if (v.kind == VKind::Bool) return in.int_value(v.a);
+  if (v.kind == VKind::Float) return in.int_value(static_cast<int64_t>(v.f));
+  if (auto s = in.as_str(v)) {
+    char* end = nullptr;
+    std::string t(*s);
+    long long x = std::strtoll(t.c_str(), &end, 10);
+    if (end && *end == 0 && !t.empty()) return in.int_value(x);
+  }
+  if (TensorObj* t = in.tensor(v)) (void)t;
+  return Value::unknown();
+}
+
+Value b_float(Interp& in, Args& a) {
+  if (a.pos.empty()) return Value::real(0);
+  if (auto x = in.as_number(a.pos[0]); x && a.pos[0].kind != VKind::Str) return Value::real(*x);
+  if (auto s = in.as_str(a.pos[0])) {
+    std::string t(*s);
+    if (t == "inf" || t == "+inf") return Value::real(HUGE_VAL);
+    if (t == "-inf") return Value::real(-HUGE_VAL);
+    if (t == "nan") return Value::real(NAN);
+    char* end = nullptr;
+    double x = std::strtod(t.c_str(), &end);
+    if (end && *end == 0 && !t.empty()) return Value::real(x);
+  }
+  return Value::unknown();
+}
+
+Value b_str(Interp& in, Args& a) {
+  if (a.pos.empty()) return in.str_value("");
+  Value v = a.pos[0];
+  if (v.kind == VKind::Str) return v;
+  if (v.kind == VKind::Int || v.kind == VKind::Float || v.kind == VKind::Bool ||
+      v.kind == VKind::None)
+    return in.str_value(in.repr(v));
+  return Value::unknown();
+}
+
+Value b_bool(Interp& in, Args& a) {
+  if (a.pos.empty()) return Value::boolean(false);
+  auto t = in.truth(a.pos[0]);
+  return t ? Value::boolean(*t) : Value::unknown();
+}
+
+Value minmax(Interp& in, Args& a, bool want_max) {
+  std::vector<Value> items;
+  if (a.pos.size() == 1) {
+    auto it = in.iterate(a.pos[0]);
+    if (!it) return Value::unknown();
+    items = *it;
+  } else {
+    items = a.pos;
+  }
+  if (items.empty()) return a.kwarg(in, "default").value_or(Value::unknown());
+  Value best = items[0];
+  for (Value v : items) {
+    if (!in.as_number(v) || !in.as_number(best)) return Value::unknown();
+    if (v.kind == VKind::Int && best.kind == VKind::Int) {
+      best = Value::integer(want_max ? in.dims.max(best.dim(), v.dim()) : in.dims.min(best.dim(), v.dim()));
+      continue;
+    }
+    if (want_max ? *in.as_number(v) > *in.as_number(best) : *in.as_number(v) < *in.as_number(best))
+      best = v;
+  }
+  return best;
+}
+
+Value b_max(Interp& in, Args& a) { return minmax(in, a, true); }
+Value b_min(Interp& in, Args& a) { return minmax(in, a, false); }
+
+Value b_sum(Interp& in, Args& a) {
+  if (a.pos.empty()) return Value::unknown();
+  auto items = in.iterate(a.pos[0]);
+  if (!items) return Value::unknown();
+  Value acc = a.npos() > 1 ? a.pos[1] : in.int_value(0);
+  for (Value v : *items) acc = in.binop(ast::Op::Add, acc, v, false);
+  return acc;
+}
+
+Value b_abs(Interp& in, Args& a) {
+  if (a.pos.empty()) return Value::unknown();
+  if (auto i = in.as_int(a.pos[0]); i && a.pos[0].kind != VKind::Float) return in.int_value(std::llabs(*i));
+  if (a.pos[0].kind == VKind::Float) return Value::real(std::fabs(a.pos[0].f));
+  return Value::unknown();
+}
+
+Value b_round(Interp& in, Args& a) {
+  if (a.pos.empty()) return Value::unknown();
+  auto x = in.as_number(a.pos[0]);
+  if (!x) return Value::unknown();
+  if (a.npos() > 1) {
+    auto nd = in.as_int(a.pos[1]).value_or(0);
+    double p = std::pow(10.0, static_cast<double>(nd));
+    return Value::real(std::nearbyint(*x * p) / p);
+  }
+  return in.int_value(static_cast<int64_t>(std::nearbyint(*x)));
+}
+
+Value b_sorted(Interp& in, Args& a) {
+  if (a.pos.empty()) return Value::unknown();
+  auto items = in.iterate(a.pos[0]);
+  if (!items) return Value::unknown();
+  bool all_str = true, all_num = true;
+  for (Value v : *items) {
+    all_str = all_str && v.kind == VKind::Str;
+    all_num = all_num && in.as_number(v).has_value() && v.kind != VKind::Str;
+  }
+  if (all_str) {
+    std::stable_sort(items->begin(), items->end(),
+                     [&](Value x, Value y) { return in.str(x.a) < in.str(y.a); });
+  } else if (all_num) {
+    std::stable_sort(items->begin(), items->end(),
+                     [&](Value x, Value y) { return *in.as_number(x) < *in.as_number(y); });
+  }
+  if (auto r = a.kwarg(in, "reverse"); r && in.truth(*r).value_or(false))
+    std::reverse(items->begin(), items->end());
+  return in.make_list(std::move(*items));
+}
+
+Value b_reversed(Interp& in, Args& a) {
+  if (a.pos.empty()) return Value::unknown();
+  auto items = in.iterate(a.pos[0]);
+  if (!items) return Value::unknown();
+  std::reverse(items->begin(), items->end());
+  return in.make_list(std::move(*items), OKind::Iter);
+}
+
+Value b_isinstance(Interp& in, Args& a) {
+  if (a.pos.size() < 2) return Value::unknown();
+  Value v = a.pos[0], t = a.pos[1];
+  std::vector<Value> types;
+  if (auto* s = in.seq(t)) types = *s;
+  else types = {t};
+  for (Value ty : types) {
+    if (ty.kind == VKind::Ext) {
+      std::string_view n = in.str(ty.a);
+      if (n == "builtins.int" && v.kind == VKind::Int) return Value::boolean(true);
+      if (n == "builtins.float" && v.kind == VKind::Float) return Value::boolean(true);
+      if (n == "builtins.str" && v.kind == VKind::Str) return Value::boolean(true);
+      if (n == "builtins.bool" && v.kind == VKind::Bool) return Value::boolean(true);
+      if ((n == "builtins.list") && in.is_obj(v, OKind::List)) return Value::boolean(true);
+      if ((n == "builtins.tuple") && in.is_obj(v, OKind::Tuple)) return Value::boolean(true);
+      if ((n == "builtins.dict") && in.is_obj(v, OKind::Dict)) return Value::boolean(true);
+      if (n == "torch.Tensor" && in.tensor(v)) return Value::boolean(true);
+      if (Obj* ob = in.instance(v)) {
+        if (ob->type != kNone32 && in.str(ob->type) == n) return Value::boolean(true);
+        if (n == "torch.nn.Module" && (ob->flags & kIsModule)) return Value::boolean(true);
+        if (ob->cls != kNone32 && in.class_derives(ob->cls, n)) return Value::boolean(true);
+        if (ob->cls == kNone32 && ob->type != kNone32) continue;
+      }
+      if (!v.known()) return Value::unknown();
+      continue;
+    }
+    if (in.is_obj(ty, OKind::Class)) {
+      if (Obj* ob = in.instance(v); ob && ob->cls != kNone32) {
+        if (ob->cls == ty.a) return Value::boolean(true);
+        // walk bases
+        std::vector<ObjId> todo{ob->cls};
+        while (!todo.empty()) {
+          ObjId c = todo.back();
+          todo.pop_back();
+          if (c == ty.a) return Value::boolean(true);
+          for (Value b : in.o(c).items)
+            if (in.is_obj(b, OKind::Class)) todo.push_back(b.a);
+        }
+      }
+    }
+  }
+  return v.known() ? Value::boolean(false) : Value::unknown();
+}
+
+Value b_getattr(Interp& in, Args& a) {
+  if (a.pos.size() < 2) return Value::unknown();
+  auto n = in.as_str(a.pos[1]);
+  if (!n) return Value::unknown();
+  Value r = in.getattr(a.pos[0], in.intern(*n));
+  if (in.is_obj(r, OKind::Method) && a.pos.size() > 2) {
+    // getattr(obj, "x", default) on a missing plain attribute.
+    if (!in.tensor(a.pos[0]) && !in.is_module(a.pos[0]) && in.instance(a.pos[0]) &&
+        in.instance(a.pos[0])->cls != kNone32)
+      return a.pos[2];
+  }
+  return r;
+}
+
+Value b_hasattr(Interp& in, Args& a) {
+  if (a.pos.size() < 2) return Value::unknown();
+  auto n = in.as_str(a.pos[1]);
+  if (!n) return Value::unknown();
+  if (a.pos[0].kind == VKind::Ext) return Value::boolean(true);
+  if (Obj* ob = in.instance(a.pos[0])) {
+    if (ob->attrs.find(in.intern(*n))) return Value::boolean(true);
+    if (ob->cls != kNone32 && in.class_lookup(ob->cls, in.intern(*n))) return Value::boolean(true);
+    return Value::boolean(false);
+  }
+  return Value::unknown();
+}
+
+Value b_setattr(Interp& in, Args& a) {
+  if (a.pos.size() < 3) return Value::none();
+  if (auto n = in.as_str(a.pos[1])) in.setattr(a.pos[0], in.intern(*n), a.pos[2]);
+  return Value::none();
+}
+
+Value b_super(Interp& in, Args& a) {
+  Value self, cls;
+  if (a.pos.size() >= 2) {
+    cls = a.pos[0];
+    self = a.pos[1];
+  } else {
+    // Zero-argument super(): the method's class and its first argument.
+    Frame* fr = in.stack.empty() ? nullptr : in.stack.back();
+    if (!fr || fr->self_class == kNone32) return Value::unknown();
+    cls = Value::obj(fr->self_class);
+    const ir::Function& f = in.unit(fr->module).ir->fn(fr->fn);
+    for (const ir::Inst& inst : f.insts_of(f.entry()))
+      if (inst.op == ir::Op::Param && inst.aux == 0) self = fr->vals[inst.result.v];
+  }
+  if (!in.is_obj(cls, OKind::Class)) return Value::unknown();
+  ObjId so = in.alloc(OKind::Super);
+  in.o(so).items = {self, cls};
+  return Value::obj(so);
+}
+
+Value b_iter(Interp& in, Args& a) {
+  if (a.pos.empty()) return Value::unknown();
+  if (in.is_obj(a.pos[0], OKind::Iter)) return a.pos[0];
+  auto items = in.iterate(a.pos[0]);
+  return in.make_list(items ? std::move(*items) : std::vector<Value>{Value::unknown()}, OKind::Iter);
+}
+
+Value b_next(Interp& in, Args& a) {
+  if (a.pos.empty()) return Value::unknown();
+  Value it = a.pos[0];
+  if (!in.is_obj(it, OKind::Iter)) {
+    auto items = in.iterate(it);
+    return items && !items->empty() ? (*items)[0] : Value::unknown();
+  }
+  Obj& io = in.o(it);
+  if (io.index < io.items.size()) return io.items[io.index++];
+  return a.npos() > 1 ? a.pos[1] : Value::unknown();
+}
+
+Value b_map(Interp& in, Args& a) {
+  if (a.pos.size() < 2) return Value::unknown();
+  auto items = in.iterate(a.pos[1]);
+  if (!items) return Value::unknown();
+  std::vector<Value> out;
+  for (Value v : *items) {
+    Args args;
+    args.pos = {v};
+    out.push_back(in.call(a.pos[0], args));
+  }
+  return in.make_list(std::move(out), OKind::Iter);
+}
+
+Value b_filter(Interp& in, Args& a) {
+  if (a.pos.size() < 2) return Value::unknown();
+  auto items = in.iterate(a.pos[1]);
+  if (!items) return Value::unknown();
+  std::vector<Value> out;
+  for (Value v : *items) {
+    bool keep;
+    if (a.pos[0].kind == VKind::None) {
+      keep = in.truth(v).value_or(true);
+    } else {
+      Args args;
+      args.pos = {v};
+      keep = in.truth(in.call(a.pos[0], args)).value_or(true);
+    }
+    if (keep) out.push_back(v);
+  }
+  return in.make_list(std::move(out), OKind::Iter);
+}
+
+Value b_anyall(Interp& in, Args& a, bool any) {
+  if (a.pos.empty()) return Value::unknown();
+  auto items = in.iterate(a.pos[0]);
+  if (!items) return Value::unknown();
+  for (Value v : *items) {
+    auto t = in.truth(v);
+    if (!t) return Value::unknown();
+    if (*t == any) return Value::boolean(any);
+  }
+  return Value::boolean(!any);
+}
+Value b_any(Interp& in, Args& a) { return b_anyall(in, a, true); }
+Value b_all(Interp& in, Args& a) { return b_anyall(in, a, false); }
+
+Value b_none(Interp&, Args&) { return Value::none(); }
+
+Value b_decorator_flag(Interp& in, Args& a, uint32_t flag) {
+  if (a.pos.empty()) return Value::unknown();
+  if (in.is_obj(a.pos[0], OKind::Function)) in.o(a.pos[0]).flags |= flag;
+  return a.pos[0];
+}
+Value b_staticmethod(Interp& in, Args& a) { return b_decorator_flag(in, a, kStatic); }
+Value b_classmethod(Interp& in, Args& a) { return b_decorator_flag(in, a, kClassMethod); }
+Value b_property(Interp& in, Args& a) {
+  if (a.pos.empty()) return Value::unknown();
+  ObjId p = in.alloc(OKind::Property);
+  in.o(p).items = {a.pos[0]};
+  return Value::obj(p);
+}
+
+Value b_type(Interp& in, Args& a) {
+  if (a.pos.size() != 1) return Value::unknown();
+  if (Obj* ob = in.instance(a.pos[0])) {
+    if (ob->cls != kNone32) return Value::obj(ob->cls);
+    if (ob->type != kNone32) return Value::ext(ob->type);
+  }
+  return Value::unknown();
+}
+
+Value b_divmod(Interp& in, Args& a) {
+  if (a.pos.size() != 2) return Value::unknown();
+  return in.make_list({in.binop(ast::Op::FloorDiv, a.pos[0], a.pos[1], false),
+                       in.binop(ast::Op::Mod, a.pos[0], a.pos[1], false)},
+                      OKind::Tuple);
+}
+
+}  // namespace
+
+void register_builtins(Interp& in) {
+  auto& f = in.functions;
+  f["builtins.len"] = b_len;
+  f["builtins.range"] = b_range;
+  f["builtins.enumerate"] = b_enumerate;
+  f["builtins.zip"] = b_zip;
+  f["builtins.list"] = b_list;
+  f["builtins.tuple"] = b_tuple;
+  f["builtins.set"] = b_set;
+  f["builtins.frozenset"] = b_set;
+  f["builtins.dict"] = b_dict;
+  f["builtins.int"] = b_int;
+  f["builtins.float"] = b_float;
+  f["builtins.str"] = b_str;
+  f["builtins.bool"] = b_bool;
+  f["builtins.max"] = b_max;
+  f["builtins.min"] = b_min;
+  f["builtins.sum"] = b_sum;
+  f["builtins.abs"] = b_abs;
+  f["builtins.round"] = b_round;
+  f["builtins.sorted"] = b_sorted;
+  f["builtins.reversed"] = b_reversed;
+  f["builtins.isinstance"] = b_isinstance;
+  f["builtins.getattr"] = b_getattr;
+  f["builtins.hasattr"] = b_hasattr;
+  f["builtins.setattr"] = b_setattr;
+  f["builtins.super"] = b_super;
+  f["builtins.iter"] = b_iter;
+  f["builtins.next"] = b_next;
+  f["builtins.map"] = b_map;
+  f["builtins.filter"] = b_filter;
+  f["builtins.any"] = b_any;
+  f["builtins.all"] = b_all;
+  f["builtins.print"] = b_none;
+  f["builtins.staticmethod"] = b_staticmethod;
+  f["builtins.classmethod"] = b_classmethod;
+  f["builtins.property"] = b_property;
+  f["builtins.type"] = b_type;
+  f["builtins.divmod"] = b_divmod;
+}
+
+}  // namespace tpf::memory

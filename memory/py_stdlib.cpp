@@ -1,0 +1,468 @@
+// The standard library a training script leans on for its configuration:
+// argparse (defaults are what a run without flags uses, as the ground-truth
+// tool measures), dataclasses, types.SimpleNamespace, math, os.environ,
+// functools.partial, copy; and the methods of str, list, dict and numbers.
+// requires: interp.h. produces: handlers for those names.
+#include <algorithm>
+#include <cmath>
+
+#include "memory/interp.h"
+
+namespace tpf::memory {
+namespace {
+
+Value new_instance(Interp& in, std::string_view type) {
+  ObjId io = in.alloc(OKind::Instance);
+  in.o(io).type = in.intern(type);
+  return Value::obj(io);
+}
+
+bool is_type(Interp& in, Value v, std::string_view type) {
+  Obj* ob = in.instance(v);
+  return ob && ob->cls == kNone32 && ob->type != kNone32 && in.str(ob->type) == type;
+}
+
+// ---------------------------------------------------------------- argparse
+
+/// `--batch-size` -> batch_size; positional "lr" -> lr.
+std::string dest_of(std::string_view flag) {
+  while (!flag.empty() && flag.front() == '-') flag.remove_prefix(1);
+  std::string d(flag);
+  std::replace(d.begin(), d.end(), '-', '_');
+  return d;
+}
+
+Value ap_parser(Interp& in, Args&) { return new_instance(in, "argparse.ArgumentParser"); }
+
+Value ap_add_argument(Interp& in, Args& a) {
+  Value p = a.pos[0];
+  std::string dest;
+  std::string flag;
+  for (size_t k = 1; k < a.pos.size(); ++k) {
+    auto s = in.as_str(a.pos[k]);
+    if (!s) continue;
+    if (flag.empty() || (s->starts_with("--") && !flag.starts_with("--"))) flag = std::string(*s);
+  }
+  if (auto d = a.kwarg(in, "dest"); d && in.as_str(*d)) dest = std::string(*in.as_str(*d));
+  else dest = dest_of(flag);
+  if (dest.empty()) return Value::none();
+  Value def = a.kwarg(in, "default").value_or(Value::none());
+  std::string action;
+  if (auto ac = a.kwarg(in, "action")) {
+    if (auto s = in.as_str(*ac)) action = *s;
+    else if (ac->kind == VKind::Ext && in.str(ac->a).ends_with("BooleanOptionalAction"))
+      action = "bool_optional";
+  }
+  if (!a.kwarg(in, "default")) {
+    if (action == "store_true") def = Value::boolean(false);
+    else if (action == "store_false") def = Value::boolean(true);
+    else if (action == "count") def = Value::none();
+    else if (auto req = a.kwarg(in, "required"); req && in.truth(*req).value_or(false))
+      def = Value::unknown();
+    else if (!flag.starts_with("-")) def = Value::unknown();  // a required positional
+  }
+  // type=int with a string default converts it, as argparse does.
+  if (auto ty = a.kwarg(in, "type"); ty && def.kind == VKind::Str && ty->kind == VKind::Ext) {
+    Args ca;
+    ca.pos = {def};
+    Value conv = in.call(*ty, ca);
+    if (conv.known()) def = conv;
+  }
+  ObjId spec = in.alloc(OKind::Instance);
+  in.o(spec).type = in.intern("argparse.Action");
+  in.o(spec).attrs.set(in.intern("dest"), in.str_value(dest));
+  in.o(spec).attrs.set(in.intern("default"), def);
+  in.o(spec).attrs.set(in.intern("flag"), in.str_value(flag));
+  in.o(spec).attrs.set(in.intern("action"), in.str_value(action));
+  in.o(spec).attrs.set(in.intern("type"), a.kwarg(in, "type").value_or(Value::none()));
+  in.o(spec).index = in.user_line();
+  Obj* po = in.instance(p);
+  Value* parent = po->attrs.find(in.intern("__parent__"));
+  Value target = parent ? *parent : p;
+  in.o(target).items.push_back(Value::obj(spec));
+  return Value::obj(spec);
+}
+
+Value ap_group(Interp& in, Args& a) {
+  Value g = new_instance(in, "argparse.ArgumentParser");
+  Value p = a.pos[0];
+  Value* parent = in.instance(p)->attrs.find(in.intern("__parent__"));
+  in.o(g).attrs.set(in.intern("__parent__"), parent ? *parent : p);
+  return g;
+}
+
+Value ap_set_defaults(Interp& in, Args& a) {
+  Value p = a.pos[0];
+  for (auto& [k, v] : a.kw) in.o(p).attrs.set(k, v);
+  return Value::none();
+}
+
+Value ap_parse(Interp& in, Args& a, bool known) {
+  Value p = a.pos[0];
+  Value ns = new_instance(in, "argparse.Namespace");
+  StrId sdest = in.intern("dest"), sdef = in.intern("default"), sflag = in.intern("flag"),
+        saction = in.intern("action"), stype = in.intern("type");
+  std::vector<Value> specs = in.o(p).items;
+  for (Value sp : specs) {
+    Obj& so = in.o(sp);
+    std::string dest(*in.as_str(*so.attrs.find(sdest)));
+    Value def = *so.attrs.find(sdef);
+    if (const Value* d = in.o(p).attrs.find(in.intern(dest))) def = *d;
+    std::string how = "argparse " + std::string(*in.as_str(*so.attrs.find(sflag))) + " default";
+    def = in.named_source(dest, def, so.index, how);
+    in.o(ns).attrs.set(in.intern(dest), def);
+  }
+  // An explicit argv list (parse_args(["--lr", "1e-3"])) is applied.
+  std::optional<Value> argv = a.get(in, 1, "args");
+  if ((!argv || argv->kind == VKind::None) && !in.opt.argv.empty()) {
+    // A run of the script with EstimateOptions::argv on its command line.
+    std::vector<Value> items;
+    for (const std::string& t : in.opt.argv) items.push_back(in.str_value(t));
+    argv = in.make_list(std::move(items));
+  }
+  if (argv && in.seq(*argv)) {
+    std::vector<Value> toks = *in.seq(*argv);
+    for (size_t k = 0; k < toks.size(); ++k) {
+      auto t = in.as_str(toks[k]);
+      if (!t || !t->starts_with("-")) continue;
+      for (Value sp : specs) {
+        Obj& so = in.o(sp);
+        std::string flag(*in.as_str(*so.attrs.find(sflag)));
+        std::string action(*in.as_str(*so.attrs.find(saction)));
+        std::string dest(*in.as_str(*so.attrs.find(sdest)));
+        std::string no = "--no-" + flag.substr(std::min<size_t>(2, flag.size()));
+        if (*t == no && action == "bool_optional") {
+          in.o(ns).attrs.set(in.intern(dest), Value::boolean(false));
+        } else if (*t == flag) {
+          if (action == "store_true" || action == "bool_optional")
+            in.o(ns).attrs.set(in.intern(dest), Value::boolean(true));
+          else if (action == "store_false")
+            in.o(ns).attrs.set(in.intern(dest), Value::boolean(false));
+          else if (k + 1 < toks.size()) {
+            Value v = toks[++k];
+            Value ty = *so.attrs.find(stype);
+            if (ty.kind == VKind::Ext) {
+              Args ca;
+              ca.pos = {v};
+              Value conv = in.call(ty, ca);
+              if (conv.known()) v = conv;
+            }
+            in.o(ns).attrs.set(in.intern(dest), in.named_source(dest, v, 0, "argv " + flag));
+          }
+        }
+      }
+    }
+  }
+  if (known) return in.make_list({ns, in.make_list({})}, OKind::Tuple);
+  return ns;
+}
+
+// ------------------------------------------------------------ dataclasses
+
+Value dc_dataclass(Interp& in, Args& a) {
+  if (a.pos.empty()) {
+    // @dataclass(frozen=True): returns the decorator itself.
+    return Value::ext(in.intern("dataclasses.dataclass"));
+  }
+  if (in.is_obj(a.pos[0], OKind::Class)) in.o(a.pos[0]).flags |= kDataclass;
+  return a.pos[0];
+}
+
+Value dc_field(Interp& in, Args& a) {
+  if (auto d = a.kwarg(in, "default")) return *d;
+  if (auto f = a.kwarg(in, "default_factory")) {
+    Args ca;
+    return in.call(*f, ca);
+  }
+  return Value::unknown();
+}
+
+Value dc_asdict(Interp& in, Args& a) {
+  if (a.pos.empty()) return Value::unknown();
+  Obj* ob = in.instance(a.pos[0]);
+  if (!ob) return Value::unknown();
+  Value d = in.make_dict();
+  std::vector<std::pair<StrId, Value>> items = ob->attrs.items;
+  for (auto& [k, v] : items) in.setitem(d, Value::str(k), v);
+  return d;
+}
+
+Value ns_new(Interp& in, Args& a) {
+  Value ns = new_instance(in, "types.SimpleNamespace");
+  for (auto& [k, v] : a.kw) in.o(ns).attrs.set(k, v);
+  return ns;
+}
+
+Value vars_of(Interp& in, Args& a) { return dc_asdict(in, a); }
+
+// ------------------------------------------------------------------- math
+
+Value math1(Interp& in, Args& a, double (*fn)(double)) {
+  if (a.pos.empty()) return Value::unknown();
+  auto x = in.as_number(a.pos[0]);
+  return x ? Value::real(fn(*x)) : Value::unknown();
+}
+Value m_sqrt(Interp& in, Args& a) { return math1(in, a, std::sqrt); }
+Value m_log(Interp& in, Args& a) { return math1(in, a, std::log); }
+Value m_exp(Interp& in, Args& a) { return math1(in, a, std::exp); }
+Value m_cos(Interp& in, Args& a) { return math1(in, a, std::cos); }
+Value m_ceil(Interp& in, Args& a) {
+  auto x = a.pos.empty() ? std::nullopt : in.as_number(a.pos[0]);
+  if (a.pos.size() == 1 && a.pos[0].kind == VKind::Int) return a.pos[0];
+  return x ? in.int_value(static_cast<int64_t>(std::ceil(*x))) : Value::unknown();
+}
+Value m_floor(Interp& in, Args& a) {
+  auto x = a.pos.empty() ? std::nullopt : in.as_number(a.pos[0]);
+  if (a.pos.size() == 1 && a.pos[0].kind == VKind::Int) return a.pos[0];
+  return x ? in.int_value(static_cast<int64_t>(std::floor(*x))) : Value::unknown();
+}
+Value m_prod(Interp& in, Args& a) {
+  if (a.pos.empty()) return Value::unknown();
+  auto items = in.iterate(a.pos[0]);
+  if (!items) return Value::unknown();
+  Value acc = in.int_value(1);
+  for (Value v : *items) acc = in.binop(ast::Op::Mult, acc, v, false);
+  return acc;
+}
+Value m_pow(Interp& in, Args& a) {
+  if (a.pos.size() < 2) return Value::unknown();
+  auto x = in.as_number(a.pos[0]), y = in.as_number(a.pos[1]);
+  return x && y ? Value::real(std::pow(*x, *y)) : Value::unknown();
+}
+
+// ------------------------------------------------------------- os / misc
+
+Value os_getenv(Interp& in, Args& a) {
+  // The environment of the run is unknown; scripts pass their default.
+  std::optional<Value> d = a.get(in, 1, "default");
+  if (auto key = a.pos.empty() ? std::nullopt : in.as_str(a.pos[0])) {
+    if (*key == "WORLD_SIZE" || *key == "LOCAL_WORLD_SIZE") {
+      if (in.opt.world_size) return in.str_value(std::to_string(*in.opt.world_size));
+    }
+    if (*key == "RANK" || *key == "LOCAL_RANK") return in.str_value("0");
+  }
+  return d ? *d : Value::none();
+}
+
+Value f_partial(Interp& in, Args& a) {
+  if (a.pos.empty()) return Value::unknown();
+  ObjId p = in.alloc(OKind::Partial);
+  in.o(p).items = a.pos;
+  in.o(p).attrs.items = a.kw;
+  return Value::obj(p);
+}
+
+Value identity(Interp&, Args& a) { return a.pos.empty() ? Value::unknown() : a.pos[0]; }
+Value unknown_fn(Interp&, Args&) { return Value::unknown(); }
+Value none_fn(Interp&, Args&) { return Value::none(); }
+
+}  // namespace
+
+// ------------------------------------------------ methods of builtin types
+
+Value call_builtin_method(Interp& in, Value self, std::string_view n, Args& a, bool& handled) {
+  handled = true;
+  auto arg = [&](size_t k) { return k < a.pos.size() ? a.pos[k] : Value::unknown(); };
+  if (self.kind == VKind::Str) {
+    std::string s(in.str(self.a));
+    if (n == "lower" || n == "upper") {
+      for (char& c : s) c = static_cast<char>(n == "lower" ? std::tolower(c) : std::toupper(c));
+      return in.str_value(s);
+    }
+    if (n == "startswith" || n == "endswith") {
+      auto p = in.as_str(arg(1));
+      if (!p) return Value::unknown();
+      return Value::boolean(n == "startswith" ? std::string_view(s).starts_with(*p)
+                                              : std::string_view(s).ends_with(*p));
+    }
+    if (n == "strip") return self;
+    if (n == "find") {
+      auto p = in.as_str(arg(1));
+      if (!p) return Value::unknown();
+      size_t at = s.find(*p);
+      return in.int_value(at == std::string::npos ? -1 : static_cast<int64_t>(at));
+    }
+    if (n == "replace") {
+      auto x = in.as_str(arg(1)), y = in.as_str(arg(2));
+      if (!x || !y || x->empty()) return Value::unknown();
+      std::string out;
+      for (size_t k = 0; k < s.size();) {
+        if (s.compare(k, x->size(), *x) == 0) {
+          out += *y;
+          k += x->size();
+        } else {
+          out += s[k++];
+        }
+      }
+      return in.str_value(out);
+    }
+    if (n == "split") {
+      std::string sep = a.pos.size() > 1 && in.as_str(arg(1)) ? std::string(*in.as_str(arg(1))) : " ";
+      std::vector<Value> parts;
+      size_t start = 0;
+      while (true) {
+        size_t at = s.find(sep, start);
+        parts.push_back(in.str_value(s.substr(start, at - start)));
+        if (at == std::string::npos) break;
+        start = at + sep.size();
+      }
+      return in.make_list(std::move(parts));
+    }
+    if (n == "join") {
+      auto items = in.iterate(arg(1));
+      if (!items) return Value::unknown();
+      std::string out;
+      for (size_t k = 0; k < items->size(); ++k) {
+        auto p = in.as_str((*items)[k]);
+        if (!p) return Value::unknown();
+        if (k) out += s;
+        out += *p;
+      }
+      return in.str_value(out);
+    }
+    return Value::unknown();
+  }
+  if (self.kind == VKind::Int || self.kind == VKind::Float) {
+    if (n == "is_integer") return Value::boolean(self.kind == VKind::Int || std::floor(self.f) == self.f);
+    return Value::unknown();
+  }
+  if (in.is_obj(self, OKind::List)) {
+    std::vector<Value>& items = in.o(self).items;
+    if (n == "append") { items.push_back(arg(1)); return Value::none(); }
+    if (n == "extend") {
+      if (auto more = in.iterate(arg(1))) {
+        std::vector<Value>& it2 = in.o(self).items;
+        it2.insert(it2.end(), more->begin(), more->end());
+      }
+      return Value::none();
+    }
+    if (n == "insert") {
+      auto k = in.as_int(arg(1));
+      if (k) {
+        int64_t sz = static_cast<int64_t>(items.size());
+        int64_t at = std::clamp<int64_t>(*k < 0 ? *k + sz : *k, 0, sz);
+        items.insert(items.begin() + at, arg(2));
+      }
+      return Value::none();
+    }
+    if (n == "pop") {
+      if (items.empty()) return Value::unknown();
+      int64_t sz = static_cast<int64_t>(items.size());
+      int64_t k = a.pos.size() > 1 ? in.as_int(arg(1)).value_or(-1) : -1;
+      if (k < 0) k += sz;
+      if (k < 0 || k >= sz) return Value::unknown();
+      Value v = items[static_cast<size_t>(k)];
+      items.erase(items.begin() + k);
+      return v;
+    }
+    if (n == "reverse") { std::reverse(items.begin(), items.end()); return Value::none(); }
+    if (n == "copy") return in.make_list(items);
+    if (n == "index") {
+      for (size_t k = 0; k < items.size(); ++k)
+        if (in.same(items[k], arg(1))) return in.int_value(static_cast<int64_t>(k));
+      return Value::unknown();
+    }
+    if (n == "clear") { items.clear(); return Value::none(); }
+    if (n == "__iter__") return in.make_list(items, OKind::Iter);
+    return Value::unknown();
+  }
+  if (in.is_obj(self, OKind::Dict)) {
+    if (n == "get") {
+      std::vector<Value> items = in.o(self).items;
+      for (size_t k = 0; k + 1 < items.size(); k += 2)
+        if (in.same(items[k], arg(1))) return items[k + 1];
+      return a.pos.size() > 2 ? arg(2) : Value::none();
+    }
+    if (n == "items" || n == "keys" || n == "values") {
+      std::vector<Value> items = in.o(self).items, out;
+      for (size_t k = 0; k + 1 < items.size(); k += 2) {
+        if (n == "items") out.push_back(in.make_list({items[k], items[k + 1]}, OKind::Tuple));
+        else out.push_back(items[k + (n == "values" ? 1 : 0)]);
+      }
+      return in.make_list(std::move(out));
+    }
+    if (n == "update") {
+      if (in.is_obj(arg(1), OKind::Dict)) {
+        std::vector<Value> items = in.o(arg(1)).items;
+        for (size_t k = 0; k + 1 < items.size(); k += 2) in.setitem(self, items[k], items[k + 1]);
+      }
+      for (auto& [k, v] : a.kw) in.setitem(self, Value::str(k), v);
+      return Value::none();
+    }
+    if (n == "setdefault") {
+      std::vector<Value> items = in.o(self).items;
+      for (size_t k = 0; k + 1 < items.size(); k += 2)
+        if (in.same(items[k], arg(1))) return items[k + 1];
+      in.setitem(self, arg(1), arg(2));
+      return arg(2);
+    }
+    if (n == "pop") {
+      std::vector<Value>& items = in.o(self).items;
+      for (size_t k = 0; k + 1 < items.size(); k += 2) {
+        if (in.same(items[k], arg(1))) {
+          Value v = items[k + 1];
+          items.erase(items.begin() + static_cast<long>(k), items.begin() + static_cast<long>(k) + 2);
+          return v;
+        }
+      }
+      return a.pos.size() > 2 ? arg(2) : Value::unknown();
+    }
+    if (n == "copy") {
+      Value d = in.make_dict();
+      in.o(d).items = in.o(self).items;
+      return d;
+    }
+    return Value::unknown();
+  }
+  if (in.is_obj(self, OKind::Tuple)) {
+    if (n == "index" || n == "count") return Value::unknown();
+    return Value::unknown();
+  }
+  handled = false;
+  return Value::unknown();
+}
+
+Value instance_method_stdlib(Interp& in, Value self, std::string_view n, Args& a, bool& handled) {
+  handled = true;
+  if (is_type(in, self, "argparse.ArgumentParser")) {
+    if (n == "add_argument") return ap_add_argument(in, a);
+    if (n == "add_argument_group" || n == "add_mutually_exclusive_group") return ap_group(in, a);
+    if (n == "set_defaults") return ap_set_defaults(in, a);
+    if (n == "parse_args") return ap_parse(in, a, false);
+    if (n == "parse_known_args") return ap_parse(in, a, true);
+    return Value::unknown();
+  }
+  handled = false;
+  return Value::unknown();
+}
+
+void register_stdlib(Interp& in) {
+  auto& f = in.functions;
+  f["argparse.ArgumentParser"] = ap_parser;
+  f["dataclasses.dataclass"] = dc_dataclass;
+  f["dataclasses.field"] = dc_field;
+  f["dataclasses.asdict"] = dc_asdict;
+  f["builtins.vars"] = vars_of;
+  f["types.SimpleNamespace"] = ns_new;
+  f["argparse.Namespace"] = ns_new;
+  f["math.sqrt"] = m_sqrt;
+  f["math.log"] = m_log;
+  f["math.exp"] = m_exp;
+  f["math.cos"] = m_cos;
+  f["math.ceil"] = m_ceil;
+  f["math.floor"] = m_floor;
+  f["math.prod"] = m_prod;
+  f["math.pow"] = m_pow;
+  f["numpy.prod"] = m_prod;
+  f["os.getenv"] = os_getenv;
+  f["os.environ.get"] = os_getenv;
+  f["functools.partial"] = f_partial;
+  f["copy.deepcopy"] = identity;
+  f["copy.copy"] = identity;
+  f["typing.cast"] = unknown_fn;
+  f["random.seed"] = none_fn;
+  f["numpy.random.seed"] = none_fn;
+  f["builtins.open"] = unknown_fn;
+}
+
+}  // namespace tpf::memory

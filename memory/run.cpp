@@ -1,0 +1,119 @@
+// interp_run: sets up the interpreter on the user's script (built-in
+// tables, the CLI's --dtype), runs the module top level as `__main__`
+// until the first training step is complete, and, when the script never
+// reaches a `.backward()` the interpreter can follow (a Trainer, a loop it
+// cannot enter), runs one synthesized step on the model it built: a
+// forward on an input made from its first layer and the configured batch
+// size, and a backward of the loss or of the output.
+// requires: ir::build of the script. produces: the Interp's facts.
+#include "memory/interp.h"
+#include "memory/modules.h"
+
+namespace tpf::memory {
+
+void register_layer_ops(Interp& in);
+void register_data(Interp& in);
+Value synthesize_input(Interp& in, Value model);
+
+namespace {
+
+/// The module the script built and trains, when no forward was reached:
+/// the one whose parameters an optimizer updates, else the largest module
+/// that is no other module's child.
+Value find_model(Interp& in) {
+  std::vector<ObjId> children;
+  Value best;
+  uint64_t best_params = 0;
+  for (ObjId id = 0; id < in.heap.size(); ++id) {
+    Obj& ob = in.heap[id];
+    if (ob.kind != OKind::Instance || !(ob.flags & kIsModule)) continue;
+    for (auto& [k, v] : ob.attrs.items)
+      if (in.is_module(v) && v.a != id) children.push_back(v.a);
+  }
+  std::sort(children.begin(), children.end());
+  for (ObjId id = 0; id < in.heap.size(); ++id) {
+    Obj& ob = in.heap[id];
+    if (ob.kind != OKind::Instance || !(ob.flags & kIsModule)) continue;
+    if (std::binary_search(children.begin(), children.end(), id)) continue;
+    if (in.units[ob.module]->is_user == false && ob.cls != kNone32) {
+      // zoo-internal helper modules are never the model on their own
+    }
+    uint64_t n = 0;
+    for (auto& [name, t] : module_tensors(in, Value::obj(id), Role::Param))
+      n += static_cast<uint64_t>(in.dims.value(in.numel(*in.tensor(t))));
+    if (n > best_params) {
+      best_params = n;
+      best = Value::obj(id);
+    }
+  }
+  return best;
+}
+
+void synthesized_step(Interp& in) {
+  Value model = find_model(in);
+  if (!model.known()) return;
+  in.callee_hint = "model";
+  Value x = synthesize_input(in, model);
+  if (!in.tensor(x)) return;
+  in.note_unknown("no training step the interpreter could follow; one step was synthesized", {}, false);
+  Args a;
+  a.pos = {x};
+  // Hugging Face models compute their loss from labels shaped like the input.
+  Obj& mo = in.o(model);
+  if (mo.cls != kNone32 && in.class_lookup(mo.cls, in.intern("checkpoint_units")))
+    a.kw.emplace_back(in.intern("labels"), x);
+  if (in.cfg.autocast) in.autocast.push_back(in.cfg.autocast);
+  Value out = module_call(in, model, a);
+  Value loss;
+  if (in.tensor(out)) {
+    loss = out;
+  } else if (Obj* ob = in.instance(out)) {
+    if (const Value* l = ob->attrs.find(in.intern("loss")); l && in.tensor(*l)) loss = *l;
+    else if (const Value* g = ob->attrs.find(in.intern("logits")); g && in.tensor(*g)) loss = *g;
+  } else if (auto* s = in.seq(out); s && !s->empty()) {
+    loss = (*s)[0];
+  }
+  if (in.tensor(loss)) in.backward(loss);
+}
+
+}  // namespace
+
+void interp_run(Interp& in, const ir::Module& script) {
+  register_builtins(in);
+  register_stdlib(in);
+  register_tensor_shape(in);
+  register_tensor_views(in);
+  register_tensor_ops(in);
+  register_layer_ops(in);
+  register_data(in);
+  register_training(in);
+  auto u = std::make_unique<Unit>();
+  u->ir = &script;
+  u->name = "<script>";
+  u->is_user = true;
+  in.units.push_back(std::move(u));
+  // --dtype bf16/fp16: the whole forward runs under autocast in that dtype.
+  if (in.opt.dtype && *in.opt.dtype != Dtype::Float32) {
+    in.autocast.push_back(*in.opt.dtype);
+    in.cfg.autocast = *in.opt.dtype;
+    in.cfg.autocast_origin = {0, "--dtype " + std::string(dtype_name(*in.opt.dtype))};
+  }
+  try {
+    in.run(0, ir::FunctionId(0), {}, nullptr, kNone32);
+  } catch (const StopRun& s) {
+    if (s.why == StopRun::Why::Budget)
+      in.note_unknown("the script runs longer than the interpreter's budget before a training step", {},
+                      !in.backward_seen);
+  }
+  in.stack.clear();
+  in.module_path.clear();
+  in.segment = kNone32;
+  if (!in.backward_seen) {
+    try {
+      synthesized_step(in);
+    } catch (const StopRun&) {
+    }
+  }
+}
+
+}  // namespace tpf::memory

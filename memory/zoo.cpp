@@ -1,0 +1,213 @@
+// The model zoo: modules whose definitions are not in the script. They are
+// Python (memory/zoo/*.py, embedded at build time) run by the same
+// interpreter, so their parameters and saved tensors follow from the same
+// op rules: torch.nn's composite layers (MultiheadAttention, Transformer*,
+// LSTM/GRU), torchvision models by name, and Hugging Face models from
+// from_pretrained("...") with the published configs of memory/hf_configs.def.
+// requires: interp.h. produces: zoo module instances.
+#include <algorithm>
+
+#include "lexer/lexer.h"
+#include "memory/interp.h"
+#include "memory/modules.h"
+#include "parser/parser.h"
+
+namespace tpf::memory {
+
+std::string_view zoo_source(std::string_view name);
+
+uint16_t Interp::zoo_unit(std::string_view name) {
+  for (size_t k = 0; k < units.size(); ++k)
+    if (units[k]->name == name) return static_cast<uint16_t>(k);
+  auto u = std::make_unique<Unit>();
+  u->name = std::string(name);
+  u->src = std::make_unique<SourceFile>();
+  DiagSink diags;
+  std::string_view text = zoo_source(name);
+  if (!lexer::make_source("<zoo>/" + std::string(name) + ".py", std::string(text), *u->src, diags))
+    ir::internal_error("memory zoo file does not load");
+  lexer::TokenStream toks = lexer::tokenize(*u->src, diags);
+  u->ast = std::make_unique<ast::Module>(parser::parse(*u->src, toks, diags));
+  if (diags.has_errors()) ir::internal_error("memory zoo file does not parse: " + diags.diagnostics()[0].message);
+  u->own = std::make_unique<ir::Module>(ir::build(*u->ast, *u->src, diags, ir::kVerify));
+  u->ir = u->own.get();
+  uint16_t id = static_cast<uint16_t>(units.size());
+  units.push_back(std::move(u));
+  // Run its top level: defines the classes and functions.
+  std::vector<Frame*> saved_stack;
+  saved_stack.swap(stack);
+  std::vector<StrId> saved_path;
+  saved_path.swap(module_path);
+  uint32_t saved_depth = depth;
+  depth = 0;
+  run(id, ir::FunctionId(0), {}, nullptr, kNone32);
+  depth = saved_depth;
+  stack.swap(saved_stack);
+  module_path.swap(saved_path);
+  return id;
+}
+
+namespace {
+
+/// A name defined at the top level of a zoo file.
+Value zoo_value(Interp& in, std::string_view file, std::string_view name) {
+  uint16_t u = in.zoo_unit(file);
+  Unit& un = in.unit(u);
+  ir::Symbol s = un.ir->names.find(name);
+  if (s == ir::kNoSymbol || !un.top) return Value::unknown();
+  const ir::Function& f = un.ir->fn(ir::FunctionId(0));
+  ir::VarId var = f.find_var(s);
+  if (!var.valid()) return Value::unknown();
+  for (size_t i = f.local_refs.size(); i-- > 0;) {
+    const ir::LocalRef& r = f.local_refs[i];
+    if (r.var == var && r.store && r.value.valid() && un.top->vals[r.value.v].kind != VKind::Unbound)
+      return un.top->vals[r.value.v];
+  }
+  return Value::unknown();
+}
+
+struct ZooRow {
+  std::string_view qualname;  ///< after torch.nn. / torchvision.models.
+  std::string_view file;
+  std::string_view name;
+};
+
+constexpr ZooRow kNn[] = {
+    {"MultiheadAttention", "nn_composite", "MultiheadAttention"},
+    {"TransformerEncoderLayer", "nn_composite", "TransformerEncoderLayer"},
+    {"TransformerEncoder", "nn_composite", "TransformerEncoder"},
+    {"TransformerDecoderLayer", "nn_composite", "TransformerDecoderLayer"},
+    {"TransformerDecoder", "nn_composite", "TransformerDecoder"},
+    {"LSTM", "nn_composite", "LSTM"},
+    {"GRU", "nn_composite", "GRU"},
+    {"LSTMCell", "nn_composite", "LSTMCell"},
+};
+
+constexpr std::string_view kVision[] = {
+    "resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "wide_resnet50_2",
+    "resnext50_32x4d", "vgg11", "vgg11_bn", "vgg13", "vgg13_bn", "vgg16", "vgg16_bn", "vgg19",
+    "vgg19_bn", "mobilenet_v2", "mobilenet_v3_large", "mobilenet_v3_small", "efficientnet_b0",
+    "vit_b_16", "vit_b_32", "vit_l_16", "alexnet"};
+
+// Hugging Face published configs (config.json of each checkpoint on the Hub).
+struct HfRow {
+  std::string_view name;
+  std::string_view family;  ///< zoo builder: gpt2, bert, roberta, distilbert, llama
+  int64_t layers, hidden, heads, kv_heads, inter, vocab, max_pos;
+  bool tied;   ///< tie_word_embeddings
+  bool bias;   ///< attention qkv bias (qwen2)
+};
+constexpr HfRow kHf[] = {
+#define TPF_HF(name, family, layers, hidden, heads, kv, inter, vocab, pos, tied, bias) \
+  {name, family, layers, hidden, heads, kv, inter, vocab, pos, tied, bias},
+#include "memory/hf_configs.def"
+#undef TPF_HF
+};
+
+const HfRow* hf_row(std::string_view name) {
+  std::string low(name);
+  for (char& c : low)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  for (const HfRow& r : kHf) {
+    std::string rn(r.name);
+    for (char& c : rn)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (rn == low) return &r;
+    size_t slash = rn.find('/');
+    if (slash != std::string::npos && rn.substr(slash + 1) == low) return &r;
+  }
+  return nullptr;
+}
+
+Value hf_config(Interp& in, const HfRow& r) {
+  ObjId c = in.alloc(OKind::Instance);
+  in.o(c).type = in.intern("transformers.PretrainedConfig");
+  auto set = [&](std::string_view k, Value v) { in.o(c).attrs.set(in.intern(k), v); };
+  set("name_or_path", in.str_value(r.name));
+  set("num_hidden_layers", in.int_value(r.layers));
+  set("hidden_size", in.int_value(r.hidden));
+  set("num_attention_heads", in.int_value(r.heads));
+  set("num_key_value_heads", in.int_value(r.kv_heads));
+  set("intermediate_size", in.int_value(r.inter));
+  set("vocab_size", in.int_value(r.vocab));
+  set("max_position_embeddings", in.int_value(r.max_pos));
+  set("tie_word_embeddings", Value::boolean(r.tied));
+  set("attention_bias", Value::boolean(r.bias));
+  set("num_labels", in.int_value(2));
+  return Value::obj(c);
+}
+
+/// transformers.<Class>.from_pretrained("name"): the zoo builder for the
+/// checkpoint's family, with the head the class names.
+Value from_pretrained(Interp& in, std::string_view cls, Args& a, bool& handled) {
+  Value name = a.get(in, 0, "pretrained_model_name_or_path").value_or(Value::unknown());
+  auto n = in.as_str(name);
+  const HfRow* r = n ? hf_row(*n) : nullptr;
+  if (!r) {
+    handled = true;
+    in.note_unknown("Hugging Face checkpoint " + (n ? "`" + std::string(*n) + "`" : std::string("(name not known)")) +
+                        " is not in the built-in config table",
+                    a.span, true);
+    return Value::unknown();
+  }
+  std::string head = "base";
+  if (cls.find("CausalLM") != std::string_view::npos || cls.find("LMHead") != std::string_view::npos) head = "lm";
+  else if (cls.find("MaskedLM") != std::string_view::npos || cls.find("ForPreTraining") != std::string_view::npos) head = "mlm";
+  else if (cls.find("SequenceClassification") != std::string_view::npos) head = "cls";
+  Value builder = zoo_value(in, "hf_models", std::string("build_") + std::string(r->family));
+  if (!builder.known()) return Value::unknown();
+  Args ba{{hf_config(in, *r), in.str_value(head)}, {}, a.span};
+  if (auto nl = a.kwarg(in, "num_labels")) in.o(ba.pos[0]).attrs.set(in.intern("num_labels"), *nl);
+  Value m = in.call(builder, ba);
+  if (auto dt = a.kwarg(in, "torch_dtype"); dt && dt->kind == VKind::Dtype && in.is_module(m))
+    convert_module(in, m, static_cast<Dtype>(dt->a));
+  in.cfg.models.push_back({std::string(*n), std::string(cls), {in.user_line(), "from_pretrained"}, 0});
+  handled = true;
+  return m;
+}
+
+}  // namespace
+
+Value construct_zoo(Interp& in, StrId qualname, Args& a, bool& handled, Value self) {
+  handled = true;
+  std::string_view q = in.str(qualname);
+  if (q.starts_with("torch.nn.")) {
+    std::string_view rest = q.substr(9);
+    for (const ZooRow& r : kNn) {
+      if (r.qualname != rest) continue;
+      Value cls = zoo_value(in, r.file, r.name);
+      if (!in.is_obj(cls, OKind::Class)) break;
+      if (self.known()) {
+        const Value* init = in.class_lookup(cls.a, in.intern("__init__"));
+        if (init && in.is_obj(*init, OKind::Function)) in.call_function(init->a, a, self);
+        return self;
+      }
+      return in.construct(cls.a, a);
+    }
+  }
+  if (q.starts_with("torchvision.models.")) {
+    std::string_view rest = q.substr(19);
+    size_t dot = rest.rfind('.');
+    if (dot != std::string_view::npos) rest = rest.substr(dot + 1);
+    if (std::find(std::begin(kVision), std::end(kVision), rest) != std::end(kVision)) {
+      Value fn = zoo_value(in, "torchvision_models", rest);
+      Value m = in.call(fn, a);
+      in.cfg.models.push_back({std::string(rest), "torchvision", {in.user_line(), std::string(q)}, 0});
+      return m;
+    }
+    in.note_unknown("torchvision model `" + std::string(rest) + "` is not in the built-in zoo", a.span, true);
+    return Value::unknown();
+  }
+  if (q.starts_with("transformers.") && q.ends_with(".from_pretrained")) {
+    std::string_view cls = q.substr(13, q.size() - 13 - 16);
+    return from_pretrained(in, cls, a, handled);
+  }
+  if (q.starts_with("timm.") || q.starts_with("torch.hub.")) {
+    in.note_unknown("model from `" + std::string(q) + "` (not modeled)", a.span, true);
+    return Value::unknown();
+  }
+  handled = false;
+  return Value::unknown();
+}
+
+}  // namespace tpf::memory

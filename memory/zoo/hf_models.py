@@ -1,0 +1,722 @@
+"""Hugging Face transformers architectures, as the estimator's interpreter runs them.
+
+Module for module the eager (non-SDPA) implementations of transformers
+4.3x's modeling_gpt2.py, modeling_bert.py, modeling_roberta.py,
+modeling_distilbert.py and modeling_llama.py (also Mistral and Qwen2, which
+differ only in config: grouped-query heads, qkv bias), so parameter counts
+match the published checkpoints (gpt2: 124,439,808; bert-base-uncased:
+109,482,240; Llama-2-7b: 6,738,415,616; ...). Each build_<family>(config,
+head) returns the model with the head the from_pretrained class names
+("lm", "mlm", "cls" or "base"). Forward takes input_ids (and labels) and
+returns an object with .loss and .logits, as the real models do.
+This file is interpreted by tpf-analyze, never imported by it.
+"""
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class ModelOutput:
+    def __init__(self, loss=None, logits=None, last_hidden_state=None):
+        self.loss = loss
+        self.logits = logits
+        self.last_hidden_state = last_hidden_state
+
+    def __getitem__(self, k):
+        if isinstance(k, str):
+            return getattr(self, k)
+        items = [x for x in (self.loss, self.logits, self.last_hidden_state) if x is not None]
+        return items[k]
+
+
+def lm_loss(logits, labels, vocab):
+    shift_logits = logits[..., :-1, :].contiguous()
+    shift_labels = labels[..., 1:].contiguous()
+    return F.cross_entropy(shift_logits.view(-1, vocab), shift_labels.view(-1))
+
+
+class PreTrainedModel(nn.Module):
+    supports_gradient_checkpointing = True
+
+    def gradient_checkpointing_enable(self, gradient_checkpointing_kwargs=None):
+        for m in self.checkpoint_units():
+            torch._tpf_checkpoint_module(m)
+
+    def checkpoint_units(self):
+        return []
+
+    def tie_weights(self):
+        pass
+
+    def resize_token_embeddings(self, n):
+        return None
+
+    def num_parameters(self):
+        return sum(p.numel() for p in self.parameters())
+
+
+# -------------------------------------------------------------------- gpt2
+
+class Conv1D(nn.Module):
+    def __init__(self, nf, nx):
+        super().__init__()
+        self.nf = nf
+        self.weight = nn.Parameter(torch.empty(nx, nf))
+        self.bias = nn.Parameter(torch.zeros(nf))
+
+    def forward(self, x):
+        size_out = x.size()[:-1] + (self.nf,)
+        x = torch.addmm(self.bias, x.view(-1, x.size(-1)), self.weight)
+        return x.view(size_out)
+
+
+class NewGELUActivation(nn.Module):
+    def forward(self, input):
+        return 0.5 * input * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (input + 0.044715 * torch.pow(input, 3.0))))
+
+
+class GPT2Attention(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        max_positions = config.max_position_embeddings
+        self.register_buffer("bias", torch.tril(torch.ones((max_positions, max_positions), dtype=torch.bool)).view(
+            1, 1, max_positions, max_positions), persistent=False)
+        self.embed_dim = config.hidden_size
+        self.num_heads = config.num_attention_heads
+        self.head_dim = self.embed_dim // self.num_heads
+        self.split_size = self.embed_dim
+        self.c_attn = Conv1D(3 * self.embed_dim, self.embed_dim)
+        self.c_proj = Conv1D(self.embed_dim, self.embed_dim)
+        self.attn_dropout = nn.Dropout(0.1)
+        self.resid_dropout = nn.Dropout(0.1)
+
+    def _split_heads(self, tensor):
+        new_shape = tensor.size()[:-1] + (self.num_heads, self.head_dim)
+        return tensor.view(new_shape).permute(0, 2, 1, 3)
+
+    def _merge_heads(self, tensor):
+        tensor = tensor.permute(0, 2, 1, 3).contiguous()
+        new_shape = tensor.size()[:-2] + (self.num_heads * self.head_dim,)
+        return tensor.view(new_shape)
+
+    def forward(self, hidden_states):
+        query, key, value = self.c_attn(hidden_states).split(self.split_size, dim=2)
+        query = self._split_heads(query)
+        key = self._split_heads(key)
+        value = self._split_heads(value)
+        attn_weights = torch.matmul(query, key.transpose(-1, -2))
+        attn_weights = attn_weights / torch.full([], value.size(-1) ** 0.5, dtype=attn_weights.dtype)
+        query_length = query.size(-2)
+        key_length = key.size(-2)
+        causal_mask = self.bias[:, :, key_length - query_length:key_length, :key_length]
+        mask_value = torch.full([], -1e4, dtype=attn_weights.dtype)
+        attn_weights = torch.where(causal_mask, attn_weights, mask_value)
+        attn_weights = F.softmax(attn_weights, dim=-1)
+        attn_weights = attn_weights.type(value.dtype)
+        attn_weights = self.attn_dropout(attn_weights)
+        attn_output = torch.matmul(attn_weights, value)
+        attn_output = self._merge_heads(attn_output)
+        return self.resid_dropout(self.c_proj(attn_output))
+
+
+class GPT2MLP(nn.Module):
+    def __init__(self, intermediate_size, config):
+        super().__init__()
+        self.c_fc = Conv1D(intermediate_size, config.hidden_size)
+        self.c_proj = Conv1D(config.hidden_size, intermediate_size)
+        self.act = NewGELUActivation()
+        self.dropout = nn.Dropout(0.1)
+
+    def forward(self, hidden_states):
+        return self.dropout(self.c_proj(self.act(self.c_fc(hidden_states))))
+
+
+class GPT2Block(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(config.hidden_size, eps=1e-5)
+        self.attn = GPT2Attention(config)
+        self.ln_2 = nn.LayerNorm(config.hidden_size, eps=1e-5)
+        self.mlp = GPT2MLP(config.intermediate_size, config)
+
+    def forward(self, hidden_states):
+        hidden_states = hidden_states + self.attn(self.ln_1(hidden_states))
+        return hidden_states + self.mlp(self.ln_2(hidden_states))
+
+
+class GPT2Model(PreTrainedModel):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.embed_dim = config.hidden_size
+        self.wte = nn.Embedding(config.vocab_size, self.embed_dim)
+        self.wpe = nn.Embedding(config.max_position_embeddings, self.embed_dim)
+        self.drop = nn.Dropout(0.1)
+        self.h = nn.ModuleList([GPT2Block(config) for _ in range(config.num_hidden_layers)])
+        self.ln_f = nn.LayerNorm(self.embed_dim, eps=1e-5)
+
+    def checkpoint_units(self):
+        return list(self.h)
+
+    def forward(self, input_ids=None, attention_mask=None, labels=None, **kwargs):
+        seq = input_ids.size(-1)
+        position_ids = torch.arange(0, seq, dtype=torch.long).unsqueeze(0)
+        hidden_states = self.drop(self.wte(input_ids) + self.wpe(position_ids))
+        for block in self.h:
+            hidden_states = block(hidden_states)
+        return ModelOutput(last_hidden_state=self.ln_f(hidden_states))
+
+
+class GPT2LMHeadModel(PreTrainedModel):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.transformer = GPT2Model(config)
+        self.lm_head = nn.Linear(config.hidden_size, config.vocab_size, bias=False)
+        self.lm_head.weight = self.transformer.wte.weight
+
+    def checkpoint_units(self):
+        return list(self.transformer.h)
+
+    def forward(self, input_ids=None, attention_mask=None, labels=None, **kwargs):
+        hidden = self.transformer(input_ids).last_hidden_state
+        logits = self.lm_head(hidden)
+        loss = None
+        if labels is not None:
+            loss = lm_loss(logits, labels, self.config.vocab_size)
+        return ModelOutput(loss=loss, logits=logits)
+
+
+class SequenceClassifier(PreTrainedModel):
+    """GPT2ForSequenceClassification-style: a score head on the last token."""
+
+    def __init__(self, config, base):
+        super().__init__()
+        self.config = config
+        self.transformer = base
+        self.score = nn.Linear(config.hidden_size, config.num_labels, bias=False)
+
+    def checkpoint_units(self):
+        return self.transformer.checkpoint_units()
+
+    def forward(self, input_ids=None, attention_mask=None, labels=None, **kwargs):
+        hidden = self.transformer(input_ids).last_hidden_state
+        logits = self.score(hidden)[:, -1]
+        loss = None
+        if labels is not None:
+            loss = F.cross_entropy(logits, labels)
+        return ModelOutput(loss=loss, logits=logits)
+
+
+def build_gpt2(config, head):
+    if head == "lm" or head == "mlm":
+        return GPT2LMHeadModel(config)
+    if head == "cls":
+        return SequenceClassifier(config, GPT2Model(config))
+    return GPT2Model(config)
+
+
+# ------------------------------------------------------- bert and roberta
+
+class BertEmbeddings(nn.Module):
+    def __init__(self, config, type_vocab, padding_idx, roberta):
+        super().__init__()
+        self.word_embeddings = nn.Embedding(config.vocab_size, config.hidden_size, padding_idx=padding_idx)
+        self.position_embeddings = nn.Embedding(config.max_position_embeddings, config.hidden_size)
+        self.token_type_embeddings = nn.Embedding(type_vocab, config.hidden_size)
+        self.LayerNorm = nn.LayerNorm(config.hidden_size, eps=1e-12)
+        self.dropout = nn.Dropout(0.1)
+        self.roberta = roberta
+        self.padding_idx = padding_idx
+        self.register_buffer("position_ids", torch.arange(config.max_position_embeddings).expand((1, -1)),
+                             persistent=False)
+        self.register_buffer("token_type_ids", torch.zeros((1, config.max_position_embeddings), dtype=torch.long),
+                             persistent=False)
+
+    def forward(self, input_ids):
+        batch = input_ids.size(0)
+        seq = input_ids.size(1)
+        if self.roberta:
+            mask = input_ids.ne(self.padding_idx).int()
+            position_ids = (torch.cumsum(mask, dim=1).type_as(mask) * mask).long() + self.padding_idx
+        else:
+            position_ids = self.position_ids[:, :seq]
+        token_type_ids = self.token_type_ids[:, :seq].expand(batch, seq)
+        embeddings = self.word_embeddings(input_ids) + self.token_type_embeddings(token_type_ids)
+        embeddings += self.position_embeddings(position_ids)
+        return self.dropout(self.LayerNorm(embeddings))
+
+
+class BertSelfAttention(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.num_attention_heads = config.num_attention_heads
+        self.attention_head_size = config.hidden_size // config.num_attention_heads
+        self.all_head_size = self.num_attention_heads * self.attention_head_size
+        self.query = nn.Linear(config.hidden_size, self.all_head_size)
+        self.key = nn.Linear(config.hidden_size, self.all_head_size)
+        self.value = nn.Linear(config.hidden_size, self.all_head_size)
+        self.dropout = nn.Dropout(0.1)
+
+    def transpose_for_scores(self, x):
+        new_shape = x.size()[:-1] + (self.num_attention_heads, self.attention_head_size)
+        return x.view(new_shape).permute(0, 2, 1, 3)
+
+    def forward(self, hidden_states, attention_mask):
+        query_layer = self.transpose_for_scores(self.query(hidden_states))
+        key_layer = self.transpose_for_scores(self.key(hidden_states))
+        value_layer = self.transpose_for_scores(self.value(hidden_states))
+        scores = torch.matmul(query_layer, key_layer.transpose(-1, -2))
+        scores = scores / math.sqrt(self.attention_head_size)
+        scores = scores + attention_mask
+        probs = self.dropout(F.softmax(scores, dim=-1))
+        context = torch.matmul(probs, value_layer).permute(0, 2, 1, 3).contiguous()
+        new_shape = context.size()[:-2] + (self.all_head_size,)
+        return context.view(new_shape)
+
+
+class BertSelfOutput(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.dense = nn.Linear(config.hidden_size, config.hidden_size)
+        self.LayerNorm = nn.LayerNorm(config.hidden_size, eps=1e-12)
+        self.dropout = nn.Dropout(0.1)
+
+    def forward(self, hidden_states, input_tensor):
+        return self.LayerNorm(self.dropout(self.dense(hidden_states)) + input_tensor)
+
+
+class BertAttention(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.self = BertSelfAttention(config)
+        self.output = BertSelfOutput(config)
+
+    def forward(self, hidden_states, attention_mask):
+        return self.output(self.self(hidden_states, attention_mask), hidden_states)
+
+
+class BertIntermediate(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.dense = nn.Linear(config.hidden_size, config.intermediate_size)
+        self.intermediate_act_fn = nn.GELU()
+
+    def forward(self, hidden_states):
+        return self.intermediate_act_fn(self.dense(hidden_states))
+
+
+class BertOutput(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.dense = nn.Linear(config.intermediate_size, config.hidden_size)
+        self.LayerNorm = nn.LayerNorm(config.hidden_size, eps=1e-12)
+        self.dropout = nn.Dropout(0.1)
+
+    def forward(self, hidden_states, input_tensor):
+        return self.LayerNorm(self.dropout(self.dense(hidden_states)) + input_tensor)
+
+
+class BertLayer(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.attention = BertAttention(config)
+        self.intermediate = BertIntermediate(config)
+        self.output = BertOutput(config)
+
+    def forward(self, hidden_states, attention_mask):
+        attention_output = self.attention(hidden_states, attention_mask)
+        return self.output(self.intermediate(attention_output), attention_output)
+
+
+class BertEncoder(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.layer = nn.ModuleList([BertLayer(config) for _ in range(config.num_hidden_layers)])
+
+    def forward(self, hidden_states, attention_mask):
+        for layer_module in self.layer:
+            hidden_states = layer_module(hidden_states, attention_mask)
+        return hidden_states
+
+
+class BertPooler(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.dense = nn.Linear(config.hidden_size, config.hidden_size)
+        self.activation = nn.Tanh()
+
+    def forward(self, hidden_states):
+        return self.activation(self.dense(hidden_states[:, 0]))
+
+
+class BertModel(PreTrainedModel):
+    def __init__(self, config, add_pooling_layer=True, roberta=False):
+        super().__init__()
+        self.config = config
+        if roberta:
+            self.embeddings = BertEmbeddings(config, 1, 1, True)
+        else:
+            self.embeddings = BertEmbeddings(config, 2, 0, False)
+        self.encoder = BertEncoder(config)
+        self.pooler = BertPooler(config) if add_pooling_layer else None
+
+    def checkpoint_units(self):
+        return list(self.encoder.layer)
+
+    def forward(self, input_ids=None, attention_mask=None, labels=None, **kwargs):
+        batch = input_ids.size(0)
+        seq = input_ids.size(1)
+        if attention_mask is None:
+            attention_mask = torch.ones(batch, seq)
+        extended = (1.0 - attention_mask[:, None, None, :].float()) * -10000.0
+        hidden = self.embeddings(input_ids)
+        hidden = self.encoder(hidden, extended)
+        out = ModelOutput(last_hidden_state=hidden)
+        if self.pooler is not None:
+            out.pooler_output = self.pooler(hidden)
+        return out
+
+
+class BertLMHead(nn.Module):
+    def __init__(self, config, roberta):
+        super().__init__()
+        self.dense = nn.Linear(config.hidden_size, config.hidden_size)
+        self.act = nn.GELU()
+        self.layer_norm = nn.LayerNorm(config.hidden_size, eps=1e-12)
+        self.decoder = nn.Linear(config.hidden_size, config.vocab_size, bias=False)
+        self.bias = nn.Parameter(torch.zeros(config.vocab_size))
+
+    def forward(self, hidden):
+        return self.decoder(self.layer_norm(self.act(self.dense(hidden)))) + self.bias
+
+
+class BertForMaskedLM(PreTrainedModel):
+    def __init__(self, config, roberta=False):
+        super().__init__()
+        self.config = config
+        self.bert = BertModel(config, add_pooling_layer=False, roberta=roberta)
+        self.cls = BertLMHead(config, roberta)
+        self.cls.decoder.weight = self.bert.embeddings.word_embeddings.weight
+
+    def checkpoint_units(self):
+        return self.bert.checkpoint_units()
+
+    def forward(self, input_ids=None, attention_mask=None, labels=None, **kwargs):
+        hidden = self.bert(input_ids, attention_mask).last_hidden_state
+        logits = self.cls(hidden)
+        loss = None
+        if labels is not None:
+            loss = F.cross_entropy(logits.view(-1, self.config.vocab_size), labels.view(-1))
+        return ModelOutput(loss=loss, logits=logits)
+
+
+class BertForSequenceClassification(PreTrainedModel):
+    def __init__(self, config, roberta=False):
+        super().__init__()
+        self.config = config
+        self.roberta = roberta
+        if roberta:
+            self.bert = BertModel(config, add_pooling_layer=False, roberta=True)
+            self.dense = nn.Linear(config.hidden_size, config.hidden_size)
+            self.dropout = nn.Dropout(0.1)
+            self.out_proj = nn.Linear(config.hidden_size, config.num_labels)
+        else:
+            self.bert = BertModel(config)
+            self.dropout = nn.Dropout(0.1)
+            self.classifier = nn.Linear(config.hidden_size, config.num_labels)
+
+    def checkpoint_units(self):
+        return self.bert.checkpoint_units()
+
+    def forward(self, input_ids=None, attention_mask=None, labels=None, **kwargs):
+        out = self.bert(input_ids, attention_mask)
+        if self.roberta:
+            x = self.dropout(out.last_hidden_state[:, 0, :])
+            x = torch.tanh(self.dense(x))
+            logits = self.out_proj(self.dropout(x))
+        else:
+            logits = self.classifier(self.dropout(out.pooler_output))
+        loss = None
+        if labels is not None:
+            loss = F.cross_entropy(logits, labels)
+        return ModelOutput(loss=loss, logits=logits)
+
+
+def build_bert(config, head):
+    if head == "mlm" or head == "lm":
+        return BertForMaskedLM(config)
+    if head == "cls":
+        return BertForSequenceClassification(config)
+    return BertModel(config)
+
+
+def build_roberta(config, head):
+    if head == "mlm" or head == "lm":
+        return BertForMaskedLM(config, roberta=True)
+    if head == "cls":
+        return BertForSequenceClassification(config, roberta=True)
+    return BertModel(config, roberta=True)
+
+
+# -------------------------------------------------------------- distilbert
+
+class DistilAttention(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.n_heads = config.num_attention_heads
+        self.dim = config.hidden_size
+        self.dropout = nn.Dropout(0.1)
+        self.q_lin = nn.Linear(self.dim, self.dim)
+        self.k_lin = nn.Linear(self.dim, self.dim)
+        self.v_lin = nn.Linear(self.dim, self.dim)
+        self.out_lin = nn.Linear(self.dim, self.dim)
+
+    def forward(self, x, mask):
+        bs = x.size(0)
+        dph = self.dim // self.n_heads
+        q = self.q_lin(x).view(bs, -1, self.n_heads, dph).transpose(1, 2)
+        k = self.k_lin(x).view(bs, -1, self.n_heads, dph).transpose(1, 2)
+        v = self.v_lin(x).view(bs, -1, self.n_heads, dph).transpose(1, 2)
+        q = q / math.sqrt(dph)
+        scores = torch.matmul(q, k.transpose(2, 3))
+        scores = scores.masked_fill(mask, -1e4)
+        weights = self.dropout(F.softmax(scores, dim=-1))
+        context = torch.matmul(weights, v)
+        context = context.transpose(1, 2).contiguous().view(bs, -1, self.n_heads * dph)
+        return self.out_lin(context)
+
+
+class DistilFFN(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.dropout = nn.Dropout(0.1)
+        self.lin1 = nn.Linear(config.hidden_size, config.intermediate_size)
+        self.lin2 = nn.Linear(config.intermediate_size, config.hidden_size)
+        self.activation = nn.GELU()
+
+    def forward(self, x):
+        return self.dropout(self.lin2(self.activation(self.lin1(x))))
+
+
+class DistilBlock(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.attention = DistilAttention(config)
+        self.sa_layer_norm = nn.LayerNorm(config.hidden_size, eps=1e-12)
+        self.ffn = DistilFFN(config)
+        self.output_layer_norm = nn.LayerNorm(config.hidden_size, eps=1e-12)
+
+    def forward(self, x, mask):
+        sa = self.sa_layer_norm(self.attention(x, mask) + x)
+        return self.output_layer_norm(self.ffn(sa) + sa)
+
+
+class DistilEmbeddings(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.word_embeddings = nn.Embedding(config.vocab_size, config.hidden_size, padding_idx=0)
+        self.position_embeddings = nn.Embedding(config.max_position_embeddings, config.hidden_size)
+        self.LayerNorm = nn.LayerNorm(config.hidden_size, eps=1e-12)
+        self.dropout = nn.Dropout(0.1)
+
+    def forward(self, input_ids):
+        seq = input_ids.size(1)
+        position_ids = torch.arange(seq, dtype=torch.long).unsqueeze(0).expand_as(input_ids)
+        x = self.word_embeddings(input_ids) + self.position_embeddings(position_ids)
+        return self.dropout(self.LayerNorm(x))
+
+
+class DistilBertModel(PreTrainedModel):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.embeddings = DistilEmbeddings(config)
+        self.layer = nn.ModuleList([DistilBlock(config) for _ in range(config.num_hidden_layers)])
+
+    def checkpoint_units(self):
+        return list(self.layer)
+
+    def forward(self, input_ids=None, attention_mask=None, labels=None, **kwargs):
+        batch = input_ids.size(0)
+        seq = input_ids.size(1)
+        mask = torch.zeros(batch, 1, 1, seq, dtype=torch.bool)
+        x = self.embeddings(input_ids)
+        for block in self.layer:
+            x = block(x, mask)
+        return ModelOutput(last_hidden_state=x)
+
+
+class DistilBertForSequenceClassification(PreTrainedModel):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.distilbert = DistilBertModel(config)
+        self.pre_classifier = nn.Linear(config.hidden_size, config.hidden_size)
+        self.classifier = nn.Linear(config.hidden_size, config.num_labels)
+        self.dropout = nn.Dropout(0.2)
+
+    def checkpoint_units(self):
+        return self.distilbert.checkpoint_units()
+
+    def forward(self, input_ids=None, attention_mask=None, labels=None, **kwargs):
+        hidden = self.distilbert(input_ids).last_hidden_state
+        x = F.relu(self.pre_classifier(hidden[:, 0]))
+        logits = self.classifier(self.dropout(x))
+        loss = None
+        if labels is not None:
+            loss = F.cross_entropy(logits, labels)
+        return ModelOutput(loss=loss, logits=logits)
+
+
+def build_distilbert(config, head):
+    if head == "cls":
+        return DistilBertForSequenceClassification(config)
+    return DistilBertModel(config)
+
+
+# ------------------------------------------------- llama, mistral, qwen2
+
+class RMSNorm(nn.Module):
+    def __init__(self, hidden_size, eps=1e-6):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(hidden_size))
+        self.variance_epsilon = eps
+
+    def forward(self, hidden_states):
+        input_dtype = hidden_states.dtype
+        hidden_states = hidden_states.to(torch.float32)
+        variance = hidden_states.pow(2).mean(-1, keepdim=True)
+        hidden_states = hidden_states * torch.rsqrt(variance + self.variance_epsilon)
+        return self.weight * hidden_states.to(input_dtype)
+
+
+def rotate_half(x):
+    half = x.shape[-1] // 2
+    x1 = x[..., :half]
+    x2 = x[..., half:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+class LlamaAttention(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.hidden_size = config.hidden_size
+        self.num_heads = config.num_attention_heads
+        self.head_dim = self.hidden_size // self.num_heads
+        self.num_key_value_heads = config.num_key_value_heads
+        self.num_key_value_groups = self.num_heads // self.num_key_value_heads
+        bias = config.attention_bias
+        self.q_proj = nn.Linear(self.hidden_size, self.num_heads * self.head_dim, bias=bias)
+        self.k_proj = nn.Linear(self.hidden_size, self.num_key_value_heads * self.head_dim, bias=bias)
+        self.v_proj = nn.Linear(self.hidden_size, self.num_key_value_heads * self.head_dim, bias=bias)
+        self.o_proj = nn.Linear(self.num_heads * self.head_dim, self.hidden_size, bias=False)
+
+    def repeat_kv(self, x):
+        n_rep = self.num_key_value_groups
+        if n_rep == 1:
+            return x
+        b = x.shape[0]
+        t = x.shape[2]
+        x = x[:, :, None, :, :].expand(b, self.num_key_value_heads, n_rep, t, self.head_dim)
+        return x.reshape(b, self.num_key_value_heads * n_rep, t, self.head_dim)
+
+    def forward(self, hidden_states, cos, sin, causal_mask):
+        bsz = hidden_states.size(0)
+        q_len = hidden_states.size(1)
+        q = self.q_proj(hidden_states).view(bsz, q_len, self.num_heads, self.head_dim).transpose(1, 2)
+        k = self.k_proj(hidden_states).view(bsz, q_len, self.num_key_value_heads, self.head_dim).transpose(1, 2)
+        v = self.v_proj(hidden_states).view(bsz, q_len, self.num_key_value_heads, self.head_dim).transpose(1, 2)
+        q = (q * cos) + (rotate_half(q) * sin)
+        k = (k * cos) + (rotate_half(k) * sin)
+        k = self.repeat_kv(k)
+        v = self.repeat_kv(v)
+        attn = torch.matmul(q, k.transpose(2, 3)) / math.sqrt(self.head_dim)
+        attn = attn + causal_mask
+        attn = F.softmax(attn, dim=-1, dtype=torch.float32).to(q.dtype)
+        out = torch.matmul(attn, v)
+        out = out.transpose(1, 2).contiguous().reshape(bsz, q_len, self.hidden_size)
+        return self.o_proj(out)
+
+
+class LlamaMLP(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.gate_proj = nn.Linear(config.hidden_size, config.intermediate_size, bias=False)
+        self.up_proj = nn.Linear(config.hidden_size, config.intermediate_size, bias=False)
+        self.down_proj = nn.Linear(config.intermediate_size, config.hidden_size, bias=False)
+        self.act_fn = nn.SiLU()
+
+    def forward(self, x):
+        return self.down_proj(self.act_fn(self.gate_proj(x)) * self.up_proj(x))
+
+
+class LlamaDecoderLayer(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.self_attn = LlamaAttention(config)
+        self.mlp = LlamaMLP(config)
+        self.input_layernorm = RMSNorm(config.hidden_size)
+        self.post_attention_layernorm = RMSNorm(config.hidden_size)
+
+    def forward(self, hidden_states, cos, sin, causal_mask):
+        hidden_states = hidden_states + self.self_attn(self.input_layernorm(hidden_states), cos, sin, causal_mask)
+        return hidden_states + self.mlp(self.post_attention_layernorm(hidden_states))
+
+
+class LlamaModel(PreTrainedModel):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.embed_tokens = nn.Embedding(config.vocab_size, config.hidden_size)
+        self.layers = nn.ModuleList([LlamaDecoderLayer(config) for _ in range(config.num_hidden_layers)])
+        self.norm = RMSNorm(config.hidden_size)
+        head_dim = config.hidden_size // config.num_attention_heads
+        self.register_buffer("inv_freq", torch.arange(0, head_dim, 2, dtype=torch.float32), persistent=False)
+
+    def checkpoint_units(self):
+        return list(self.layers)
+
+    def forward(self, input_ids=None, attention_mask=None, labels=None, **kwargs):
+        batch = input_ids.size(0)
+        seq = input_ids.size(1)
+        hidden = self.embed_tokens(input_ids)
+        head_dim = self.config.hidden_size // self.config.num_attention_heads
+        # Rotary tables and the causal mask: no graph (positions only).
+        cos = torch.ones(batch, 1, seq, head_dim, dtype=hidden.dtype)
+        sin = torch.ones(batch, 1, seq, head_dim, dtype=hidden.dtype)
+        causal_mask = torch.zeros(batch, 1, seq, seq, dtype=hidden.dtype)
+        for layer in self.layers:
+            hidden = layer(hidden, cos, sin, causal_mask)
+        return ModelOutput(last_hidden_state=self.norm(hidden))
+
+
+class LlamaForCausalLM(PreTrainedModel):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.model = LlamaModel(config)
+        self.lm_head = nn.Linear(config.hidden_size, config.vocab_size, bias=False)
+        if config.tie_word_embeddings:
+            self.lm_head.weight = self.model.embed_tokens.weight
+
+    def checkpoint_units(self):
+        return list(self.model.layers)
+
+    def forward(self, input_ids=None, attention_mask=None, labels=None, **kwargs):
+        hidden = self.model(input_ids).last_hidden_state
+        logits = self.lm_head(hidden).float()
+        loss = None
+        if labels is not None:
+            loss = lm_loss(logits, labels, self.config.vocab_size)
+        return ModelOutput(loss=loss, logits=logits)
+
+
+def build_llama(config, head):
+    if head == "base":
+        return LlamaModel(config)
+    if head == "cls":
+        return SequenceClassifier(config, LlamaModel(config))
+    return LlamaForCausalLM(config)

@@ -1,0 +1,80 @@
+// Reporters for rule diagnostics: the text reporter (header line, code frame
+// with a caret under the span, notes, help, summary; colour only when asked)
+// and the JSON reporter (the machine contract of issue 4), plus the rule
+// table views (--list-rules, --explain, docs/rules.md). Only tools/ renders
+// diagnostics; render.h has the frontend's (SyntaxError, token dump).
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "checks/check.h"
+#include "lexer/diag.h"
+#include "lexer/source.h"
+
+namespace tpf::tools {
+
+/// The findings of one analyzed file. `src` must stay alive while rendering.
+struct FileDiagnostics {
+  std::string path;  // as the user named it (or --stdin-filename)
+  const SourceFile* src = nullptr;
+  std::vector<Diagnostic> diags;  // sorted by offset, then code
+};
+
+/// A position as reporters print it: 1-based line, 1-based column counted
+/// in Unicode code points (what editors and terminals count; CPython's
+/// byte col_offset would drift on non-ASCII lines).
+struct Position {
+  uint32_t line = 1;
+  uint32_t column = 1;
+};
+Position position(const SourceFile& src, uint32_t offset);
+
+struct TextStyle {
+  bool color = false;  // ANSI colours (the driver enables them only on a TTY)
+  bool quiet = false;  // header lines only: no code frames, notes, help or summary
+};
+
+/// Run totals for the summary line.
+struct Totals {
+  size_t files = 0;         // files analyzed
+  size_t not_analyzed = 0;  // unreadable or with a syntax error
+};
+
+/// One diagnostic:
+///   path:line:col: severity TPFnnn message
+///      |
+///   12 |     loss.backward()
+///      |     ^^^^^^^^^^^^^^^
+///      = note: the optimizer steps here (13:5)
+///      = help: ...
+void render_text(std::string& out, const std::string& path, const SourceFile& src,
+                 const Diagnostic& d, const TextStyle& style);
+
+/// Every file's diagnostics (in the given order), then the summary line.
+void report_text(std::ostream& os, std::span<const FileDiagnostics> files, const Totals& totals,
+                 const TextStyle& style);
+
+/// {"version":1,"files":N,"diagnostics":[...],"estimates":[...]}: each
+/// diagnostic {"rule","severity","path","line","column","end_line",
+/// "end_column","message","help"}; end_column is exclusive (the column just
+/// past the span). `estimates` is the memory estimator's array, passed
+/// through as is. Keys in this order; one line plus a newline.
+void report_json(std::ostream& os, std::span<const FileDiagnostics> files, size_t files_analyzed,
+                 const nlohmann::ordered_json& estimates);
+
+/// --list-rules: one line per rule (code, severity, category, status, slug, summary).
+void list_rules_text(std::ostream& os);
+/// --list-rules --format json: an array of {"code","slug","severity","category","status","summary"}.
+void list_rules_json(std::ostream& os);
+/// --explain: the rule's write-up with its severity, category and status.
+void explain_rule(std::ostream& os, const checks::RuleInfo& rule);
+/// docs/rules.md, generated from the registry (a test keeps the file in sync).
+std::string rules_markdown();
+
+}  // namespace tpf::tools

@@ -1,0 +1,55 @@
+// The JSON reporter: the machine contract of issue 4, kept stable:
+//   {"version":1,"files":N,"diagnostics":[{"rule","severity","path","line",
+//    "column","end_line","end_column","message","help"}...],"estimates":[...]}
+// Lines and columns are 1-based; columns count code points; end_column is
+// exclusive. Also the JSON form of --list-rules.
+// requires: SourceFile, sorted diagnostics. produces: one line of JSON.
+#include "tools/report.h"
+
+namespace tpf::tools {
+
+void report_json(std::ostream& os, std::span<const FileDiagnostics> files, size_t files_analyzed,
+                 const nlohmann::ordered_json& estimates) {
+  nlohmann::ordered_json doc;
+  doc["version"] = 1;
+  doc["files"] = files_analyzed;
+  nlohmann::ordered_json diags = nlohmann::ordered_json::array();
+  for (const FileDiagnostics& f : files)
+    for (const Diagnostic& d : f.diags) {
+      Position b = position(*f.src, d.span.begin);
+      Position e = position(*f.src, std::max(d.span.end, d.span.begin));
+      nlohmann::ordered_json j;
+      j["rule"] = d.code;
+      j["severity"] = checks::severity_name(d.severity);
+      j["path"] = f.path;
+      j["line"] = b.line;
+      j["column"] = b.column;
+      j["end_line"] = e.line;
+      j["end_column"] = e.column;
+      j["message"] = d.message;
+      j["help"] = d.help;
+      diags.push_back(std::move(j));
+    }
+  doc["diagnostics"] = std::move(diags);
+  doc["estimates"] = estimates.is_array() ? estimates : nlohmann::ordered_json::array();
+  // Paths and messages are UTF-8 (validated on load); replace anything else
+  // rather than throw.
+  os << doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+}
+
+void list_rules_json(std::ostream& os) {
+  nlohmann::ordered_json arr = nlohmann::ordered_json::array();
+  for (const checks::RuleInfo& r : checks::kRules) {
+    nlohmann::ordered_json j;
+    j["code"] = r.code;
+    j["slug"] = r.slug;
+    j["severity"] = checks::severity_name(r.severity);
+    j["category"] = checks::category_name(r.category);
+    j["status"] = checks::status_name(r.status);
+    j["summary"] = r.summary;
+    arr.push_back(std::move(j));
+  }
+  os << arr.dump(2) << '\n';
+}
+
+}  // namespace tpf::tools
