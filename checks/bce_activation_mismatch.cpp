@@ -94,8 +94,8 @@ void check_probabilities(const CheckContext& ctx, ir::FunctionId fid, ir::InstId
   std::string loss = loss_name(ctx, fid, call);
   Diagnostic d = make_diagnostic(
       kRule, ctx.ir.fn(fid).inst(call).span,
-      "`" + loss + "` gets raw logits, not probabilities; values outside [0, 1] abort the run "
-      "with a device-side assert",
+      "`" + loss + "` gets raw logits, not probabilities; values outside [0, 1] stop the run "
+      "with an error (a device-side assert on CUDA)",
       "use `nn.BCEWithLogitsLoss()` on the logits (numerically stable), or apply "
       "`torch.sigmoid` first");
   d.notes.push_back({first, "the logits come from here"});

@@ -23,6 +23,8 @@
 //   `train()`; eval of a different object than the trained model (frozen
 //   batch-norm layers `m.eval()` over `model.modules()`, a teacher model);
 //   eval after the last training step.
+#include <algorithm>
+
 #include "checks/facts.h"
 
 namespace tpf::checks::eval_without_train {
@@ -101,34 +103,51 @@ class Rule {
   }
 
  private:
-  /// Keys of the models this function trains: callees of forward calls made
-  /// with grad enabled, and the arguments of helper calls that step an
-  /// optimizer.
+  /// Keys of the objects this function may train: what it calls with grad
+  /// enabled (`model(x)`, `self.model(x)`, `model.encode(x)`: a forward,
+  /// whether or not the callee resolves), and the arguments of helper calls
+  /// that step an optimizer. Torch API calls (`teacher.to(device)`,
+  /// `model.parameters()`) and anything run under no_grad (a teacher, an EMA
+  /// copy, validation) do not count.
   void collect_trained() {
     for (uint32_t i = 0; i < f_.insts.size(); ++i) {
       const ir::Inst& in = f_.insts[i];
       if (in.op != ir::Op::Call) continue;
-      uint32_t eff = call_effects(ctx_, fid_, ir::InstId(i));
-      // A forward under no_grad (a teacher, an EMA copy, validation) does not train.
-      bool grad_off = ctx_.facts.grad_mode(fid_, ir::InstId(i)) == dataflow::GradMode::Disabled;
-      if ((eff & dataflow::kForward) && !grad_off) {
-        std::string k = access_key(ctx_, fid_, f_.operands(in)[0]);
-        if (!k.empty()) trained_.push_back(k);
+      ir::InstId id(i);
+      uint32_t eff = call_effects(ctx_, fid_, id);
+      bool grad_off = ctx_.facts.grad_mode(fid_, id) == dataflow::GradMode::Disabled;
+      TorchCall k = torch_call(ctx_, fid_, id);
+      bool forward = k == TorchCall::None ? !is_module_api(call_method(ctx_, f_, in))
+                                          : (dataflow::info(k).effects & dataflow::kForward) != 0;
+      if (forward && !grad_off && !calls_file_function(ctx_, fid_, id)) {
+        std::string key = access_key(ctx_, fid_, f_.operands(in)[0]);
+        if (!key.empty()) trained_.push_back(key);
       }
-      if (calls_file_function(ctx_, fid_, ir::InstId(i)) &&
+      if (calls_file_function(ctx_, fid_, id) &&
           (eff & (dataflow::kOptimizerStep | dataflow::kBackward))) {
         auto ops = f_.operands(in);
         for (size_t a = 1; a < ops.size(); ++a) {
-          std::string k = access_key(ctx_, fid_, ops[a]);
-          if (!k.empty()) trained_.push_back(k);
+          std::string key = access_key(ctx_, fid_, ops[a]);
+          if (!key.empty()) trained_.push_back(key);
         }
-        ir::CallTarget t = ctx_.facts.res.call_target(fid_, ir::InstId(i));
+        ir::CallTarget t = ctx_.facts.res.call_target(fid_, id);
         if (t.bound) {
-          std::string k = access_key(ctx_, fid_, t.receiver);
-          if (!k.empty()) trained_.push_back(k + ".*");
+          std::string key = access_key(ctx_, fid_, t.receiver);
+          if (!key.empty()) trained_.push_back(key + ".*");
         }
       }
     }
+  }
+
+  /// nn.Module methods that are no forward pass.
+  static bool is_module_api(std::string_view m) {
+    static constexpr std::string_view kApi[] = {
+        "parameters", "named_parameters", "modules", "named_modules", "children",
+        "named_children", "buffers", "named_buffers", "state_dict", "load_state_dict", "apply",
+        "register_buffer", "register_parameter", "register_forward_hook",
+        "register_forward_pre_hook", "register_full_backward_hook", "add_module", "requires_grad_",
+        "share_memory", "extra_repr", "type", "get_submodule", "get_parameter"};
+    return std::find(std::begin(kApi), std::end(kApi), m) != std::end(kApi);
   }
 
   bool trains(std::string_view key) const {
@@ -212,7 +231,7 @@ class Rule {
     Diagnostic d = make_diagnostic(
         kRule, ei.span,
         what + "; later steps train with dropout off and frozen batch-norm statistics",
-        "call `" + model + ".train()` at the start of each epoch, before the training loop");
+        "call `" + model + ".train()` after evaluating, or at the start of every epoch");
     d.notes.push_back({f_.inst(s).span, "the next training step, still in eval mode"});
     out.report(std::move(d));
   }

@@ -181,7 +181,7 @@ class Cli(unittest.TestCase):
         with Files(a_broken=SYNTAX_ERROR, b_buggy=BUGGY) as fs:
             rc, out, err = run("--format", "json", fs["a_broken"], fs["b_buggy"])
         self.assertEqual(rc, 2)
-        self.assertRegex(err, r"a_broken\.py:1:7: SyntaxError: ")
+        self.assertRegex(err, r"a_broken\.py:1:\d+: SyntaxError: ")
         doc = json.loads(out)
         self.assertEqual(doc["files"], 1)
         self.assertEqual(len(doc["diagnostics"]), 2)

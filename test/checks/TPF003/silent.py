@@ -118,3 +118,39 @@ def meta_step(model, tasks, meta_opt):
         for p, g in zip(model.parameters(), grads):
             p.grad = g
         meta_opt.step()
+
+
+# case: Lightning manual optimization
+class ManualModule:
+    def training_step(self, batch, batch_idx):
+        opt = self.optimizers()
+        for micro in batch:
+            opt.zero_grad()
+            loss = self.compute_loss(micro)
+            self.manual_backward(loss)
+            opt.step()
+
+    def compute_loss(self, micro):
+        return micro.sum()
+
+
+# case: accelerate with gradient accumulation handled by the context manager
+def train_accelerate(accelerator, model, optimizer, train_dataloader, lr_scheduler):
+    for batch in train_dataloader:
+        with accelerator.accumulate(model):
+            loss = model(**batch).loss
+            accelerator.backward(loss)
+            optimizer.step()
+            lr_scheduler.step()
+            optimizer.zero_grad()
+
+
+# case: parameters' gradients zeroed in place
+def train_inplace_zero(model, loader, optimizer):
+    for x, y in loader:
+        for p in model.parameters():
+            if p.grad is not None:
+                p.grad.detach_()
+                p.grad.zero_()
+        F.l1_loss(model(x), y).backward()
+        optimizer.step()

@@ -94,3 +94,39 @@ def train_with_ema(model, ema_model, loader, optimizer):
             ema_model.eval()
             with torch.no_grad():
                 print(F.cross_entropy(ema_model(x), y).item())
+
+
+# case: transformers-style loop, train() at the top of every epoch
+def train_hf(model, train_dataloader, eval_dataloader, optimizer, lr_scheduler, accelerator, epochs):
+    for epoch in range(epochs):
+        model.train()
+        for step, batch in enumerate(train_dataloader):
+            outputs = model(**batch)
+            accelerator.backward(outputs.loss)
+            optimizer.step()
+            lr_scheduler.step()
+            optimizer.zero_grad()
+        model.eval()
+        for step, batch in enumerate(eval_dataloader):
+            with torch.no_grad():
+                outputs = model(**batch)
+
+
+# case: restoring the previous mode
+def evaluate_keep_mode(model, batch):
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        out = model(batch)
+    model.train(was_training)
+    return out
+
+
+def loop_keep_mode(model, loader, optimizer):
+    model.train()
+    for i, (x, y) in enumerate(loader):
+        if i % 50 == 0:
+            evaluate_keep_mode(model, x)
+        optimizer.zero_grad()
+        F.mse_loss(model(x), y).backward()
+        optimizer.step()
