@@ -18,8 +18,7 @@ DEBS := g++ pkg-config re2c meson ninja-build \
 
 MESON_OPTS :=
 ifeq ($(CI),true)
-# TODO(lead): restore -Dwerror=true here once every stage builds warning-free under gcc 12.
-MESON_OPTS +=
+MESON_OPTS += -Dwerror=true
 endif
 
 .PHONY: all deps build run test test-corpus bench clean test-sanitize fuzz

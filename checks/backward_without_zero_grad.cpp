@@ -136,20 +136,22 @@ class Rule {
 
   void run(DiagSink& out) {
     const ir::LoopInfo& li = loops_of(ctx_, fid_);
+    std::vector<Events> ev;
+    ev.reserve(li.loops.size());
+    for (uint32_t l = 0; l < li.loops.size(); ++l) ev.push_back(events(l));
+    auto flagged = [&](uint32_t l) {
+      return !ev[l].clears && !ev[l].steps.empty() && !ev[l].backwards.empty();
+    };
     std::set<uint32_t> reported;  // first backward of each flagged loop
     for (uint32_t l = 0; l < li.loops.size(); ++l) {
-      Events ev = events(l);
-      if (ev.clears || ev.steps.empty() || ev.backwards.empty()) continue;
+      if (!flagged(l)) continue;
       // Report the innermost such loop only: an outer loop around it is the
-      // same finding.
+      // same finding. (Inner loops come after the loops containing them.)
       bool inner_flagged = false;
-      for (uint32_t m = l + 1; m < li.loops.size(); ++m) {
-        if (!li.contains(l, li.loops[m].header)) continue;
-        Events e = events(m);
-        if (!e.clears && !e.steps.empty() && !e.backwards.empty()) inner_flagged = true;
-      }
+      for (uint32_t m = l + 1; m < li.loops.size() && !inner_flagged; ++m)
+        inner_flagged = li.contains(l, li.loops[m].header) && flagged(m);
       if (inner_flagged) continue;
-      ir::InstId b = ev.backwards.front(), s = ev.steps.front();
+      ir::InstId b = ev[l].backwards.front(), s = ev[l].steps.front();
       if (!reported.insert(b.v).second) continue;
       report(b, s, out);
     }

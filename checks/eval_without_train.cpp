@@ -178,7 +178,15 @@ class Rule {
     if (!calls_file_function(ctx_, fid_, i)) return false;
     uint32_t may = call_effects(ctx_, fid_, i);
     uint32_t must = call_effects_must(ctx_, fid_, i);
-    return (must & dataflow::kEval) && !(may & (dataflow::kTrain | dataflow::kOptimizerStep));
+    if (!(must & dataflow::kEval) || (may & (dataflow::kTrain | dataflow::kOptimizerStep)))
+      return false;
+    // The helper must be handed the trained model (`evaluate(model)`), not
+    // another one (`evaluate(ema_model)`).
+    auto ops = f_.operands(in);
+    for (size_t a = 1; a < ops.size(); ++a)
+      if (trains(access_key(ctx_, fid_, ops[a]))) return true;
+    ir::CallTarget t = ctx_.facts.res.call_target(fid_, i);
+    return t.bound && trains(access_key(ctx_, fid_, t.receiver));
   }
 
   /// `x.train()` on anything (not `train(False)`), or a call that may train.

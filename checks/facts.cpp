@@ -248,7 +248,7 @@ bool keeps_values_fn(std::string_view name) {
 struct Tracer {
   const CheckContext& ctx;
   Origins out;
-  std::set<std::tuple<uint32_t, uint32_t, size_t>> seen;
+  std::set<std::tuple<uint32_t, uint32_t, std::vector<uint32_t>>> seen;
   size_t visits = 0;
 
   void leaf(FunctionId f, ValueId v) {
@@ -271,7 +271,7 @@ struct Tracer {
       out.complete = false;
       return;
     }
-    if (!seen.insert({fid.v, v.v, idx.size()}).second) return;
+    if (!seen.insert({fid.v, v.v, idx}).second) return;
     const ir::Function& f = ctx.ir.fn(fid);
     const ir::Inst& d = f.def(v);
     auto ops = f.operands(d);

@@ -212,17 +212,27 @@ std::optional<typename A::Domain> state_at(A& a, const ir::Function& f,
 /// sweep costs one visit per block against the same budget as `solve`.
 template <Lattice Fact, class Transfer>
 Converged solve_values(const ir::Function& f, std::vector<Fact>& facts, Transfer&& transfer) {
-  const uint32_t per_sweep = std::max<uint32_t>(1, static_cast<uint32_t>(f.blocks.size()));
-  const uint32_t budget = std::max(visit_budget(f),
-                                   std::min<uint32_t>(kMaxVisits, per_sweep * kMinSweeps));
-  uint32_t used = 0;
-  for (;;) {
-    used += per_sweep;
-    if (used > budget) return Converged::No;
+  // Without back edges (blocks are in RPO) one sweep sees every operand
+  // before its use: it is the fixpoint.
+  bool back_edge = false;
+  for (uint32_t b = 0; b < f.blocks.size() && !back_edge; ++b)
+    for (ir::BlockId s : ir::succs(f, ir::BlockId(b))) back_edge |= s.v <= b;
+  auto sweep = [&] {
     bool changed = false;
     for (uint32_t i = 0; i < f.insts.size(); ++i)
       changed |= transfer(f.insts[i], ir::InstId(i), facts) == Effect::Changed;
-    if (!changed) return Converged::Yes;
+    return changed;
+  };
+  if (!back_edge) {
+    sweep();
+    return Converged::Yes;
+  }
+  const uint32_t per_sweep = std::max<uint32_t>(1, static_cast<uint32_t>(f.blocks.size()));
+  const uint32_t budget = std::max({visit_budget(f), 2 * per_sweep,
+                                    std::min<uint32_t>(kMaxVisits, per_sweep * kMinSweeps)});
+  for (uint32_t used = per_sweep;; used += per_sweep) {
+    if (used > budget) return Converged::No;
+    if (!sweep()) return Converged::Yes;
   }
 }
 

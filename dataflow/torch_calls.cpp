@@ -195,7 +195,7 @@ ir::ValueId call_arg(const ir::Module& m, const ir::Function& f, const ir::Inst&
                      std::string_view kw) {
   const ir::CallInfo& c = f.call_info(call);
   auto ops = f.operands(call);
-  if (pos >= 0 && pos < c.npos) {
+  if (pos >= 0 && static_cast<uint32_t>(pos) < c.npos) {
     // A starred argument before `pos` makes positions unknowable.
     uint32_t mask = pos >= 32 ? c.star_mask : c.star_mask & ((2u << pos) - 1);
     if (!mask) return ops[1 + pos];

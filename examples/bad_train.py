@@ -91,7 +91,7 @@ def main():
                 x = torch.flip(x, dims=[3])
             probs, blur = model(x)
             loss = F.cross_entropy(probs, y, weight=w) + blur_criterion(blur.squeeze(1), b)
-            loss.backward()  # expect: TPF003  (and TPF004: not divided by args.accum)
+            loss.backward()  # expect: TPF003  # bug: TPF004 (not divided by args.accum)
             if (step + 1) % args.accum == 0:
                 optimizer.step()
             losses.append(loss)  # bug: TPF001 (keeps every step's graph)

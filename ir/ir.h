@@ -71,8 +71,12 @@ enum InstFlags : uint8_t {
 // ------------------------------------------------------- instructions ----
 
 /// One instruction: 32 bytes. Up to 3 operands inline; more live in
-/// Function::operand_pool (ops[0].v is then the first pool index). Block
-/// targets are not operands: they are in the Block (succ, exc).
+/// Function::operand_pool (ops[0].v is then the first pool index). Counts
+/// past 65,534 (a phi with that many predecessors, a literal list that long)
+/// store kManyOperands in nops and the count in ops[1].v; use
+/// Function::operands / operand_count, never nops directly. Block targets
+/// are not operands: they are in the Block (succ, exc).
+inline constexpr uint16_t kManyOperands = 0xFFFF;
 struct Inst {
   Op op;
   uint8_t flags = 0;
@@ -125,8 +129,8 @@ struct Param {
 /// Bit i of star_mask: positional i is `*x` (positions >= 32 are never starred
 /// in practice; they are treated as plain).
 struct CallInfo {
-  uint16_t npos = 0;
-  uint16_t nkw = 0;
+  uint32_t npos = 0;
+  uint32_t nkw = 0;
   uint32_t kw_first = 0;
   uint32_t star_mask = 0;
 };
@@ -200,7 +204,20 @@ class Function {
   const Block& block(BlockId b) const { return blocks[b.v]; }
   std::span<const ValueId> operands(const Inst& in) const {
     if (in.nops <= 3) return {in.ops, in.nops};
-    return {operand_pool.data() + in.ops[0].v, in.nops};
+    return {operand_pool.data() + in.ops[0].v, operand_count(in)};
+  }
+  static uint32_t operand_count(const Inst& in) {
+    return in.nops == kManyOperands ? in.ops[1].v : in.nops;
+  }
+  /// Sets the operand count of an instruction whose operands start at pool
+  /// index `first` (count > 3) or are inline.
+  static void set_operand_count(Inst& in, size_t n) {
+    if (n < kManyOperands) {
+      in.nops = static_cast<uint16_t>(n);
+    } else {
+      in.nops = kManyOperands;
+      in.ops[1] = ValueId(static_cast<uint32_t>(n));
+    }
   }
   std::span<const Inst> insts_of(BlockId b) const {
     const Block& bl = blocks[b.v];

@@ -146,11 +146,12 @@ ValueId FnLowerer::emit(Op op, Span sp, std::span<const ValueId> ops, uint32_t a
   in.flags = flags;
   in.aux = aux;
   in.span = sp;
-  in.nops = static_cast<uint16_t>(ops.size());
   if (ops.size() <= 3) {
+    in.nops = static_cast<uint16_t>(ops.size());
     for (size_t i = 0; i < ops.size(); ++i) in.ops[i] = ops[i];
   } else {
     in.ops[0] = ValueId(static_cast<uint32_t>(fn.operand_pool.size()));
+    Function::set_operand_count(in, ops.size());
     fn.operand_pool.insert(fn.operand_pool.end(), ops.begin(), ops.end());
   }
   InstId id(static_cast<uint32_t>(fn.insts.size()));

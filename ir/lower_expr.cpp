@@ -332,7 +332,7 @@ ValueId FnLowerer::lower_call(NodeId e) {
   Function& fn = f();
   uint32_t kw_first = static_cast<uint32_t>(fn.kw_names.size());
   for (NodeId k : kws) fn.kw_names.push_back(a[k].f[S::keyword::arg]);
-  fn.calls.push_back(CallInfo{static_cast<uint16_t>(args.size()), static_cast<uint16_t>(kws.size()),
+  fn.calls.push_back(CallInfo{static_cast<uint32_t>(args.size()), static_cast<uint32_t>(kws.size()),
                               kw_first, star_mask});
   uint32_t call = static_cast<uint32_t>(fn.calls.size() - 1);
   ValueId r = emit(Op::Call, n.span, top(base), call);

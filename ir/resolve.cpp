@@ -178,7 +178,7 @@ CallTarget Resolution::call_target(FunctionId fid, InstId call) const {
   const Function& f = m_->fn(fid);
   const Inst& in = f.inst(call);
   CallTarget t;
-  if (in.op != Op::Call || in.nops == 0) return t;
+  if (in.op != Op::Call || Function::operand_count(in) == 0) return t;
   ValueId callee = f.operands(in)[0];
   const Referent& rc = ref(fid, callee);
   const Inst& cd = f.def(callee);
@@ -429,7 +429,7 @@ void Resolver::resolve_function(FunctionId fid) {
   bool first = true, agree = !f.is_generator;
   for (const Inst& in : f.insts) {
     if (in.op != Op::Return) continue;
-    Referent x = in.nops ? refs[f.operands(in)[0].v] : Referent{};
+    Referent x = in.nops != 0 ? refs[f.operands(in)[0].v] : Referent{};
     if (first) {
       ret = x;
       first = false;

@@ -352,13 +352,14 @@ void SsaBuilder::layout(std::vector<ValueId>* remap_out) {
   std::vector<ValueId> pool;
   insts.reserve(next_inst);
   auto push = [&](Inst in, std::span<const ValueId> ops, VarId var) {
-    in.nops = static_cast<uint16_t>(ops.size());
     if (ops.size() <= 3) {
+      in.nops = static_cast<uint16_t>(ops.size());
       for (size_t k = 0; k < ops.size(); ++k) in.ops[k] = map(ops[k]);
       for (size_t k = ops.size(); k < 3; ++k) in.ops[k] = kNoValue;
     } else {
       in.ops[0] = ValueId(static_cast<uint32_t>(pool.size()));
       in.ops[1] = in.ops[2] = kNoValue;
+      Function::set_operand_count(in, ops.size());
       for (ValueId o : ops) pool.push_back(map(o));
     }
     InstId id(static_cast<uint32_t>(insts.size()));

@@ -50,7 +50,6 @@ EstimateOptions combine(const EstimateOptions& a, const EstimateOptions& b) {
     r.tweaks.sharding = t.sharding;
     r.tweaks.shard_world = t.shard_world;
   }
-  r.tweaks.set_to_none |= t.set_to_none;
   return r;
 }
 
@@ -119,9 +118,6 @@ Estimate estimate(const ir::Module& script, const EstimateOptions& opt) {
           o.tweaks.sharding = Sharding::Fsdp;
           o.tweaks.shard_world = n;
         });
-  if (cfg.set_to_none && !*cfg.set_to_none)
-    add("set_to_none", "`zero_grad(set_to_none=True)` so last step's gradients are freed before the forward",
-        [](EstimateOptions& o) { o.tweaks.set_to_none = true; });
 
   std::vector<std::pair<Suggestion, EstimateOptions>> ranked;
   for (Candidate& c : cands) {

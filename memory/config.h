@@ -91,6 +91,7 @@ struct TrainingConfig {
     std::string cls;    ///< class (or zoo/HF name)
     Origin origin;
     uint64_t params = 0;
+    uint32_t object = UINT32_MAX;  ///< the interpreter's module object (internal)
   };
   std::vector<Model> models;
 

@@ -226,6 +226,8 @@ Value f_first(Interp&, Args& a) { return a.pos.empty() ? Value::unknown() : a.po
 
 }  // namespace
 
+Value collate_sample(Interp& in, Value sample, DimId batch) { return collate(in, sample, batch); }
+
 Value construct_data(Interp& in, StrId qualname, Args& a, bool& handled) {
   handled = true;
   std::string_view q = in.str(qualname);

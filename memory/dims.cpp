@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 
 namespace tpf::memory {
 
@@ -95,6 +96,10 @@ DimId DimArena::floordiv(DimId a, DimId b) {
   if (is_const(a) && is_const(b)) return constant(py_floordiv(value(a), value(b)));
   if (is_const(b) && value(b) == 1) return a;
   if (a == b) return constant(1);
+  // (x // c1) // c2 == x // (c1 * c2) for positive divisors.
+  if (is_const(b) && value(b) > 0 && nodes_[a.v].op == DimOp::FloorDiv && is_const(DimId(nodes_[a.v].b)) &&
+      value(DimId(nodes_[a.v].b)) > 0)
+    return floordiv(DimId(nodes_[a.v].a), constant(value(DimId(nodes_[a.v].b)) * value(b)));
   // (x * c1) // c2 with c2 | c1
   if (is_const(b) && nodes_[a.v].op == DimOp::Mul && is_const(DimId(nodes_[a.v].b))) {
     int64_t c1 = value(DimId(nodes_[a.v].b)), c2 = value(b);
@@ -159,39 +164,102 @@ bool DimArena::depends_on(DimId d, DimSym s) const {
   return depends_on(DimId(n.a), s) || depends_on(DimId(n.b), s);
 }
 
-// Precedence for printing: 1 +, 2 * //, 3 atoms.
-void DimArena::str_rec(DimId d, std::string& out, int parent_prec) const {
+// Printing: the expression as a polynomial in its atoms (symbols, and
+// floor divisions / modulos / max / min, printed recursively): like terms
+// collected, so a sum of per-timestep sizes reads "B*T*2600 + B*5200".
+namespace {
+using Mono = std::vector<uint32_t>;  // atom node ids, sorted (repeats = powers)
+using Poly = std::map<Mono, int64_t>;
+constexpr size_t kMaxTerms = 64;  // beyond this, print the expression tree
+}  // namespace
+
+bool DimArena::poly_rec(DimId d, Poly& out, std::unordered_map<uint32_t, Poly>& memo) const {
+  auto it = memo.find(d.v);
+  if (it != memo.end()) {
+    out = it->second;
+    return true;
+  }
   const Node& n = nodes_[d.v];
+  Poly p;
   switch (n.op) {
-    case DimOp::Const: out += std::to_string(n.k); return;
-    case DimOp::Sym: out += syms_[n.a].name; return;
-    case DimOp::Max:
-    case DimOp::Min:
-      out += n.op == DimOp::Max ? "max(" : "min(";
-      str_rec(DimId(n.a), out, 0);
-      out += ", ";
-      str_rec(DimId(n.b), out, 0);
-      out += ')';
-      return;
-    default: break;
+    case DimOp::Const: p[{}] = n.k; break;
+    case DimOp::Add: {
+      Poly a, b;
+      if (!poly_rec(DimId(n.a), a, memo) || !poly_rec(DimId(n.b), b, memo)) return false;
+      p = a;
+      for (auto& [m, c] : b) p[m] += c;
+      break;
+    }
+    case DimOp::Mul: {
+      Poly a, b;
+      if (!poly_rec(DimId(n.a), a, memo) || !poly_rec(DimId(n.b), b, memo)) return false;
+      if (a.size() * b.size() > kMaxTerms) return false;
+      for (auto& [ma, ca] : a)
+        for (auto& [mb, cb] : b) {
+          Mono m = ma;
+          m.insert(m.end(), mb.begin(), mb.end());
+          std::sort(m.begin(), m.end());
+          p[m] += ca * cb;
+        }
+      break;
+    }
+    default: p[{d.v}] = 1; break;  // Sym, FloorDiv, Mod, Max, Min: atoms
   }
-  int prec = n.op == DimOp::Add ? 1 : 2;
-  if (prec < parent_prec) out += '(';
-  str_rec(DimId(n.a), out, prec);
-  DimId rhs(n.b);
-  if (n.op == DimOp::Add && is_const(rhs) && value(rhs) < 0) {
-    out += '-';
-    out += std::to_string(-value(rhs));
-  } else {
-    out += n.op == DimOp::Add ? "+" : n.op == DimOp::Mul ? "*" : n.op == DimOp::Mod ? "%" : "//";
-    str_rec(rhs, out, prec + 1);
+  for (auto i = p.begin(); i != p.end();) i = i->second == 0 ? p.erase(i) : std::next(i);
+  if (p.size() > kMaxTerms) return false;
+  memo.emplace(d.v, p);
+  out = std::move(p);
+  return true;
+}
+
+std::string DimArena::atom_str(uint32_t a) const {
+  const Node& n = nodes_[a];
+  auto wrap = [&](uint32_t x) {
+    std::string s = str(DimId(x));
+    bool simple = nodes_[x].op == DimOp::Sym || nodes_[x].op == DimOp::Const;
+    return simple ? s : "(" + s + ")";
+  };
+  switch (n.op) {
+    case DimOp::Sym: return syms_[n.a].name;
+    case DimOp::FloorDiv: return wrap(n.a) + "//" + wrap(n.b);
+    case DimOp::Mod: return wrap(n.a) + "%" + wrap(n.b);
+    case DimOp::Max: return "max(" + str(DimId(n.a)) + ", " + str(DimId(n.b)) + ")";
+    case DimOp::Min: return "min(" + str(DimId(n.a)) + ", " + str(DimId(n.b)) + ")";
+    default: return str(DimId(a));
   }
-  if (prec < parent_prec) out += ')';
 }
 
 std::string DimArena::str(DimId d) const {
+  Poly p;
+  std::unordered_map<uint32_t, Poly> memo;
+  if (!poly_rec(d, p, memo)) return "(" + std::to_string(value(d)) + ")";
+  if (p.empty()) return "0";
+  // Highest degree first, the constant last.
+  std::vector<std::pair<Mono, int64_t>> terms(p.begin(), p.end());
+  std::stable_sort(terms.begin(), terms.end(),
+                   [](const auto& x, const auto& y) { return x.first.size() > y.first.size(); });
   std::string out;
-  str_rec(d, out, 0);
+  for (size_t t = 0; t < terms.size(); ++t) {
+    auto [m, c] = terms[t];
+    if (t) out += c < 0 ? " - " : " + ";
+    else if (c < 0) out += "-";
+    int64_t mag = c < 0 ? -c : c;
+    std::string body;
+    for (size_t k = 0; k < m.size();) {
+      size_t j = k;
+      while (j < m.size() && m[j] == m[k]) ++j;
+      std::string a = atom_str(m[k]);
+      bool compound = nodes_[m[k]].op != DimOp::Sym;
+      if (compound && (j - k > 1 || m.size() > 1)) a = "(" + a + ")";
+      if (!body.empty()) body += "*";
+      body += a;
+      if (j - k > 1) body += "**" + std::to_string(j - k);
+      k = j;
+    }
+    if (body.empty()) out += std::to_string(mag);
+    else if (mag == 1) out += body;
+    else out += body + "*" + std::to_string(mag);
+  }
   return out;
 }
 

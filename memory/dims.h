@@ -1,14 +1,16 @@
 // Symbolic dimensions, hash-consed like Clang's dataflow Arena: a DimId
 // names one expression over integer constants and named symbols (batch
-// size, sequence length), and the same expression always gets the same id;
-// commutative operands are sorted, constants folded. Every node caches its
-// value under the symbols' own values, so the interpreter reads concrete
-// sizes in O(1), while suggestions re-evaluate the same expression with
-// another binding ("batch 8 -> 4").
+// size B, sequence length T, image size S), and the same expression always
+// gets the same id; commutative operands are sorted, constants folded.
+// Every node caches its value under the symbols' own values, so the
+// interpreter reads concrete sizes in O(1); the report prints sizes as
+// formulas of B and T, and any size can be re-evaluated under another
+// binding (eval).
 // requires: nothing. produces: DimArena, DimId.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -63,7 +65,8 @@ class DimArena {
   std::string_view symbol_name(DimSym s) const { return syms_[s].name; }
   int64_t symbol_value(DimSym s) const { return syms_[s].value; }
   size_t symbol_count() const { return syms_.size(); }
-  /// Readable form, symbols by name: "B*T*768", "(H+2)//2".
+  /// Readable form, symbols by name, as a polynomial with like terms
+  /// collected: "B*T*768 + B*4", "(S + 2)//2".
   std::string str(DimId d) const;
   size_t size() const { return nodes_.size(); }
 
@@ -90,7 +93,9 @@ class DimArena {
   DimId make(DimOp op, uint32_t a, uint32_t b, int64_t k, int64_t value);
   int64_t eval_rec(DimId d, std::span<const int64_t> sv,
                    std::unordered_map<uint32_t, int64_t>& memo) const;
-  void str_rec(DimId d, std::string& out, int parent_prec) const;
+  bool poly_rec(DimId d, std::map<std::vector<uint32_t>, int64_t>& out,
+                std::unordered_map<uint32_t, std::map<std::vector<uint32_t>, int64_t>>& memo) const;
+  std::string atom_str(uint32_t node) const;
 
   std::vector<Node> nodes_;
   std::vector<Sym> syms_;

@@ -11,6 +11,9 @@
 #include "memory/interp.h"
 
 namespace tpf::memory {
+
+Value zoo_value(Interp& in, std::string_view file, std::string_view name);
+
 namespace {
 
 // Budgets. A training script's construction and one step execute well
@@ -80,7 +83,8 @@ void Interp::note_unknown(std::string what, Span, bool blocking) {
 
 /// The value a name of `fr`'s function holds now: its latest executed store,
 /// or the parameter. nullopt when the function has no such name (bound).
-static std::optional<Value> lookup_local(Interp& in, const Frame& fr, ir::Symbol s) {
+static std::optional<Value> lookup_local(Interp& in, const Frame& fr, ir::Symbol s,
+                                         uint32_t* offset = nullptr) {
   const ir::Function& f = in.unit(fr.module).ir->fn(fr.fn);
   ir::VarId var = f.find_var(s);
   if (!var.valid()) return std::nullopt;
@@ -88,7 +92,10 @@ static std::optional<Value> lookup_local(Interp& in, const Frame& fr, ir::Symbol
     const ir::LocalRef& r = f.local_refs[i];
     if (r.var != var || !r.store || !r.value.valid()) continue;
     const Value& v = fr.vals[r.value.v];
-    if (v.kind != VKind::Unbound) return v;
+    if (v.kind != VKind::Unbound) {
+      if (offset) *offset = r.offset;
+      return v;
+    }
   }
   for (const ir::Inst& inst : f.insts_of(f.entry())) {
     if (inst.op != ir::Op::Param) continue;
@@ -102,7 +109,15 @@ static Value load_global(Interp& in, uint16_t u, ir::Symbol s) {
   auto g = un.globals_set.find(s);
   if (g != un.globals_set.end()) return g->second;
   if (un.top) {
-    if (auto v = lookup_local(in, *un.top, s)) return *v;
+    uint32_t off = 0;
+    if (auto v = lookup_local(in, *un.top, s, &off)) {
+      // A module constant of the script named like a batch size or a
+      // sequence length is a configuration source.
+      if (un.is_user && v->kind == VKind::Int)
+        return in.named_source(un.ir->names.str(s), *v, un.ir->pos(Span{off, off}).line,
+                               "constant " + std::string(un.ir->names.str(s)));
+      return *v;
+    }
   }
   std::string_view name = un.ir->names.str(s);
   if (name == "__name__") return in.str_value(un.is_user ? "__main__" : un.name);
@@ -176,7 +191,18 @@ Value Interp::run(uint16_t u, ir::FunctionId fid, std::vector<Value> args,
       const ir::Inst& inst = insts[i];
       fr->cur_span = inst.span;
       Value r = exec(*fr, fr, inst, args);
-      if (inst.result.valid()) fr->vals[inst.result.v] = r;
+      if (inst.result.valid()) {
+        // `BATCH_SIZE = 32`, `block_size: int = 128` in a config class, a
+        // local `seq_len = 512`: a named configuration source.
+        if (un.is_user && r.kind == VKind::Int && dims.is_const(r.dim())) {
+          ir::VarId var = f.values[inst.result.v].var;
+          if (var.valid() && f.vars[var.v].name != ir::kNoSymbol) {
+            std::string_view name = m.names.str(f.vars[var.v].name);
+            r = named_source(name, r, m.pos(inst.span).line, std::string(name) + " = ...");
+          }
+        }
+        fr->vals[inst.result.v] = r;
+      }
     }
     const ir::Inst& term = insts.back();
     fr->cur_span = term.span;
@@ -252,6 +278,11 @@ Value Interp::exec(Frame& fr, const std::shared_ptr<Frame>& self, const ir::Inst
     case Op::StoreFree: return Value::unknown();
     case Op::Import: {
       std::string q = m.names.str(ir::PathId(in.aux));
+      // Zoo files import each other's definitions.
+      if (!un.is_user && q.starts_with("tpf_zoo.")) {
+        size_t dot = q.find('.', 8);
+        if (dot != std::string::npos) return zoo_value(*this, q.substr(8, dot - 8), q.substr(dot + 1));
+      }
       return Value::ext(intern(q));
     }
     case Op::ImportStar: return Value::unknown();
@@ -298,6 +329,20 @@ Value Interp::exec(Frame& fr, const std::shared_ptr<Frame>& self, const ir::Inst
         a.kw.emplace_back(sym(fr.module, name), v);
       }
       Value callee = val(0);
+      // How the script names what it calls (`model`, `s.models["netG"]`):
+      // the name of a root module in the per-layer breakdown.
+      if (module_path.empty() && is_module(callee)) {
+        callee_hint.clear();
+        const ir::Inst& d = f.def(ops[0]);
+        ir::VarId var = f.values[ops[0].v].var;
+        if (d.op == ir::Op::GetItem) {
+          if (auto k = as_str(fr.vals[f.operands(d)[1].v])) callee_hint = std::string(*k);
+        } else if (d.op == ir::Op::GetAttr) {
+          callee_hint = std::string(m.names.str(d.aux));
+        }
+        if (callee_hint.empty() && var.valid() && f.vars[var.v].name != ir::kNoSymbol)
+          callee_hint = std::string(m.names.str(f.vars[var.v].name));
+      }
       // A generator function yields one item for the step (see YieldStop).
       if (is_obj(callee, OKind::Function)) {
         const Obj& fo = o(callee);

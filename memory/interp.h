@@ -137,6 +137,7 @@ struct Obj {
   uint16_t layer = 0;          ///< Layer (layers.def); 0: none
   uint32_t index = 0;
   uint32_t flags = 0;
+  uint32_t line = 0;           ///< Instance: the script line that constructed it
   ObjId cls = kNone32;
   std::vector<Value> items;
   Attrs attrs;

@@ -37,10 +37,8 @@ struct Tweaks {
   int64_t batch_divisor = 1;        ///< micro-batch = batch / divisor (with accumulation)
   std::optional<Sharding> sharding; ///< FSDP / ZeRO
   int64_t shard_world = 0;          ///< GPUs it shards over
-  bool set_to_none = false;         ///< zero_grad(set_to_none=True)
   bool empty() const {
-    return !checkpoint_blocks && !sdpa && !optimizer && !fused_optimizer && batch_divisor == 1 &&
-           !sharding && !set_to_none;
+    return !checkpoint_blocks && !sdpa && !optimizer && !fused_optimizer && batch_divisor == 1 && !sharding;
   }
 };
 

@@ -148,15 +148,16 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
     const Phase& p = in.phases[in.peak_phase];
     acts = p.live_bytes;
     recompute = p.recompute_bytes;
-    // The first gradient buffer of backward (the loss's input gradient:
-    // logits-sized for a language model) is allocated while all saved
-    // tensors are still alive.
+    // The first gradient buffers of backward are allocated while every
+    // saved tensor is still alive: the gradient flowing into the op that
+    // saved the largest tensor (log_softmax's output for a language model)
+    // and the gradient it produces, twice that tensor.
     std::unordered_set<uint32_t> sseen;
     for (const SavedRecord& r : in.saved) {
       if (r.phase != in.peak_phase || in.storages[r.storage].role != Role::Activation) continue;
       if (!sseen.insert(r.storage).second) continue;
       uint64_t b = val(in, in.storage_bytes(r.storage));
-      transient = std::max(transient, b);
+      transient = std::max(transient, 2 * b);
       if (r.score) scores += b;
     }
   }
@@ -169,10 +170,12 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   e.phases = in.phases;
   // ---- sharding and data parallelism ----
   Sharding sh = tw.sharding ? *tw.sharding : cfg.sharding;
+  // The world size: the suggestion's, the CLI's, the target's GPU count,
+  // then what the script says (often an environment default of 1).
   int64_t world = tw.shard_world ? tw.shard_world
                  : opt.world_size ? *opt.world_size
-                 : cfg.world_size.known() ? *cfg.world_size.value
-                 : (opt.target && opt.target->count > 1) ? opt.target->count : 1;
+                 : (opt.target && opt.target->count > 1) ? opt.target->count
+                 : cfg.world_size.known() ? *cfg.world_size.value : 1;
   if (sh == Sharding::None || sh == Sharding::Ddp) world = std::max<int64_t>(world, 1);
   uint64_t W = weight_bytes + buffers, G = grad_bytes, O = opt_bytes;
   uint64_t M = cfg.master_weights ? trainable_elems * 4 : 0;
@@ -188,23 +191,26 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
     case Sharding::Zero3:
     case Sharding::Fsdp: {
       // Full sharding keeps 1/N of everything plus the gathered parameters
-      // of the unit being computed and the one prefetched (2 units).
-      uint64_t unit = W / std::max<uint64_t>(1, static_cast<uint64_t>(in.roots.empty() ? 1 : 12));
+      // of the unit being computed and the one prefetched: two of the
+      // largest repeated block (FSDP's usual auto-wrap unit), or the whole
+      // model when it has no block list.
+      uint64_t unit = W;
+      for (ObjId r : in.roots) unit = std::min(unit, largest_block_bytes(in, Value::obj(r)));
       O = shard(O), M = shard(M), G = shard(G), W = shard(W) + 2 * unit;
       break;
     }
     case Sharding::None: break;
   }
-  bool set_to_none = tw.set_to_none || cfg.set_to_none.value_or(true);
   Components& c = e.components;
   uint64_t act_total = acts + recompute + e.batch_input_bytes + transient;
   uint64_t resident = W + O + M;
-  // Backward frees saved tensors as it allocates gradients. Gradients kept
-  // from the last step (zero_grad without set_to_none; torch < 2.0's
-  // default) are all alive with every saved tensor; freed ones
-  // (set_to_none=True, torch >= 2.0's default) grow while activations
-  // shrink, so the two overlap at most up to the larger of them.
-  uint64_t g_at_peak = set_to_none ? (G > act_total ? G - act_total : 0) : G;
+  // Backward frees saved tensors as it allocates gradients, but the
+  // caching allocator rarely reuses an activation's freed block for a
+  // gradient of another size, so reserved memory grows as if every
+  // gradient coexisted with the saved tensors. Charging all of them
+  // matches the published T4 peaks (calibration_test.cpp). So
+  // zero_grad(set_to_none=...) changes nothing at the peak.
+  uint64_t g_at_peak = G;
   uint64_t backward_peak = resident + cache + act_total + g_at_peak;
   // optimizer.step(): everything but the activations, plus foreach's
   // temporaries.
@@ -287,13 +293,18 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
                                                              : Origin{0, opt.world_size ? "--world-size" : "target GPU count"}};
   for (ObjId r : in.roots) {
     bool listed = false;
-    for (auto& m : e.config.models) listed = listed || (in.module_names.count(r) && m.name == in.str(in.module_names[r]));
+    for (auto& m : e.config.models) listed = listed || m.object == r;
+    // A wrapper (DDP, a deepspeed engine) around a listed model.
+    if (const Value* inner = in.o(Value::obj(r)).attrs.find(in.intern("module")))
+      for (auto& m : e.config.models) listed = listed || (inner->kind == VKind::Obj && m.object == inner->a);
     if (listed) continue;
     uint64_t n = 0;
     for (auto& [nm, t] : module_tensors(in, Value::obj(r), Role::Param))
       n += val(in, in.numel(*in.tensor(t)));
+    if (n == 0) continue;  // a loss module called at top level is no model
     std::string name = in.module_names.count(r) ? std::string(in.str(in.module_names[r])) : "model";
-    e.config.models.push_back({name, module_class(in, Value::obj(r)), {0, ""}, n});
+    uint32_t line = in.o(Value::obj(r)).line;
+    e.config.models.push_back({name, module_class(in, Value::obj(r)), {line, line ? "constructed" : ""}, n, r});
   }
   for (auto& m : e.config.models)
     if (m.params == 0) m.params = e.params;

@@ -65,9 +65,9 @@ void name_modules(Interp& in, Value root, const std::string& name) {
   });
 }
 
-/// The tweak "checkpoint each block": the children of the container with
-/// the most same-class submodules (the transformer/ResNet block list).
-void checkpoint_blocks(Interp& in, Value root) {
+/// The block list of a model: the container with the most same-class
+/// submodules (transformer layers, ResNet stages' blocks), or unknown.
+Value block_list(Interp& in, Value root) {
   Value best;
   size_t best_n = 1;
   walk_modules(in, root, "", [&](Value m, const std::string&) {
@@ -81,8 +81,28 @@ void checkpoint_blocks(Interp& in, Value root) {
       best = m;
     }
   });
+  return best;
+}
+
+/// The tweak "checkpoint each block": every child of the block list.
+void checkpoint_blocks(Interp& in, Value root) {
+  Value best = block_list(in, root);
   if (!best.known()) return;
   for (auto& [k, v] : module_children(in, best)) in.o(v).flags |= kCheckpointed;
+}
+
+uint64_t largest_block_bytes(Interp& in, Value root) {
+  Value list = block_list(in, root);
+  auto bytes = [&](Value m) {
+    uint64_t b = 0;
+    for (auto& [n, t] : module_tensors(in, m, Role::Param))
+      b += static_cast<uint64_t>(in.dims.value(in.storage_bytes(in.tensor(t)->storage)));
+    return b;
+  };
+  if (!list.known()) return bytes(root);
+  uint64_t best = 0;
+  for (auto& [k, v] : module_children(in, list)) best = std::max(best, bytes(v));
+  return best;
 }
 
 void mark_root(Interp& in, Value m) {
@@ -92,6 +112,7 @@ void mark_root(Interp& in, Value m) {
   in.roots.push_back(m.a);
   if (in.opt.tweaks.checkpoint_blocks) checkpoint_blocks(in, m);
   std::string name = in.callee_hint.empty() ? "model" : in.callee_hint;
+  if (module_tensors(in, m, Role::Param).empty()) name = module_class(in, m);  // a loss module
   for (ObjId r : in.roots)
     if (r != m.a && in.module_names.count(r) && in.str(in.module_names[r]) == name) name += "_" + std::to_string(in.roots.size());
   name_modules(in, m, name);
@@ -139,7 +160,10 @@ Value module_call(Interp& in, Value m, Args& a) {
     }
   } pop{in, pushed};
   // A root called with an input the interpreter could not follow.
-  if (in.module_path.empty() && (a.pos.empty() || !a.pos[0].known())) {
+  bool any_tensor = false;
+  for (Value v : a.pos) any_tensor = any_tensor || in.tensor(v);
+  for (auto& [k, v] : a.kw) any_tensor = any_tensor || in.tensor(v);
+  if (in.module_path.empty() && !any_tensor && (a.pos.empty() || !a.pos[0].known())) {
     Value x = synthesize_input(in, m);
     if (in.tensor(x)) {
       if (a.pos.empty()) a.pos.push_back(x);

@@ -28,6 +28,9 @@ void mark_root(Interp& in, Value m);
 Value module_call(Interp& in, Value m, Args& a);
 /// Converts floating parameters and buffers to `dt` (module.half(), .to(dtype)).
 void convert_module(Interp& in, Value m, Dtype dt);
+/// Parameter bytes of the largest block of the model's block list (the
+/// whole model when it has none): FSDP's unit of gathering.
+uint64_t largest_block_bytes(Interp& in, Value root);
 bool is_layer(const Obj& ob);
 bool is_container_obj(const Obj& ob);
 std::string_view layer_name(uint16_t l);

@@ -5,6 +5,7 @@
 // requires: interp.h. produces: handlers for those names.
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 #include "memory/interp.h"
 
@@ -253,6 +254,61 @@ Value f_partial(Interp& in, Args& a) {
 }
 
 Value identity(Interp&, Args& a) { return a.pos.empty() ? Value::unknown() : a.pos[0]; }
+
+/// copy.deepcopy: new objects all the way down; tensors get new storages
+/// (a deep-copied module has its own parameters, as TransformerEncoder's
+/// _get_clones relies on). Classes, functions and names are shared.
+Value deep_copy(Interp& in, Value v, std::unordered_map<ObjId, ObjId>& memo,
+                std::unordered_map<uint32_t, uint32_t>& storages) {
+  if (v.kind != VKind::Obj) return v;
+  if (auto it = memo.find(v.a); it != memo.end()) return Value::obj(it->second);
+  OKind k = in.o(v).kind;
+  if (k == OKind::Tensor) {
+    TensorObj t = *in.o(v).t;
+    auto st = storages.find(t.storage);
+    if (st == storages.end()) {
+      Storage s = in.storages[t.storage];
+      uint32_t ns = static_cast<uint32_t>(in.storages.size());
+      in.storages.push_back(s);
+      st = storages.emplace(t.storage, ns).first;
+    }
+    t.storage = st->second;
+    t.graph = -1;
+    t.grad = kNone32;
+    ObjId id = in.alloc(OKind::Tensor);
+    in.o(id).t = std::make_unique<TensorObj>(t);
+    memo[v.a] = id;
+    return Value::obj(id);
+  }
+  if (k != OKind::List && k != OKind::Tuple && k != OKind::Set && k != OKind::Dict && k != OKind::Instance)
+    return v;
+  ObjId id = in.alloc(k);
+  memo[v.a] = id;
+  {
+    const Obj& src = in.o(v);
+    Obj& dst = in.o(id);
+    dst.type = src.type;
+    dst.module = src.module;
+    dst.layer = src.layer;
+    dst.index = src.index;
+    dst.flags = src.flags & ~kRoot;
+    dst.cls = src.cls;
+  }
+  std::vector<Value> items = in.o(v).items;
+  for (Value& x : items) x = deep_copy(in, x, memo, storages);
+  std::vector<std::pair<StrId, Value>> attrs = in.o(v).attrs.items;
+  for (auto& [n, x] : attrs) x = deep_copy(in, x, memo, storages);
+  in.o(id).items = std::move(items);
+  in.o(id).attrs.items = std::move(attrs);
+  return Value::obj(id);
+}
+
+Value f_deepcopy(Interp& in, Args& a) {
+  if (a.pos.empty()) return Value::unknown();
+  std::unordered_map<ObjId, ObjId> memo;
+  std::unordered_map<uint32_t, uint32_t> storages;
+  return deep_copy(in, a.pos[0], memo, storages);
+}
 Value unknown_fn(Interp&, Args&) { return Value::unknown(); }
 Value none_fn(Interp&, Args&) { return Value::none(); }
 
@@ -457,7 +513,7 @@ void register_stdlib(Interp& in) {
   f["os.getenv"] = os_getenv;
   f["os.environ.get"] = os_getenv;
   f["functools.partial"] = f_partial;
-  f["copy.deepcopy"] = identity;
+  f["copy.deepcopy"] = f_deepcopy;
   f["copy.copy"] = identity;
   f["typing.cast"] = unknown_fn;
   f["random.seed"] = none_fn;

@@ -92,6 +92,9 @@ void interp_run(Interp& in, const ir::Module& script) {
   u->name = "<script>";
   u->is_user = true;
   in.units.push_back(std::move(u));
+  // CLI values are known before the script says anything about them.
+  if (in.opt.batch_size) in.cfg.batch_size = {*in.opt.batch_size, {0, "--batch-size"}};
+  if (in.opt.seq_len) in.cfg.seq_len = {*in.opt.seq_len, {0, "--seq-len"}};
   // --dtype bf16/fp16: the whole forward runs under autocast in that dtype.
   if (in.opt.dtype && *in.opt.dtype != Dtype::Float32) {
     in.autocast.push_back(*in.opt.dtype);

@@ -175,6 +175,7 @@ Value requires_grad_kw(Interp& in, const Args& a, Value t) {
 Value tensor_copy(Interp& in, Value x, std::optional<Dtype> dt) {
   TensorObj* t = in.tensor(x);
   Value out = in.new_tensor(t->shape, dt ? *dt : t->dtype);
+  in.tensor(out)->score = t->score;
   in.link(out, {x});
   return out;
 }

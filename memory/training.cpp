@@ -1,9 +1,8 @@
 // The training-loop constructs: optimizers (which parameters each
 // updates, fused/foreach/8-bit), autocast and grad-mode contexts,
 // GradScaler, `.backward()` (closes a phase of saved tensors and frees its
-// graph), activation checkpointing, distributed wrappers (DDP, FSDP,
-// DeepSpeed, Accelerate), torch.compile, and the configuration names
-// (batch size, sequence length, image size) that become symbols.
+// graph), activation checkpointing and torch.compile. Distributed wrappers
+// are in distributed.cpp, library trainers in trainers.cpp.
 // requires: interp.h, modules.h. produces: TrainingConfig entries, Phases.
 #include <algorithm>
 #include <unordered_set>
@@ -17,6 +16,8 @@ namespace tpf::memory {
 Value construct_data(Interp& in, StrId qualname, Args& a, bool& handled);
 Value data_method(Interp& in, Value self, std::string_view n, Args& a, bool& handled);
 Value construct_distributed(Interp& in, std::string_view q, Args& a, bool& handled);
+Value construct_trainer(Interp& in, std::string_view q, Args& a, bool& handled);
+Value trainer_method(Interp& in, Value self, std::string_view n, Args& a, bool& handled);
 Value distributed_method(Interp& in, Value self, std::string_view n, Args& a, bool& handled);
 
 namespace {
@@ -27,69 +28,7 @@ Value new_instance(Interp& in, std::string_view type) {
   return Value::obj(io);
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c == '-') c = '_';
-  }
-  return out;
-}
-
-// The names that mean "batch size", "sequence length", "image size" in
-// training scripts, argparse flags, dataclass configs and HF/DeepSpeed
-// configs (exact match after lowercasing and '-' -> '_').
-constexpr std::string_view kBatchNames[] = {
-    "batch_size", "batchsize", "bs", "train_batch_size", "micro_batch_size", "mini_batch_size",
-    "per_device_train_batch_size", "per_gpu_train_batch_size", "train_micro_batch_size_per_gpu",
-    "batch"};
-constexpr std::string_view kSeqNames[] = {
-    "seq_len", "seq_length", "sequence_length", "block_size", "max_len", "max_length", "max_seq_len",
-    "max_seq_length", "context_length", "context_len", "ctx_len", "n_ctx", "bptt", "seqlen",
-    "max_source_length", "max_target_length"};
-constexpr std::string_view kImageNames[] = {"image_size", "img_size", "imagesize", "imgsize",
-                                            "input_size", "resolution", "crop_size", "image_res"};
-
-template <size_t N>
-bool in_list(const std::string& s, const std::string_view (&list)[N]) {
-  return std::find(std::begin(list), std::end(list), s) != std::end(list);
-}
-
 }  // namespace
-
-Value Interp::named_source(std::string_view name, Value v, uint32_t line, std::string_view how) {
-  std::string n = lower(name);
-  IntSetting* setting = nullptr;
-  int64_t* orig = nullptr;
-  std::optional<int64_t> over;
-  const char* sym = nullptr;
-  if (in_list(n, kBatchNames)) {
-    setting = &cfg.batch_size, orig = &orig_batch, over = opt.batch_size, sym = "B";
-  } else if (in_list(n, kSeqNames)) {
-    setting = &cfg.seq_len, orig = &orig_seq, over = opt.seq_len, sym = "T";
-  } else if (in_list(n, kImageNames)) {
-    setting = &cfg.image_size, orig = &orig_image, over = std::nullopt, sym = "S";
-  } else {
-    return v;
-  }
-  std::optional<int64_t> val = v.kind == VKind::Int ? std::optional<int64_t>(dims.value(v.dim())) : std::nullopt;
-  if (!val && !over) return v;
-  if (v.kind == VKind::Int && !dims.is_const(v.dim())) return v;  // already symbolic
-  if (setting->known()) {
-    // The same setting read again (a constant, then the argparse default
-    // built from it): the same symbol. A different value is something else.
-    if (val && *val != *orig) return v;
-    return Value::integer(dims.symbol(sym, *setting->value));
-  }
-  *orig = val.value_or(-1);
-  int64_t bound = over ? *over : *val;
-  setting->value = bound;
-  setting->origin = {line, over ? std::string("--") + (sym[0] == 'B' ? "batch-size" : "seq-len") + " (was " +
-                                      (val ? std::to_string(*val) : std::string("unset")) + ", " +
-                                      std::string(how) + ")"
-                                : std::string(how)};
-  return Value::integer(dims.symbol(sym, bound));
-}
 
 // --------------------------------------------------------------- backward
 
@@ -403,6 +342,17 @@ Value f_compile(Interp& in, Args& a) {
 }
 Value f_clip(Interp& in, Args&) { return in.new_tensor({}, Dtype::Float32); }
 
+/// The zoo's hook for `model.gradient_checkpointing_enable()`: each block
+/// runs as a checkpointed segment (transformers' GradientCheckpointingLayer).
+Value f_checkpoint_module(Interp& in, Args& a) {
+  if (!a.pos.empty() && in.is_module(a.pos[0])) in.o(a.pos[0]).flags |= kCheckpointed;
+  if (!in.cfg.checkpointing) {
+    in.cfg.checkpointing = true;
+    in.cfg.checkpointing_origin = {in.user_line(), "gradient_checkpointing_enable()"};
+  }
+  return Value::none();
+}
+
 }  // namespace
 
 Value construct_training(Interp& in, StrId qualname, Args& a, bool& handled) {
@@ -428,6 +378,9 @@ Value construct_training(Interp& in, StrId qualname, Args& a, bool& handled) {
   if (handled) return r;
   handled = true;
   r = construct_distributed(in, q, a, handled);
+  if (handled) return r;
+  handled = true;
+  r = construct_trainer(in, q, a, handled);
   if (handled) return r;
   handled = false;
   return Value::unknown();
@@ -530,6 +483,9 @@ Value instance_method(Interp& in, Value self, std::string_view n, Args& a, bool&
   handled = true;
   r = distributed_method(in, self, n, a, handled);
   if (handled) return r;
+  handled = true;
+  r = trainer_method(in, self, n, a, handled);
+  if (handled) return r;
   handled = false;
   return Value::unknown();
 }
@@ -571,6 +527,7 @@ void register_training(Interp& in) {
   f["torch.distributed.get_world_size"] = f_device_count;
   f["torch.nn.utils.clip_grad_norm_"] = f_clip;
   f["torch.nn.utils.clip_grad_value_"] = f_none;
+  f["torch._tpf_checkpoint_module"] = f_checkpoint_module;
   in.tensor_methods["backward"] = m_backward;
 }
 

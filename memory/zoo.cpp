@@ -47,9 +47,8 @@ uint16_t Interp::zoo_unit(std::string_view name) {
   return id;
 }
 
-namespace {
-
-/// A name defined at the top level of a zoo file.
+/// A name defined at the top level of a zoo file (`from tpf_zoo.<file>
+/// import <name>` in zoo code resolves through this too).
 Value zoo_value(Interp& in, std::string_view file, std::string_view name) {
   uint16_t u = in.zoo_unit(file);
   Unit& un = in.unit(u);
@@ -65,6 +64,8 @@ Value zoo_value(Interp& in, std::string_view file, std::string_view name) {
   }
   return Value::unknown();
 }
+
+namespace {
 
 struct ZooRow {
   std::string_view qualname;  ///< after torch.nn. / torchvision.models.
@@ -154,14 +155,16 @@ Value from_pretrained(Interp& in, std::string_view cls, Args& a, bool& handled) 
   if (cls.find("CausalLM") != std::string_view::npos || cls.find("LMHead") != std::string_view::npos) head = "lm";
   else if (cls.find("MaskedLM") != std::string_view::npos || cls.find("ForPreTraining") != std::string_view::npos) head = "mlm";
   else if (cls.find("SequenceClassification") != std::string_view::npos) head = "cls";
-  Value builder = zoo_value(in, "hf_models", std::string("build_") + std::string(r->family));
+  std::string_view file = r->family == "llama" ? "hf_llama" : "hf_models";
+  Value builder = zoo_value(in, file, std::string("build_") + std::string(r->family));
   if (!builder.known()) return Value::unknown();
   Args ba{{hf_config(in, *r), in.str_value(head)}, {}, a.span};
   if (auto nl = a.kwarg(in, "num_labels")) in.o(ba.pos[0]).attrs.set(in.intern("num_labels"), *nl);
   Value m = in.call(builder, ba);
   if (auto dt = a.kwarg(in, "torch_dtype"); dt && dt->kind == VKind::Dtype && in.is_module(m))
     convert_module(in, m, static_cast<Dtype>(dt->a));
-  in.cfg.models.push_back({std::string(*n), std::string(cls), {in.user_line(), "from_pretrained"}, 0});
+  in.cfg.models.push_back({std::string(*n), std::string(cls), {in.user_line(), "from_pretrained"}, 0,
+                           m.kind == VKind::Obj ? m.a : UINT32_MAX});
   handled = true;
   return m;
 }
@@ -192,7 +195,8 @@ Value construct_zoo(Interp& in, StrId qualname, Args& a, bool& handled, Value se
     if (std::find(std::begin(kVision), std::end(kVision), rest) != std::end(kVision)) {
       Value fn = zoo_value(in, "torchvision_models", rest);
       Value m = in.call(fn, a);
-      in.cfg.models.push_back({std::string(rest), "torchvision", {in.user_line(), std::string(q)}, 0});
+      in.cfg.models.push_back({std::string(rest), "torchvision", {in.user_line(), std::string(q)}, 0,
+                               m.kind == VKind::Obj ? m.a : UINT32_MAX});
       return m;
     }
     in.note_unknown("torchvision model `" + std::string(rest) + "` is not in the built-in zoo", a.span, true);

@@ -253,11 +253,26 @@ void render_estimate(std::ostream& os, const Estimate& e, const MemoryTextStyle&
     os << "\n  activations by module (peak backward)\n";
     uint64_t sum = 0;
     for (const memory::LayerRow& r : e.layers) sum += r.bytes;
+    // The largest rows; the rest summed in one line.
+    constexpr size_t kRows = 30;
+    size_t shown = 0;
+    uint64_t rest = 0;
     for (const memory::LayerRow& r : e.layers) {
+      if (shown++ >= kRows) {
+        rest += r.bytes;
+        continue;
+      }
       char line[160];
       std::snprintf(line, sizeof line, "  %-40s %-22s %10.2f MiB  ", r.module.c_str(), r.cls.c_str(),
                     static_cast<double>(r.bytes) / static_cast<double>(targets::kMiB));
       os << line << bar(r.bytes, std::max<uint64_t>(1, sum), 20, st.unicode) << "  " << r.formula << "\n";
+    }
+    if (e.layers.size() > kRows) {
+      char line[160];
+      std::snprintf(line, sizeof line, "  %-40s %-22s %10.2f MiB\n",
+                    ("(" + std::to_string(e.layers.size() - kRows) + " more modules)").c_str(), "",
+                    static_cast<double>(rest) / static_cast<double>(targets::kMiB));
+      os << line;
     }
   }
   os << "\n";

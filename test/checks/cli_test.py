@@ -253,6 +253,30 @@ class Cli(unittest.TestCase):
         self.assertEqual(ast["_type"], "Module")
         self.assertNotIn("diagnostics", ast)
 
+    def test_colour_only_on_a_terminal(self):
+        import pty
+
+        def on_tty(*args):
+            pid, fd = pty.fork()
+            if pid == 0:
+                os.environ.pop("NO_COLOR", None)
+                os.execv(TPF, [TPF, *args])
+            out = b""
+            while True:
+                try:
+                    chunk = os.read(fd, 4096)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                out += chunk
+            os.waitpid(pid, 0)
+            return out.decode("utf-8", "replace")
+
+        with Files(buggy=BUGGY) as fs:
+            self.assertIn("\x1b[1;31merror", on_tty(fs["buggy"]))
+            self.assertNotIn("\x1b[", on_tty("--no-color", fs["buggy"]))
+
     def test_examples(self):
         good = os.path.join(ROOT, "examples", "good_train.py")
         bad = os.path.join(ROOT, "examples", "bad_train.py")

@@ -60,6 +60,12 @@ TEST_CASE("dims: printing uses symbol names and precedence") {
   DimArena a;
   DimId b = a.symbol("B", 8), t = a.symbol("T", 128);
   CHECK(a.str(a.mul(a.mul(b, t), a.constant(768))) == "B*T*768");
-  CHECK(a.str(a.floordiv(a.add(t, a.constant(2)), a.constant(2))) == "(T+2)//2");
-  CHECK(a.str(a.sub(t, a.constant(1))) == "T-1");
+  CHECK(a.str(a.floordiv(a.add(t, a.constant(2)), a.constant(2))) == "(T + 2)//2");
+  CHECK(a.str(a.sub(t, a.constant(1))) == "T - 1");
+  // Like terms collect: 20 timesteps of B*2600 plus B*T*8.
+  DimId sum = a.mul(a.mul(b, t), a.constant(8));
+  for (int k = 0; k < 20; ++k) sum = a.add(a.mul(b, a.constant(2600)), sum);
+  CHECK(a.str(sum) == "B*T*8 + B*52000");
+  DimId h = a.add(a.floordiv(a.sub(t, a.constant(1)), a.constant(2)), a.constant(1));
+  CHECK(a.str(a.mul(a.mul(h, h), b)) == "B*((T - 1)//2)**2 + B*((T - 1)//2)*2 + B");
 }

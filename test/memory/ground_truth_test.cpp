@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -44,7 +45,7 @@ std::vector<Row>& table() {
   return rows;
 }
 
-memory::Estimate run(const Script& s, memory::Kernels k, std::vector<std::string> argv = {}) {
+memory::Estimate run(const test::Script& s, memory::Kernels k, std::vector<std::string> argv = {}) {
   memory::EstimateOptions opt;
   opt.kernels = k;
   opt.suggest = false;
@@ -66,7 +67,7 @@ void check_phases(const std::string& name, const nlohmann::json& acts, const mem
     uint64_t ours = e.phases[k].activation_bytes;
     if (!cuda) table().push_back({name, it.key(), params, ptruth, ostate, otruth, ours, truth});
     CHECK_MESSAGE(rel(ours, truth) <= 0.10,
-                  name << " phase " << it.key() << (cuda ? " (CUDA)" : "") << ": activations " << ours
+                  name << " phase " << it.key() << std::string(cuda ? " (CUDA)" : "") << ": activations " << ours
                        << " vs measured " << truth << " (" << 100 * rel(ours, truth) << "% off)");
   }
 }

@@ -130,3 +130,20 @@ def loop_keep_mode(model, loader, optimizer):
         optimizer.zero_grad()
         F.mse_loss(model(x), y).backward()
         optimizer.step()
+
+
+# case: a validation helper applied to an EMA copy, not the trained model
+def validate_copy(net, loader):
+    net.eval()
+    with torch.no_grad():
+        return sum(F.mse_loss(net(x), y).item() for x, y in loader)
+
+
+def train_with_ema_validation(model, ema_model, loader, val_loader, optimizer, epochs):
+    model.train()
+    for epoch in range(epochs):
+        for x, y in loader:
+            optimizer.zero_grad()
+            F.mse_loss(model(x), y).backward()
+            optimizer.step()
+        print(validate_copy(ema_model, val_loader))

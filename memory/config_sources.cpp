@@ -1,0 +1,97 @@
+// Configuration sources: a value read from a named place in the script
+// (an argparse dest, a module constant, a config-class field, a
+// TrainingArguments or DeepSpeed key) whose name says it is the batch
+// size, the sequence length, the image size, the accumulation steps or the
+// world size. Sizes become DimArena symbols (B, T, S) bound to the CLI
+// override when given, so everything derived from them stays symbolic;
+// each setting keeps the line it came from.
+// requires: interp.h. produces: TrainingConfig settings, symbolic dims.
+#include <algorithm>
+
+#include "memory/interp.h"
+
+namespace tpf::memory {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c == '-') c = '_';
+  }
+  return out;
+}
+
+// The names that mean "batch size", "sequence length", "image size" in
+// training scripts, argparse flags, dataclass configs and HF/DeepSpeed
+// configs (exact match after lowercasing and '-' -> '_').
+constexpr std::string_view kBatchNames[] = {
+    "batch_size", "batchsize", "bs", "train_batch_size", "micro_batch_size", "mini_batch_size",
+    "per_device_train_batch_size", "per_gpu_train_batch_size", "train_micro_batch_size_per_gpu",
+    "batch"};
+constexpr std::string_view kSeqNames[] = {
+    "seq_len", "seq_length", "sequence_length", "block_size", "max_len", "max_length", "max_seq_len",
+    "max_seq_length", "context_length", "context_len", "ctx_len", "n_ctx", "bptt", "seqlen",
+    "max_source_length", "max_target_length"};
+constexpr std::string_view kImageNames[] = {"image_size", "img_size", "imagesize", "imgsize",
+                                            "input_size", "resolution", "crop_size", "image_res"};
+constexpr std::string_view kAccumNames[] = {"gradient_accumulation_steps", "grad_accum", "accum_steps",
+                                            "accumulation_steps", "grad_accum_steps", "accumulate_grad_batches",
+                                            "gradient_accumulation"};
+constexpr std::string_view kWorldNames[] = {"world_size", "num_gpus", "n_gpus", "ngpus", "nproc_per_node",
+                                            "num_processes"};
+
+template <size_t N>
+bool in_list(const std::string& s, const std::string_view (&list)[N]) {
+  return std::find(std::begin(list), std::end(list), s) != std::end(list);
+}
+
+}  // namespace
+
+Value Interp::named_source(std::string_view name, Value v, uint32_t line, std::string_view how) {
+  std::string n = lower(name);
+  // Accumulation steps and world size are recorded, not symbolic.
+  if ((in_list(n, kAccumNames) || in_list(n, kWorldNames)) && v.kind == VKind::Int) {
+    IntSetting& s = in_list(n, kAccumNames) ? cfg.grad_accum : cfg.world_size;
+    if (!s.known()) s = {dims.value(v.dim()), {line, std::string(how)}};
+    return v;
+  }
+  IntSetting* setting = nullptr;
+  int64_t* orig = nullptr;
+  std::optional<int64_t> over;
+  const char* sym = nullptr;
+  if (in_list(n, kBatchNames)) {
+    setting = &cfg.batch_size, orig = &orig_batch, over = opt.batch_size, sym = "B";
+  } else if (in_list(n, kSeqNames)) {
+    setting = &cfg.seq_len, orig = &orig_seq, over = opt.seq_len, sym = "T";
+  } else if (in_list(n, kImageNames)) {
+    setting = &cfg.image_size, orig = &orig_image, over = std::nullopt, sym = "S";
+  } else {
+    return v;
+  }
+  std::optional<int64_t> val = v.kind == VKind::Int ? std::optional<int64_t>(dims.value(v.dim())) : std::nullopt;
+  if (!val && !over) return v;
+  if (v.kind == VKind::Int && !dims.is_const(v.dim())) return v;  // already symbolic
+  if (setting->known()) {
+    if (*orig == -1 && val) {
+      // Set on the command line only so far: the script's first source
+      // of it is what the override replaces.
+      *orig = *val;
+      setting->origin = {line, setting->origin.source + " (was " + std::to_string(*val) + ", " + std::string(how) + ")"};
+    }
+    // The same setting read again (a constant, then the argparse default
+    // built from it): the same symbol. A different value is something else.
+    if (val && *val != *orig) return v;
+    return Value::integer(dims.symbol(sym, *setting->value));
+  }
+  *orig = val.value_or(-1);
+  int64_t bound = over ? *over : *val;
+  setting->value = bound;
+  setting->origin = {line, over ? std::string("--") + (sym[0] == 'B' ? "batch-size" : "seq-len") + " (was " +
+                                      (val ? std::to_string(*val) : std::string("unset")) + ", " +
+                                      std::string(how) + ")"
+                                : std::string(how)};
+  return Value::integer(dims.symbol(sym, bound));
+}
+
+}  // namespace tpf::memory

@@ -1,0 +1,249 @@
+// Training loops that live in a library: Hugging Face's Trainer (its
+// TrainingArguments: per-device batch size, fp16/bf16, gradient
+// checkpointing, accumulation, `optim`, DeepSpeed) and PyTorch Lightning's
+// Trainer.fit (precision, accumulate_grad_batches, strategy, the module's
+// configure_optimizers and training_step). `train()` / `fit()` run one step
+// the way the library would: optimizer over the trainable parameters, a
+// batch from the dataset (or one synthesized from the model's first
+// layer), the forward under the configured autocast, backward.
+// requires: interp.h, modules.h. produces: a training step for the estimate.
+#include "memory/interp.h"
+#include "memory/modules.h"
+#include "memory/tensor_util.h"
+
+namespace tpf::memory {
+
+Value make_optimizer(Interp& in, std::string_view q, OptimizerKind kind, Args& a);
+Value synthesize_input(Interp& in, Value model);
+Value collate_sample(Interp& in, Value sample, DimId batch);
+
+namespace {
+
+Value new_instance(Interp& in, std::string_view type, Args& a) {
+  ObjId io = in.alloc(OKind::Instance);
+  in.o(io).type = in.intern(type);
+  for (auto& [k, v] : a.kw) in.o(io).attrs.set(k, v);
+  in.o(io).line = in.user_line();
+  return Value::obj(io);
+}
+
+Value attr(Interp& in, Value o, std::string_view k) {
+  const Value* v = in.o(o).attrs.find(in.intern(k));
+  return v ? *v : Value::unknown();
+}
+
+bool on(Interp& in, Value v) { return v.known() && in.truth(v).value_or(false); }
+
+void set_autocast(Interp& in, Dtype dt, std::string what) {
+  if (in.opt.dtype) dt = *in.opt.dtype;
+  if (dt == Dtype::Float32) return;
+  if (!in.cfg.autocast) {
+    in.cfg.autocast = dt;
+    in.cfg.autocast_origin = {in.user_line(), std::move(what)};
+  }
+}
+
+/// One step: forward on `batch` (or a synthesized input), backward.
+void run_step(Interp& in, Value model, Value batch, bool hf) {
+  Args a;
+  a.span = in.user_span();
+  if (in.is_obj(batch, OKind::Dict)) {
+    std::vector<Value> items = in.o(batch).items;
+    for (size_t k = 0; k + 1 < items.size(); k += 2)
+      if (auto s = in.as_str(items[k])) a.kw.emplace_back(in.intern(*s), items[k + 1]);
+  } else if (in.tensor(batch)) {
+    a.pos = {batch};
+  } else if (auto* s = in.seq(batch)) {
+    a.pos = *s;
+  }
+  if (a.pos.empty() && a.kw.empty()) {
+    Value x = synthesize_input(in, model);
+    if (!in.tensor(x)) return;
+    in.note_unknown("the training batch (synthesized from the model's first layer)", a.span, false);
+    a.kw.emplace_back(in.intern("input_ids"), x);
+    if (hf) a.kw.emplace_back(in.intern("labels"), x);
+  } else if (hf && !a.kwarg(in, "labels") && a.kwarg(in, "input_ids")) {
+    a.kw.emplace_back(in.intern("labels"), *a.kwarg(in, "input_ids"));
+  }
+  bool pushed = in.cfg.autocast.has_value();
+  if (pushed) in.autocast.push_back(in.cfg.autocast);
+  in.callee_hint = "model";
+  Value out = module_call(in, model, a);
+  if (pushed) in.autocast.pop_back();
+  Value loss = out;
+  if (Obj* ob = in.instance(out)) {
+    if (const Value* l = ob->attrs.find(in.intern("loss"))) loss = *l;
+  } else if (in.is_obj(out, OKind::Dict)) {
+    Args ga{{out, in.str_value("loss")}, {}, a.span};
+    bool handled = false;
+    loss = call_builtin_method(in, out, "get", ga, handled);
+  }
+  if (in.tensor(loss)) in.backward(loss);
+}
+
+// ------------------------------------------------------ Hugging Face
+
+Value hf_trainer_train(Interp& in, Value trainer) {
+  Value model = attr(in, trainer, "model");
+  Value args = attr(in, trainer, "args");
+  if (!in.is_module(model)) {
+    in.note_unknown("the model the Trainer trains", {}, true);
+    return Value::none();
+  }
+  std::string optim = "adamw_torch";
+  if (in.instance(args)) {
+    if (auto s = in.as_str(attr(in, args, "optim"))) optim = *s;
+    if (on(in, attr(in, args, "fp16"))) {
+      set_autocast(in, Dtype::Float16, "TrainingArguments(fp16=True)");
+      in.cfg.grad_scaler = true;
+      in.cfg.grad_scaler_origin = {in.o(args).line, "TrainingArguments(fp16=True)"};
+    }
+    if (on(in, attr(in, args, "bf16"))) set_autocast(in, Dtype::BFloat16, "TrainingArguments(bf16=True)");
+    if (on(in, attr(in, args, "gradient_checkpointing"))) {
+      Args ca{{model}, {}, {}};
+      in.call_method(model, in.intern("gradient_checkpointing_enable"), ca);
+      in.cfg.checkpointing = true;
+      in.cfg.checkpointing_origin = {in.o(args).line, "TrainingArguments(gradient_checkpointing=True)"};
+    }
+    if (auto g = in.as_int(attr(in, args, "gradient_accumulation_steps")))
+      in.cfg.grad_accum = {*g, {in.o(args).line, "TrainingArguments(gradient_accumulation_steps=...)"}};
+  }
+  if (in.optimizers.empty()) {
+    OptimizerKind k = OptimizerKind::AdamW;
+    if (optim.find("8bit") != std::string::npos) k = OptimizerKind::Adam8bit;
+    else if (optim == "adafactor") k = OptimizerKind::Adafactor;
+    else if (optim == "sgd") k = OptimizerKind::Sgd;
+    else if (optim.starts_with("lion")) k = OptimizerKind::Lion;
+    Args pa{{model}, {}, {}};
+    bool handled = false;
+    Args oa{{call_module_method(in, model, "parameters", pa, handled)}, {}, {}};
+    if (optim.find("fused") != std::string::npos)
+      oa.kw.emplace_back(in.intern("fused"), Value::boolean(true));
+    make_optimizer(in, "transformers.Trainer(optim=\"" + optim + "\")", k, oa);
+  }
+  // A batch of the train dataset's first sample, when the dataset is the
+  // script's own (a `datasets` dataset is not modeled).
+  Value batch;
+  Value ds = attr(in, trainer, "train_dataset");
+  if (in.instance(ds) && in.cfg.batch_size.known()) {
+    Value sample = in.getitem(ds, in.int_value(0));
+    if (sample.known()) batch = collate_sample(in, sample, in.dims.symbol("B", *in.cfg.batch_size.value));
+  }
+  run_step(in, model, batch, true);
+  return Value::none();
+}
+
+// --------------------------------------------------------- Lightning
+
+Value lightning_fit(Interp& in, Value trainer, Args& a) {
+  Value model = a.get(in, 1, "model").value_or(Value::unknown());
+  if (!in.is_module(model)) return Value::none();
+  if (auto p = attr(in, trainer, "precision"); p.known()) {
+    std::string s = p.kind == VKind::Int ? std::to_string(in.as_int(p).value_or(32))
+                                         : std::string(in.as_str(p).value_or("32"));
+    if (s.starts_with("16")) {
+      set_autocast(in, Dtype::Float16, "Trainer(precision=\"" + s + "\")");
+      in.cfg.grad_scaler = true;
+    } else if (s.starts_with("bf16")) {
+      set_autocast(in, Dtype::BFloat16, "Trainer(precision=\"" + s + "\")");
+    }
+  }
+  if (auto g = in.as_int(attr(in, trainer, "accumulate_grad_batches")))
+    in.cfg.grad_accum = {*g, {in.o(trainer).line, "Trainer(accumulate_grad_batches=...)"}};
+  if (auto st = in.as_str(attr(in, trainer, "strategy"))) {
+    std::string s(*st);
+    Sharding sh = s.find("fsdp") != std::string::npos ? Sharding::Fsdp
+                  : s.find("stage_3") != std::string::npos ? Sharding::Zero3
+                  : s.find("stage_2") != std::string::npos ? Sharding::Zero2
+                  : s.find("ddp") != std::string::npos ? Sharding::Ddp : Sharding::None;
+    if (sh != Sharding::None) {
+      in.cfg.sharding = sh;
+      in.cfg.sharding_origin = {in.o(trainer).line, "Trainer(strategy=\"" + s + "\")"};
+    }
+  }
+  // configure_optimizers: an optimizer, a list, ([opts], [scheds]) or a dict.
+  {
+    Args ca{{model}, {}, a.span};
+    in.call_method(model, in.intern("configure_optimizers"), ca);
+  }
+  Value loader = a.get(in, 2, "train_dataloaders").value_or(Value::unknown());
+  if (!loader.known()) {
+    if (Value dm = a.kwarg(in, "datamodule").value_or(Value::unknown()); dm.known()) {
+      Args da{{dm}, {}, a.span};
+      loader = in.call_method(dm, in.intern("train_dataloader"), da);
+    } else {
+      Args ma{{model}, {}, a.span};
+      loader = in.call_method(model, in.intern("train_dataloader"), ma);
+    }
+  }
+  Value batch;
+  if (auto items = in.iterate(loader); items && !items->empty()) batch = (*items)[0];
+  if (!batch.known()) {
+    Value x = synthesize_input(in, model);
+    if (!in.tensor(x)) return Value::none();
+    batch = x;
+  }
+  bool pushed = in.cfg.autocast.has_value();
+  if (pushed) in.autocast.push_back(in.cfg.autocast);
+  Args sa{{model, batch, in.int_value(0)}, {}, a.span};
+  in.callee_hint = "model";
+  mark_root(in, model);
+  std::vector<StrId> path{in.module_names.count(model.a) ? in.module_names[model.a] : kNone32};
+  in.module_path.swap(path);
+  Value out = in.call_method(model, in.intern("training_step"), sa);
+  in.module_path.swap(path);
+  if (pushed) in.autocast.pop_back();
+  if (in.is_obj(out, OKind::Dict)) {
+    Args ga{{out, in.str_value("loss")}, {}, a.span};
+    bool handled = false;
+    out = call_builtin_method(in, out, "get", ga, handled);
+  }
+  if (in.tensor(out)) in.backward(out);
+  return Value::none();
+}
+
+}  // namespace
+
+Value construct_trainer(Interp& in, std::string_view q, Args& a, bool& handled) {
+  handled = true;
+  if (q == "transformers.TrainingArguments" || q == "transformers.Seq2SeqTrainingArguments") {
+    Value args = new_instance(in, "hf.TrainingArguments", a);
+    if (auto b = a.kwarg(in, "per_device_train_batch_size"))
+      in.o(args).attrs.set(in.intern("per_device_train_batch_size"),
+                           in.named_source("per_device_train_batch_size", *b, in.user_line(),
+                                           "TrainingArguments(per_device_train_batch_size=...)"));
+    else
+      in.named_source("per_device_train_batch_size", in.int_value(8), in.user_line(),
+                      "TrainingArguments default per_device_train_batch_size");
+    return args;
+  }
+  if (q == "transformers.Trainer" || q == "transformers.Seq2SeqTrainer" || q == "trl.SFTTrainer") {
+    Value t = new_instance(in, "hf.Trainer", a);
+    if (!a.kwarg(in, "model") && !a.pos.empty()) in.o(t).attrs.set(in.intern("model"), a.pos[0]);
+    if (!a.kwarg(in, "args") && a.pos.size() > 1) in.o(t).attrs.set(in.intern("args"), a.pos[1]);
+    return t;
+  }
+  if (q == "pytorch_lightning.Trainer" || q == "lightning.Trainer" || q == "lightning.pytorch.Trainer" ||
+      q == "pl.Trainer")
+    return new_instance(in, "lightning.Trainer", a);
+  handled = false;
+  return Value::unknown();
+}
+
+Value trainer_method(Interp& in, Value self, std::string_view n, Args& a, bool& handled) {
+  handled = true;
+  Obj& ob = in.o(self);
+  std::string_view t = ob.type == kNone32 ? std::string_view() : in.str(ob.type);
+  if (t == "hf.Trainer") {
+    if (n == "train") return hf_trainer_train(in, self);
+    return Value::unknown();
+  }
+  if (t == "lightning.Trainer") {
+    if (n == "fit") return lightning_fit(in, self, a);
+    return Value::unknown();
+  }
+  handled = false;
+  return Value::unknown();
+}
+
+}  // namespace tpf::memory

@@ -1,0 +1,318 @@
+// The estimator on small inline scripts: what the interpreter reads
+// (config values with their lines, CLI overrides, precision, optimizers,
+// sharding), exact parameter counts of built-in and zoo models, saved
+// activations of simple ops, symbolic batch sizes, and unknowns.
+#include <doctest/doctest.h>
+
+#include "test/memory/memory_test_util.h"
+
+using namespace tpf;
+
+namespace {
+
+memory::Estimate est(std::string_view code, memory::EstimateOptions opt = {}) {
+  static std::vector<std::unique_ptr<test::Script>> keep;  // the IR must outlive the estimate
+  keep.push_back(test::load_script_text("<test>.py", std::string(code)));
+  if (!opt.target) opt.target = test::target("a100-80gb");
+  opt.suggest = false;
+  return memory::estimate(keep.back()->ir, opt);
+}
+
+constexpr std::string_view kMlp = R"(
+import torch
+import torch.nn as nn
+
+BATCH_SIZE = 32
+
+class Net(nn.Module):
+    def __init__(self, hidden):
+        super().__init__()
+        self.fc1 = nn.Linear(100, hidden)
+        self.fc2 = nn.Linear(hidden, 10)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+model = Net(200).cuda()
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+for step in range(1000):
+    x = torch.randn(BATCH_SIZE, 100, device="cuda")
+    y = torch.randint(0, 10, (BATCH_SIZE,), device="cuda")
+    loss = nn.functional.cross_entropy(model(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+)";
+
+}  // namespace
+
+TEST_CASE("interp: an MLP's parameters, Adam state and saved tensors are exact") {
+  memory::Estimate e = est(kMlp);
+  CHECK(e.params == 100 * 200 + 200 + 200 * 10 + 10);
+  // Adam: exp_avg + exp_avg_sq per element, a 4-byte step per tensor.
+  CHECK(e.optimizer_state_bytes == e.params * 8 + 4 * 4);
+  REQUIRE(e.phases.size() == 1);
+  // fc1 saves its input x (B x 100; the weight needs its gradient), relu
+  // its output (B x 200, which fc2 saves too), cross_entropy the
+  // log_softmax (B x 10), the int64 targets and a 4-byte total weight.
+  uint64_t b = 32;
+  CHECK(e.phases[0].activation_bytes == b * 100 * 4 + b * 200 * 4 + b * 10 * 4 + b * 8 + 4);
+  CHECK(e.config.batch_size.value == 32);
+  CHECK(e.config.batch_size.origin.line == 5);
+  REQUIRE(e.config.optimizers.size() == 1);
+  CHECK(e.config.optimizers[0].kind == memory::OptimizerKind::Adam);
+  CHECK(e.config.optimizers[0].origin.line == 17);
+}
+
+TEST_CASE("interp: --batch-size overrides the script and activations follow") {
+  memory::EstimateOptions o;
+  o.batch_size = 64;
+  memory::Estimate e = est(kMlp, o);
+  REQUIRE(e.phases.size() == 1);
+  CHECK(e.phases[0].activation_bytes == 64 * (100 * 4 + 200 * 4 + 10 * 4 + 8) + 4);
+  CHECK(e.config.batch_size.value == 64);
+  CHECK(e.config.batch_size.origin.source.find("--batch-size") != std::string::npos);
+}
+
+TEST_CASE("interp: tied weights count once, a plain list of modules is not registered") {
+  memory::Estimate e = est(R"(
+import torch
+from torch import nn
+
+class Tied(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(1000, 64)
+        self.head = nn.Linear(64, 1000, bias=False)
+        self.head.weight = self.emb.weight
+        self.extra = [nn.Linear(64, 64) for _ in range(3)]  # not registered: no parameters
+
+    def forward(self, idx):
+        return self.head(self.emb(idx))
+
+model = Tied()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+idx = torch.randint(0, 1000, (8, 16))
+loss = model(idx).sum()
+loss.backward()
+opt.step()
+)");
+  CHECK(e.params == 1000 * 64);
+  CHECK(e.optimizer_state_bytes == 0);  // plain SGD keeps no state
+}
+
+TEST_CASE("interp: ModuleList in a comprehension, a config dataclass, nn.Sequential(*layers)") {
+  memory::Estimate e = est(R"(
+from dataclasses import dataclass
+import torch
+import torch.nn as nn
+
+@dataclass
+class Config:
+    width: int = 32
+    depth: int = 3
+    classes: int = 5
+
+class Model(nn.Module):
+    def __init__(self, cfg: Config):
+        super().__init__()
+        self.blocks = nn.ModuleList([nn.Linear(cfg.width, cfg.width) for _ in range(cfg.depth)])
+        layers = []
+        for _ in range(2):
+            layers += [nn.Linear(cfg.width, cfg.width), nn.ReLU()]
+        self.mlp = nn.Sequential(*layers)
+        self.out = nn.Linear(cfg.width, cfg.classes)
+
+    def forward(self, x):
+        for b in self.blocks:
+            x = b(x)
+        return self.out(self.mlp(x))
+
+cfg = Config(depth=4)
+model = Model(cfg)
+opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+x = torch.randn(16, 32)
+model(x).sum().backward()
+opt.step()
+)");
+  int64_t lin = 32 * 32 + 32;
+  CHECK(e.params == static_cast<uint64_t>(4 * lin + 2 * lin + 32 * 5 + 5));
+  CHECK(e.optimizer_state_bytes == e.params * 4);  // momentum buffers
+}
+
+TEST_CASE("interp: autocast, GradScaler and the autocast weight cache") {
+  memory::Estimate e = est(R"(
+import torch
+import torch.nn as nn
+model = nn.Sequential(nn.Linear(256, 512), nn.GELU(), nn.Linear(512, 256)).cuda()
+opt = torch.optim.AdamW(model.parameters(), fused=True)
+scaler = torch.cuda.amp.GradScaler()
+x = torch.randn(8, 256, device="cuda")
+with torch.autocast(device_type="cuda", dtype=torch.bfloat16):
+    loss = model(x).float().pow(2).mean()
+scaler.scale(loss).backward()
+scaler.step(opt)
+scaler.update()
+)");
+  REQUIRE(e.config.autocast.has_value());
+  CHECK(*e.config.autocast == memory::Dtype::BFloat16);
+  CHECK(e.config.autocast_origin.line == 8);
+  CHECK(e.config.grad_scaler);
+  CHECK(e.config.optimizers[0].fused);
+  // bf16 copies of both weight matrices (the casts autocast caches).
+  CHECK(e.components.autocast_cache >= (256 * 512 * 2) * 2);
+}
+
+TEST_CASE("interp: activation checkpointing keeps the block inputs only") {
+  constexpr std::string_view code = R"(
+import torch
+import torch.nn as nn
+from torch.utils.checkpoint import checkpoint
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ff = nn.Sequential(nn.Linear(128, 512), nn.GELU(), nn.Linear(512, 128))
+    def forward(self, x):
+        return x + self.ff(x)
+
+blocks = nn.ModuleList([Block() for _ in range(6)])
+head = nn.Linear(128, 1)
+x = torch.randn(32, 128, requires_grad=True)
+for b in blocks:
+    x = checkpoint(b, x) if USE_CKPT else b(x)
+head(x).sum().backward()
+)";
+  std::string with(code), without(code);
+  with.replace(with.find("USE_CKPT"), 8, "True");
+  without.replace(without.find("USE_CKPT"), 8, "False");
+  memory::Estimate c = est(with), n = est(without);
+  REQUIRE(c.phases.size() == 1);
+  REQUIRE(n.phases.size() == 1);
+  CHECK(c.config.checkpointing);
+  CHECK(c.phases[0].activation_bytes < n.phases[0].activation_bytes / 3);
+  // One block is rebuilt at a time in backward.
+  CHECK(c.phases[0].recompute_bytes > 0);
+  CHECK(c.phases[0].recompute_bytes < n.phases[0].activation_bytes / 4);
+}
+
+TEST_CASE("interp: zoo models have their published parameter counts") {
+  struct Case {
+    const char* code;
+    uint64_t params;
+  } cases[] = {
+      {"import torchvision\nm = torchvision.models.resnet50()\n", 25557032},
+      {"from torchvision.models import vit_b_16\nm = vit_b_16()\n", 86567656},
+      {"from torchvision import models\nm = models.mobilenet_v2(num_classes=1000)\n", 3504872},
+      {"from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained('gpt2')\n", 124439808},
+      {"from transformers import AutoModel\nm = AutoModel.from_pretrained('bert-base-uncased')\n", 109482240},
+      {"from transformers import LlamaForCausalLM\nm = LlamaForCausalLM.from_pretrained('meta-llama/Llama-2-7b-hf')\n", 6738415616},
+      {"from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained('meta-llama/Meta-Llama-3-8B')\n", 8030261248},
+      {"from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained('mistralai/Mistral-7B-v0.1')\n", 7241732096},
+      {"from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained('Qwen/Qwen2-7B')\n", 7615616512},
+  };
+  for (const Case& c : cases) {
+    std::string shown(c.code);
+    CAPTURE(shown);
+    std::string code = std::string(c.code) + "import torch\nopt = torch.optim.SGD(m.parameters(), lr=0.1)\n";
+    memory::Estimate e = est(code);
+    CHECK(e.params == c.params);
+  }
+}
+
+TEST_CASE("interp: a model from outside the file is unknown, never guessed") {
+  memory::Estimate e = est(R"(
+import timm, torch
+model = timm.create_model("convnext_tiny")
+opt = torch.optim.AdamW(model.parameters())
+)");
+  CHECK(e.verdict == memory::Verdict::Unknown);
+  REQUIRE_FALSE(e.config.unknowns.empty());
+  CHECK(e.config.unknowns[0].what.find("timm.create_model") != std::string::npos);
+  CHECK(e.config.unknowns[0].blocking);
+}
+
+TEST_CASE("interp: an input the interpreter cannot follow is synthesized from the first layer") {
+  memory::Estimate e = est(R"(
+import argparse, torch, torch.nn as nn
+p = argparse.ArgumentParser()
+p.add_argument("--batch-size", type=int, default=16)
+args = p.parse_args()
+model = nn.Sequential(nn.Linear(784, 128), nn.ReLU(), nn.Linear(128, 10))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for x, y in load_my_data("/data/mnist"):
+    loss = nn.functional.cross_entropy(model(x), y)
+    loss.backward()
+    opt.step()
+)");
+  REQUIRE(e.phases.size() == 1);
+  CHECK(e.config.batch_size.value == 16);
+  CHECK(e.config.batch_size.origin.line == 4);
+  CHECK(e.phases[0].activation_bytes >= 16 * 128 * 4);
+}
+
+TEST_CASE("interp: DeepSpeed ZeRO-3 dict config shards over the world size") {
+  memory::EstimateOptions o;
+  o.target = test::target("p4d.24xlarge");
+  memory::Estimate e = est(R"(
+import deepspeed, torch, torch.nn as nn
+model = nn.Sequential(*[nn.Linear(4096, 4096) for _ in range(8)])
+ds_config = {"train_micro_batch_size_per_gpu": 4, "zero_optimization": {"stage": 3},
+             "bf16": {"enabled": True}, "optimizer": {"type": "AdamW", "params": {"lr": 1e-4}}}
+engine, optimizer, _, _ = deepspeed.initialize(model=model, model_parameters=model.parameters(), config=ds_config)
+x = torch.randn(4, 4096)
+loss = engine(x).float().pow(2).mean()
+engine.backward(loss)
+engine.step()
+)", o);
+  CHECK(e.config.sharding == memory::Sharding::Zero3);
+  CHECK(e.config.zero_stage.value == 3);
+  CHECK(e.config.master_weights);
+  CHECK(e.config.batch_size.value == 4);
+  uint64_t p = 8 * (4096ull * 4096 + 4096);
+  CHECK(e.params == p);
+  // bf16 weights, fp32 master copy and AdamW states, each 1/8 per GPU.
+  CHECK(e.components.master_weights == (p * 4 + 7) / 8);
+  CHECK(e.gpu_count == 8);
+}
+
+TEST_CASE("interp: suggestions rerun the estimate and the smallest stack fits") {
+  memory::EstimateOptions o;
+  o.target = test::target("t4");
+  o.batch_size = 16;
+  o.seq_len = 512;
+  static std::vector<std::unique_ptr<test::Script>> keep;
+  keep.push_back(test::load_script_text("<test>.py", R"(
+import torch
+from transformers import GPT2LMHeadModel
+BATCH_SIZE = 8
+SEQ_LEN = 128
+model = GPT2LMHeadModel.from_pretrained("gpt2").cuda()
+opt = torch.optim.AdamW(model.parameters())
+ids = torch.randint(0, 50257, (BATCH_SIZE, SEQ_LEN)).cuda()
+loss = model(input_ids=ids, labels=ids).loss
+loss.backward()
+opt.step()
+)"));
+  memory::Estimate e = memory::estimate(keep.back()->ir, o);
+  CHECK(e.verdict == memory::Verdict::Oom);
+  REQUIRE(!e.suggestions.empty());
+  for (size_t k = 1; k < e.suggestions.size(); ++k)
+    CHECK(e.suggestions[k - 1].saves_bytes >= e.suggestions[k].saves_bytes);
+  bool has_bf16 = false, has_ckpt = false, has_sdpa = false;
+  for (const auto& s : e.suggestions) {
+    has_bf16 |= s.key == "fp16";  // the T4 has no bf16
+    has_ckpt |= s.key == "checkpointing";
+    has_sdpa |= s.key == "sdpa";
+    CHECK(s.peak_after_bytes + s.saves_bytes == e.peak_bytes);
+  }
+  CHECK(has_bf16);
+  CHECK(has_ckpt);
+  CHECK(has_sdpa);
+  REQUIRE(!e.smallest_stack.empty());
+  CHECK(e.stack_peak_bytes <= e.usable_bytes);
+  auto d = memory::exceeds_target(e);
+  REQUIRE(d.has_value());
+  CHECK(d->code == "TPF013");
+  CHECK(d->message.find("exceeds") != std::string::npos);
+}

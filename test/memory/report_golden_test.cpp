@@ -1,0 +1,78 @@
+// Golden tests of the memory report: each test/golden/memory/<case>.py is
+// estimated in-process with the options of its first line
+// (`# tpf: target=t4 batch-size=8 seq-len=256 dtype=bf16 world-size=8
+// breakdown`), rendered as text and as the JSON object under "estimates",
+// and compared with <case>.memory. TPF_UPDATE_GOLDEN=1 rewrites the
+// expected files; review the diff like code. A missing expected file fails.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <sstream>
+
+#include "test/memory/memory_test_util.h"
+#include "tools/report_memory.h"
+
+using namespace tpf;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Header {
+  memory::EstimateOptions opt;
+  bool breakdown = false;
+};
+
+Header parse_header(const std::string& text) {
+  Header h;
+  std::string first = text.substr(0, text.find('\n'));
+  const std::string tag = "# tpf:";
+  if (first.rfind(tag, 0) != 0) return h;
+  std::istringstream words(first.substr(tag.size()));
+  std::string w;
+  while (words >> w) {
+    size_t eq = w.find('=');
+    std::string k = w.substr(0, eq), v = eq == std::string::npos ? "" : w.substr(eq + 1);
+    if (k == "target") h.opt.target = test::target(v);
+    else if (k == "batch-size") h.opt.batch_size = std::stoll(v);
+    else if (k == "seq-len") h.opt.seq_len = std::stoll(v);
+    else if (k == "world-size") h.opt.world_size = std::stoll(v);
+    else if (k == "dtype") h.opt.dtype = memory::parse_dtype(v);
+    else if (k == "breakdown") h.breakdown = true;
+    else FAIL("unknown header option " << k);
+  }
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("golden: memory reports") {
+  fs::path dir = test::memory_test_dir("golden/memory");
+  REQUIRE(!dir.empty());
+  bool update = std::getenv("TPF_UPDATE_GOLDEN") != nullptr;
+  std::vector<fs::path> cases;
+  for (const auto& ent : fs::directory_iterator(dir))
+    if (ent.path().extension() == ".py") cases.push_back(ent.path());
+  std::sort(cases.begin(), cases.end());
+  REQUIRE(cases.size() >= 6);
+  for (const fs::path& p : cases) {
+    CAPTURE(p.filename().string());
+    std::string text = test::read_file(p);
+    Header h = parse_header(text);
+    auto s = test::load_script_text(p.filename().string(), text);
+    memory::Estimate e = memory::estimate(s->ir, h.opt);
+    e.path = p.filename().string();
+    std::ostringstream out;
+    tools::render_estimate(out, e, {h.breakdown, true});
+    out << "--- json ---\n" << tools::estimate_json(e).dump(2) << "\n";
+    fs::path expected = p;
+    expected.replace_extension(".memory");
+    if (update) {
+      std::ofstream(expected, std::ios::binary) << out.str();
+      continue;
+    }
+    REQUIRE_MESSAGE(fs::exists(expected), "missing " << expected << " (run with TPF_UPDATE_GOLDEN=1)");
+    std::string want = test::read_file(expected);
+    CHECK_MESSAGE(out.str() == want, "report differs from " << expected.filename().string()
+                                                            << " (TPF_UPDATE_GOLDEN=1 rewrites it)");
+  }
+}
