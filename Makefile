@@ -9,11 +9,12 @@ SHARED     ?= $(abspath ../shared)
 TORCH_DIR  ?= /usr/lib/python3/dist-packages/torch
 STDLIB_DIR ?= /usr/lib/python3.11
 JOBS       ?= $(shell nproc)
+PREFIX     ?= /usr/local
 
 # Debian packages the build, the tests and the benchmarks need.
 DEBS := g++ pkg-config re2c meson ninja-build \
         libboost-graph-dev libboost-program-options-dev doctest-dev \
-        nlohmann-json3-dev libfmt-dev libicu-dev unicode-data \
+        nlohmann-json3-dev libfmt-dev libicu-dev libtomlplusplus-dev unicode-data \
         python3 python3.11 libpython3.11-testsuite python3-torch python3-pyflakes
 
 MESON_OPTS :=
@@ -21,7 +22,7 @@ ifeq ($(CI),true)
 MESON_OPTS += -Dwerror=true
 endif
 
-.PHONY: all deps build run test test-corpus bench clean test-sanitize fuzz
+.PHONY: all deps build run test test-corpus bench clean test-sanitize fuzz install
 
 all: build
 
@@ -62,11 +63,17 @@ bench: build
 clean:
 	rm -rf $(BUILD)
 
+# Installs bin/tpf-analyze under PREFIX (`make install PREFIX=$$HOME/.local`);
+# DESTDIR is honoured for packaging.
+install: build
+	meson configure $(BUILD) -Dprefix=$(abspath $(PREFIX))
+	meson install -C $(BUILD) --quiet $(if $(DESTDIR),--destdir $(DESTDIR))
+
 # ---- robustness (issue 7) ----
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= lexer parser grammar
+FUZZ_TARGETS ?= lexer parser grammar ir pipeline
 
 # The whole test suite and both corpora under AddressSanitizer + UBSan.
 test-sanitize: deps
@@ -79,7 +86,7 @@ test-sanitize: deps
 # each run for FUZZ_SECONDS; crashes land in $(FUZZ_BUILD)/crashes.
 fuzz: deps
 	test -f $(FUZZ_BUILD)/build.ninja || CXX=clang++ meson setup $(FUZZ_BUILD) -Dfuzz=true
-	ninja -C $(FUZZ_BUILD) -j $(JOBS) test/fuzz/fuzz-lexer test/fuzz/fuzz-parser test/fuzz/fuzz-grammar
+	ninja -C $(FUZZ_BUILD) -j $(JOBS) $(addprefix test/fuzz/fuzz-,$(FUZZ_TARGETS))
 	mkdir -p $(FUZZ_BUILD)/seeds $(FUZZ_BUILD)/crashes
 	cp examples/*.py $(FUZZ_BUILD)/seeds/
 	find test -name '*.py' -size -64k -exec cp {} $(FUZZ_BUILD)/seeds/ \; 2>/dev/null || true

@@ -1,38 +1,46 @@
-// TPF004 accumulation_without_loss_scaling (planned: registered and documented, no check yet)
+// TPF004 accumulation_without_loss_scaling
 //
-// What it finds: gradient accumulation (the optimizer step guarded by `i % N`,
-//   `(i + 1) % N == 0` or a counter) where the loss is not divided by N (or an
-//   equivalent scale) before `backward()`.
-// Why it costs: the accumulated gradient is N times the mean gradient, so the effective
-//   learning rate is N times the configured one: training diverges or needs a
-//   retuned learning rate that no longer transfers.
+// What it finds: a loop whose backward runs every iteration while the
+//   optimizer step runs only when a branch on `i % N` (any form:
+//   `(i + 1) % N == 0`, `step % N != 0: continue`) or on a loop-carried
+//   counter (`count += 1` ... `if count == N`) holds, no zero_grad runs every
+//   iteration, and the loss reaching backward is, on every path, a raw loss:
+//   a loss function or module, a model's forward (`model(**batch).loss`), a
+//   callable parameter (`criterion(out, y)`), or a helper of the file
+//   returning one, combined only by `+`, `-`, `.mean()`, `.sum()`.
+// Why it costs: backward adds into `.grad` (PyTorch 2.x,
+//   torch/autograd/__init__.py: "gradients are accumulated in the leaves"),
+//   so after N backwards the step applies N times the mean gradient: the
+//   effective learning rate is N times the configured one.
 // Example:
 //     for i, (x, y) in enumerate(loader):
-//         loss = criterion(model(x), y)
-//         loss.backward()
+//         criterion(model(x), y).backward()
 //         if (i + 1) % accum_steps == 0:
 //             optimizer.step()
 //             optimizer.zero_grad()
-// Fix: divide before backward: `(loss / accum_steps).backward()`.
-// Not flagged: losses divided by the accumulation count (or multiplied by its inverse),
-//   reduction='sum' losses normalized by a token count, and accumulation done
-//   by a framework (`accelerator.accumulate`).
-//
-// TODO(checks): implement check() over the dataflow facts and mark the rule
-// Stable in checks/registry.def; until then it never runs.
-#include "checks/check.h"
+// Fix: `(loss / accum_steps).backward()`.
+// Not flagged: any `/`, `*`, `.div`, `.mul` on the loss path (dividing by N,
+//   multiplying by its inverse, normalizing a sum by a token count); a loss
+//   from a call we cannot see into; zero_grad every iteration; backward
+//   under the same guard as the step (GANs alternating optimizers);
+//   gradients rescaled by hand (`p.grad /= N`); `accelerator.accumulate` and
+//   `accelerator.backward(loss)` / DeepSpeed engines (they scale themselves).
+#include "checks/facts.h"
 
 namespace tpf::checks::accumulation_without_loss_scaling {
 
-const std::string_view kExplain = R"(TPF004 accumulation_without_loss_scaling: gradient accumulation without dividing the loss by the number of steps (planned: not implemented yet)
+constexpr const RuleInfo& kRule = rule_info(RuleId::TPF004);
+
+const std::string_view kExplain = R"(TPF004 accumulation_without_loss_scaling: gradient accumulation without dividing the loss by the number of steps
 
 What it finds
-  gradient accumulation (the optimizer step guarded by `i % N`,
-  `(i + 1) % N == 0` or a counter) where the loss is not divided by N (or an
-  equivalent scale) before `backward()`.
+  Gradient accumulation: backward runs every iteration, the optimizer step
+  only when `i % N` (`(i + 1) % N == 0`, ...) or a counter says so, and the
+  loss is not divided by N (or scaled by an equivalent factor) before
+  `backward()`.
 
 Why it costs
-  the accumulated gradient is N times the mean gradient, so the effective
+  The accumulated gradient is N times the mean gradient, so the effective
   learning rate is N times the configured one: training diverges or needs a
   retuned learning rate that no longer transfers.
 
@@ -48,9 +56,351 @@ Fix
   divide before backward: `(loss / accum_steps).backward()`.
 
 Not flagged
-  losses divided by the accumulation count (or multiplied by its inverse),
-  reduction='sum' losses normalized by a token count, and accumulation done
-  by a framework (`accelerator.accumulate`).
+  - losses divided by the accumulation count, multiplied by its inverse, or
+    (reduction='sum') normalized by a token count
+  - losses computed by code the analysis cannot see (it may divide)
+  - zero_grad every iteration (the step is only guarded, nothing accumulates)
+  - backward under the same condition as the step (alternating GAN updates)
+  - gradients divided by hand before the step (`p.grad /= N`)
+  - accumulation done by a framework (`accelerator.accumulate`,
+    `accelerator.backward`, DeepSpeed engines)
 )";
+
+namespace {
+
+using dataflow::TorchCall;
+using ir::BlockId;
+using ir::InstId;
+using ir::Op;
+using ir::ValueId;
+
+/// Whether a loss value is divided (or multiplied) by something before it
+/// reaches backward. Unknown when a leaf is a call we cannot see into (a
+/// method of another file may scale internally): then the rule stays silent.
+enum class Scaling : uint8_t { Scaled, Unscaled, Unknown };
+
+Scaling join(Scaling a, Scaling b) {
+  if (a == Scaling::Scaled || b == Scaling::Scaled) return Scaling::Scaled;
+  if (a == Scaling::Unknown || b == Scaling::Unknown) return Scaling::Unknown;
+  return Scaling::Unscaled;
+}
+
+// Why 12: a loss is built from a forward, a criterion, a few sums and
+// attribute reads; deeper chains are not worth following.
+constexpr int kMaxDepth = 12;
+
+class Rule {
+ public:
+  Rule(const CheckContext& ctx, ir::FunctionId fid)
+      : ctx_(ctx), fid_(fid), f_(ctx.ir.fn(fid)), li_(loops_of(ctx, fid)),
+        dom_(ctx.facts.dom(ctx.ir, fid)), postdom_(ctx.facts.postdom(ctx.ir, fid)) {}
+
+  void run(DiagSink& out) {
+    for (uint32_t l = 0; l < li_.loops.size(); ++l) check_loop(l, out);
+  }
+
+ private:
+  void check_loop(uint32_t l, DiagSink& out) {
+    std::vector<InstId> backwards, steps;
+    bool clears_every_iteration = false;
+    for (InstId i : loop_insts(ctx_, fid_, l)) {
+      const ir::Inst& in = f_.inst(i);
+      if (in.op == Op::GetAttr && ctx_.ir.names.str(in.aux) == "grad") return;  // grads rescaled by hand
+      if (in.op == Op::WithEnter && is_framework_accumulation(in)) return;
+      if (in.op != Op::Call) continue;
+      if (is_clear(i)) {
+        if (every_iteration(l, i)) clears_every_iteration = true;
+        continue;
+      }
+      TorchCall k = torch_call(ctx_, fid_, i);
+      if (k == TorchCall::Backward || k == TorchCall::AutogradBackward) {
+        // `accelerator.backward(loss)`, `engine.backward(loss)`: the
+        // framework scales by its own accumulation count.
+        if (k == TorchCall::Backward && positional_count(f_, in) > 0) return;
+        if (li_.loop_of(f_.block_of(i)) == l && every_iteration(l, i)) backwards.push_back(i);
+      } else if (is_step(i)) {
+        if (step_is_engine(i)) return;
+        steps.push_back(i);
+      }
+    }
+    // No clear at all is TPF003's finding too; both hold (the guard shows
+    // the author means to accumulate).
+    if (backwards.empty() || steps.empty() || clears_every_iteration) return;
+    for (InstId s : steps) {
+      if (li_.loop_of(f_.block_of(s)) != l || every_iteration(l, s)) continue;
+      ValueId guard = accumulation_guard(l, s);
+      if (!guard.valid()) continue;
+      for (InstId b : backwards) {
+        ValueId loss = backward_loss(b);
+        if (!loss.valid()) continue;
+        if (scaling(fid_, loss, 0) != Scaling::Unscaled) continue;
+        report(b, s, guard, out);
+        return;  // one finding per loop
+      }
+    }
+  }
+
+  /// The instruction runs in every iteration of loop `l`: its block
+  /// dominates each latch.
+  bool every_iteration(uint32_t l, InstId i) const {
+    BlockId b = f_.block_of(i);
+    for (BlockId latch : li_.loops[l].latches)
+      if (!dom_.dominates(b, latch)) return false;
+    return true;
+  }
+
+  bool is_clear(InstId i) const {
+    const ir::Inst& in = f_.inst(i);
+    if (call_effects(ctx_, fid_, i) & dataflow::kZeroGrad) return true;
+    return call_method(ctx_, f_, in).find("zero_grad") != std::string_view::npos;
+  }
+
+  bool is_step(InstId i) const {
+    const ir::Inst& in = f_.inst(i);
+    TorchCall k = torch_call(ctx_, fid_, i);
+    if (k == TorchCall::OptimizerStep) {
+      if (positional_count(f_, in) == 0) return true;
+      ValueId r = call_receiver(f_, in);
+      const ir::Referent& ref = ctx_.facts.res.ref(fid_, r);
+      if (ref.kind == ir::Referent::Kind::Result &&
+          ctx_.ir.names.str(ref.path()).starts_with("torch.optim."))
+        return true;
+      // `scaler.step(optimizer)` with a scaler we cannot resolve: its
+      // argument is something the function calls zero_grad on.
+      return is_zeroed(access_key(ctx_, fid_, call_arg(ctx_, f_, in, 0, "optimizer")));
+    }
+    return k == TorchCall::ScalerStep || k == TorchCall::ScalerStepAmp;
+  }
+
+  bool is_zeroed(const std::string& key) const {
+    if (key.empty()) return false;
+    for (const ir::Inst& in : f_.insts)
+      if (in.op == Op::Call && call_method(ctx_, f_, in) == "zero_grad" &&
+          access_key(ctx_, fid_, call_receiver(f_, in)) == key)
+        return true;
+    return false;
+  }
+
+  /// `engine.step()` where the same object also runs `engine.backward(loss)`
+  /// (DeepSpeed): the engine accumulates and scales itself.
+  bool step_is_engine(InstId s) const {
+    std::string key = access_key(ctx_, fid_, call_receiver(f_, f_.inst(s)));
+    if (key.empty()) return false;
+    for (uint32_t i = 0; i < f_.insts.size(); ++i) {
+      const ir::Inst& in = f_.insts[i];
+      if (in.op == Op::Call && call_method(ctx_, f_, in) == "backward" &&
+          access_key(ctx_, fid_, call_receiver(f_, in)) == key)
+        return true;
+    }
+    return false;
+  }
+
+  /// `with accelerator.accumulate(model):` (Hugging Face Accelerate divides
+  /// the loss by its gradient_accumulation_steps inside `backward`).
+  bool is_framework_accumulation(const ir::Inst& enter) const {
+    const ir::Inst& mgr = f_.def(f_.operands(enter)[0]);
+    return mgr.op == Op::Call && call_method(ctx_, f_, mgr) == "accumulate";
+  }
+
+  /// The condition that makes step `s` run only on some iterations: a
+  /// branch in the loop that dominates the step, which does not
+  /// post-dominate it, testing `i % N` or a loop-carried counter. Returns
+  /// the `%` BinOp or the Compare, or kNoValue.
+  ValueId accumulation_guard(uint32_t l, InstId s) const {
+    BlockId sb = f_.block_of(s);
+    for (BlockId d = dom_.idom(sb); d.valid() && li_.contains(l, d); d = dom_.idom(d)) {
+      const ir::Inst& t = f_.terminator(d);
+      if (t.op != Op::Branch) continue;
+      if (postdom_.dominates(sb, d)) continue;
+      ValueId g = guard_in(l, f_.operands(t)[0], 0);
+      if (g.valid()) return g;
+    }
+    return ir::kNoValue;
+  }
+
+  ValueId guard_in(uint32_t l, ValueId c, int depth) const {
+    if (!c.valid() || depth > 4) return ir::kNoValue;
+    const ir::Inst& d = f_.def(c);
+    auto ops = f_.operands(d);
+    if (d.op == Op::UnaryOp) return guard_in(l, ops[0], depth + 1);
+    if (d.op == Op::BinOp && static_cast<ast::Op>(d.aux) == ast::Op::Mod) {
+      const ir::ConstValue& lhs = ctx_.facts.res.constant(fid_, ops[0]);
+      const ir::ConstValue& rhs = ctx_.facts.res.constant(fid_, ops[1]);
+      if (lhs.kind == ir::ConstValue::Kind::Str) return ir::kNoValue;  // "%d" % n
+      if (rhs.is_number() && rhs.d <= 1) return ir::kNoValue;
+      return varies_in(l, ops[0], 0) ? c : ir::kNoValue;
+    }
+    if (d.op == Op::Compare) {
+      for (ValueId o : ops) {
+        ValueId g = guard_in(l, o, depth + 1);
+        if (g.valid()) return g;
+      }
+      if (static_cast<ast::Op>(d.aux) == ast::Op::Eq && is_counter(l, ops[0])) return c;
+    }
+    return ir::kNoValue;
+  }
+
+  /// The value changes from one iteration of `l` to the next: it is
+  /// computed in the loop from the loop's item or a loop-carried phi.
+  bool varies_in(uint32_t l, ValueId v, int depth) const {
+    if (!v.valid() || depth > 6) return false;
+    const ir::Inst& d = f_.def(v);
+    BlockId b = f_.block_of(f_.def_id(v));
+    if (!li_.contains(l, b)) return false;
+    if (d.op == Op::Phi || d.op == Op::NextItem || d.op == Op::Element) return true;
+    if (d.op == Op::BinOp || d.op == Op::GetAttr)
+      for (ValueId o : f_.operands(d))
+        if (varies_in(l, o, depth + 1)) return true;
+    return false;
+  }
+
+  /// `count` in `count += 1` ... `if count == N`: a phi at the loop header
+  /// (or one step of arithmetic on it) whose back-edge value adds to it.
+  bool is_counter(uint32_t l, ValueId v) const {
+    const ir::Inst& d = f_.def(v);
+    if (d.op == Op::BinOp && static_cast<ast::Op>(d.aux) == ast::Op::Add) {
+      auto ops = f_.operands(d);
+      const ir::Inst& p = f_.def(ops[0]);
+      return p.op == Op::Phi && f_.block_of(f_.def_id(ops[0])) == li_.loops[l].header;
+    }
+    return false;
+  }
+
+  /// The loss a backward call differentiates: `loss` in `loss.backward()`,
+  /// `scaler.scale(loss).backward()`, `torch.autograd.backward(loss)`.
+  ValueId backward_loss(InstId b) const {
+    const ir::Inst& in = f_.inst(b);
+    if (torch_call(ctx_, fid_, b) == TorchCall::AutogradBackward)
+      return call_arg(ctx_, f_, in, 0, "tensors");
+    ValueId r = call_receiver(f_, in);
+    if (!r.valid()) return r;
+    const ir::Inst& rd = f_.def(r);
+    if (rd.op == Op::Call && call_method(ctx_, f_, rd) == "scale" && positional_count(f_, rd) == 1)
+      return f_.operands(rd)[1];
+    return r;
+  }
+
+  Scaling scaling(ir::FunctionId fid, ValueId v, int depth) const {
+    if (!v.valid() || depth > kMaxDepth) return Scaling::Unknown;
+    const ir::Function& f = ctx_.ir.fn(fid);
+    const ir::Inst& d = f.def(v);
+    auto ops = f.operands(d);
+    switch (d.op) {
+      case Op::BinOp: {
+        ast::Op op = static_cast<ast::Op>(d.aux);
+        if (op == ast::Op::Div || op == ast::Op::Mult || op == ast::Op::FloorDiv) return Scaling::Scaled;
+        if (op == ast::Op::Add || op == ast::Op::Sub) {
+          Scaling s = Scaling::Unscaled;
+          for (ValueId o : ops) {
+            if (ctx_.facts.res.constant(fid, o).known()) continue;
+            s = join(s, scaling(fid, o, depth + 1));
+          }
+          return s;
+        }
+        return Scaling::Unknown;
+      }
+      case Op::UnaryOp:
+        return scaling(fid, ops[0], depth + 1);
+      case Op::Phi: {
+        Scaling s = Scaling::Unscaled;
+        for (ValueId o : ops)
+          if (o != v && f.def(o).op != Op::Undef) s = join(s, scaling(fid, o, depth + 1));
+        return s;
+      }
+      case Op::GetAttr:  // outputs.loss
+        return scaling(fid, ops[0], depth + 1);
+      case Op::GetItem: {  // out["loss"], out[0]
+        return scaling(fid, ops[0], depth + 1);
+      }
+      case Op::Element: {  // loss, logits = step(...)
+        const ir::Inst& u = f.def(ops[0]);
+        if (u.op != Op::Unpack) return Scaling::Unknown;
+        return scaling(fid, f.operands(u)[0], depth + 1);
+      }
+      case Op::Call:
+        return call_scaling(fid, f.def_id(v), depth);
+      default:
+        return Scaling::Unknown;
+    }
+  }
+
+  Scaling call_scaling(ir::FunctionId fid, InstId ci, int depth) const {
+    const ir::Function& f = ctx_.ir.fn(fid);
+    const ir::Inst& in = f.inst(ci);
+    std::string_view m = call_method(ctx_, f, in);
+    static constexpr std::string_view kScale[] = {"div", "div_", "mul", "mul_", "true_divide"};
+    for (std::string_view s : kScale)
+      if (m == s) return Scaling::Scaled;
+    std::string name = call_target_name(ctx_, fid, ci);
+    if (name == "torch.div" || name == "torch.mul" || name == "torch.true_divide")
+      return Scaling::Scaled;
+    ir::CallTarget t = ctx_.facts.res.call_target(fid, ci);
+    bool local_module = t.kind == ir::CallTarget::Kind::InstanceCall && t.cls.valid() &&
+                        ctx_.facts.res.is_module_class(t.cls);
+    if ((t.kind == ir::CallTarget::Kind::Function || local_module) && t.fn.valid()) {
+      // A helper of the file or a local module's forward: what it returns.
+      const ir::Function& g = ctx_.ir.fn(t.fn);
+      if (g.is_generator) return Scaling::Unknown;
+      Scaling s = Scaling::Unscaled;
+      bool any = false;
+      for (const ir::Inst& r : g.insts) {
+        if (r.op != Op::Return || r.nops == 0) continue;
+        any = true;
+        s = join(s, scaling(t.fn, g.operands(r)[0], depth + 1));
+      }
+      return any ? s : Scaling::Unknown;
+    }
+    // Reductions and casts keep the scale of their receiver.
+    static constexpr std::string_view kKeep[] = {"mean", "sum", "float", "to", "squeeze", "cuda"};
+    for (std::string_view s : kKeep)
+      if (m == s) return scaling(fid, call_receiver(f, in), depth + 1);
+    // Raw losses: a loss function or module, a model's forward, or a
+    // callable handed in as a parameter (`criterion(out, y)`, `model(x)`).
+    if (loss_kind(ctx_, fid, ci) != LossKind::None) return Scaling::Unscaled;
+    TorchCall k = torch_call(ctx_, fid, ci);
+    if (k != TorchCall::None && (dataflow::info(k).effects & (dataflow::kForward | dataflow::kLoss)))
+      return Scaling::Unscaled;
+    if (local_module) return Scaling::Unscaled;  // a local module whose forward is not known
+    const ir::Inst& callee = f.def(f.operands(in)[0]);
+    if (callee.op == Op::Param) return Scaling::Unscaled;
+    return Scaling::Unknown;
+  }
+
+  void report(InstId b, InstId s, ValueId guard, DiagSink& out) const {
+    const ir::Inst& bi = f_.inst(b);
+    std::string btext = call_text(ctx_, f_, bi);
+    std::string gtext = value_text(ctx_, f_, guard);
+    std::string n = "the number of accumulated steps";
+    const ir::Inst& gd = f_.def(guard);
+    if (gd.op == Op::BinOp) n = "`" + value_text(ctx_, f_, f_.operands(gd)[1]) + "`";
+    else if (gd.op == Op::Compare) n = "`" + value_text(ctx_, f_, f_.operands(gd)[1]) + "`";
+    Diagnostic d = make_diagnostic(
+        kRule, bi.span,
+        "`" + btext + "` accumulates gradients over the iterations skipped by `" + gtext +
+            "` without dividing the loss; each step applies the sum, not the mean, of " + n +
+            " gradients",
+        "divide the loss by the accumulation count before backward: `(loss / " +
+            (n.front() == '`' ? n.substr(1, n.size() - 2) : std::string("accum_steps")) +
+            ").backward()`");
+    d.notes.push_back({f_.inst(s).span, "the optimizer steps here, only when `" + gtext + "` holds"});
+    out.report(std::move(d));
+  }
+
+  const CheckContext& ctx_;
+  ir::FunctionId fid_;
+  const ir::Function& f_;
+  const ir::LoopInfo& li_;
+  const ir::DomTree& dom_;
+  const ir::DomTree& postdom_;
+};
+
+}  // namespace
+
+void check(const CheckContext& ctx, DiagSink& out) {
+  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
+    if (loops_of(ctx, ir::FunctionId(fi)).loops.empty()) continue;
+    Rule(ctx, ir::FunctionId(fi)).run(out);
+  }
+}
 
 }  // namespace tpf::checks::accumulation_without_loss_scaling

@@ -1,27 +1,31 @@
-// TPF012 dataloader_without_workers (planned: registered and documented, no check yet)
+// TPF012 dataloader_without_workers
 //
 // What it finds: a `DataLoader` with `num_workers=0` (or unset) or without
-//   `pin_memory=True` in a script that trains on CUDA.
-// Why it costs: loading then runs in the training process between steps, so the GPU
-//   waits for every batch; unpinned memory makes host-to-device copies slower
-//   and synchronous.
+//   `pin_memory=True` in a script that trains on CUDA (a backward or
+//   optimizer step in a loop, and `.cuda()`, a "cuda" device or
+//   `torch.cuda.is_available()` somewhere in the file).
+// Why it costs: with no workers, loading and augmentation run in the
+//   training process between steps, so the GPU waits for every batch;
+//   unpinned (pageable) memory makes host-to-device copies slower and
+//   forbids `non_blocking=True` overlap (PyTorch 2.x, torch.utils.data).
 // Example:
 //     loader = DataLoader(dataset, batch_size=64, shuffle=True)
 // Fix: `DataLoader(dataset, batch_size=64, shuffle=True, num_workers=4,
 //   pin_memory=True)`.
-// Not flagged: scripts that do not use CUDA, and datasets already on the GPU.
-//
-// TODO(checks): implement check() over the dataflow facts and mark the rule
-// Stable in checks/registry.def; until then it never runs.
-#include "checks/check.h"
+// Not flagged: scripts that do not use CUDA or do not train (library
+//   code), values the file does not fix (`num_workers=args.workers`,
+//   `**loader_kwargs`), and `TensorDataset`s of tensors already on the GPU.
+#include "checks/facts.h"
 
 namespace tpf::checks::dataloader_without_workers {
 
-const std::string_view kExplain = R"(TPF012 dataloader_without_workers: DataLoader without worker processes or pinned memory in a CUDA training script (planned: not implemented yet)
+const std::string_view kExplain = R"(TPF012 dataloader_without_workers: DataLoader without worker processes or pinned memory in a CUDA training script
 
 What it finds
   a `DataLoader` with `num_workers=0` (or unset) or without
-  `pin_memory=True` in a script that trains on CUDA.
+  `pin_memory=True` in a script that trains on CUDA: a backward or optimizer
+  step in a loop, and `.cuda()`, a "cuda" device or
+  `torch.cuda.is_available()` in the file.
 
 Why it costs
   loading then runs in the training process between steps, so the GPU
@@ -36,7 +40,78 @@ Fix
   pin_memory=True)`.
 
 Not flagged
-  scripts that do not use CUDA, and datasets already on the GPU.
+  - scripts that do not use CUDA, and files that do not train (library code)
+  - values the file does not fix: `num_workers=args.workers`, `**loader_kwargs`
+  - a `TensorDataset` of tensors already on the GPU
 )";
+
+
+namespace {
+
+constexpr const RuleInfo& kRule = rule_info(RuleId::TPF012);
+
+using dataflow::BoolArg;
+
+/// `TensorDataset(x.cuda(), y.to(device))`: the data is on the GPU already,
+/// so workers and pinning do not apply.
+bool dataset_on_device(const CheckContext& ctx, ir::FunctionId fid, const ir::Function& f,
+                       const ir::Inst& loader) {
+  ir::ValueId ds = call_arg(ctx, f, loader, 0, "dataset");
+  if (!ds.valid() || f.def(ds).op != ir::Op::Call) return false;
+  ir::InstId di = f.def_id(ds);
+  if (call_target_name(ctx, fid, di) != "torch.utils.data.TensorDataset") return false;
+  auto ops = f.operands(f.inst(di));
+  for (size_t a = 1; a < ops.size(); ++a) {
+    if (f.def(ops[a]).op != ir::Op::Call) continue;
+    dataflow::TorchCall k = torch_call(ctx, fid, f.def_id(ops[a]));
+    if (k == dataflow::TorchCall::Cuda || k == dataflow::TorchCall::To) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void check(const CheckContext& ctx, DiagSink& out) {
+  bool asked = false, applies = false;
+  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
+    ir::FunctionId fid(fi);
+    const ir::Function& f = ctx.ir.fn(fid);
+    for (uint32_t i = 0; i < f.insts.size(); ++i) {
+      const ir::Inst& in = f.insts[i];
+      if (in.op != ir::Op::Call || !is_dataloader(ctx, fid, ir::InstId(i))) continue;
+      if (!asked) {
+        asked = true;
+        applies = trains_in_loop(ctx) && uses_cuda(ctx);
+      }
+      if (!applies) return;
+      // DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler,
+      //            num_workers, collate_fn, pin_memory, ...)
+      BoolArg workers = dataflow::bool_arg(ctx.ir, ctx.facts.res, fid, in, 5, "num_workers");
+      BoolArg pin = dataflow::bool_arg(ctx.ir, ctx.facts.res, fid, in, 7, "pin_memory");
+      bool no_workers = workers == BoolArg::Absent || workers == BoolArg::False;
+      bool no_pin = pin == BoolArg::Absent || pin == BoolArg::False;
+      if (!no_workers && !no_pin) continue;
+      if (dataset_on_device(ctx, fid, f, in)) continue;
+      std::string text = call_text(ctx, f, in);
+      std::string why_workers =
+          workers == BoolArg::Absent ? "`num_workers` unset" : "`num_workers=0`";
+      std::string message;
+      if (no_workers && no_pin)
+        message = "`" + text + "` loads every batch in the training process (" + why_workers +
+                  ") into pageable memory; the GPU waits for each batch";
+      else if (no_workers)
+        message = "`" + text + "` loads every batch in the training process (" + why_workers +
+                  "); the GPU waits for each batch";
+      else
+        message = "`" + text +
+                  "` does not pin memory; host-to-device copies are slower and cannot overlap "
+                  "compute";
+      std::string help = no_workers && no_pin ? "pass `num_workers=4` (or more) and `pin_memory=True`"
+                         : no_workers         ? "pass `num_workers=4` (or more)"
+                                              : "pass `pin_memory=True`";
+      out.report(make_diagnostic(kRule, in.span, std::move(message), std::move(help)));
+    }
+  }
+}
 
 }  // namespace tpf::checks::dataloader_without_workers

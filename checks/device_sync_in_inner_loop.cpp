@@ -1,27 +1,31 @@
-// TPF009 device_sync_in_inner_loop (planned: registered and documented, no check yet)
+// TPF009 device_sync_in_inner_loop
 //
-// What it finds: a device-to-host copy (`.item()`, `.cpu()`, `.numpy()`, `.tolist()`,
-//   `print(tensor)`) per element inside an inner loop of the training step, or
-//   `torch.cuda.synchronize()` every step.
-// Why it costs: each sync stalls the host until the GPU drains its queue, so the GPU
-//   idles between kernels; per-element syncs can make a step many times
-//   slower.
+// What it finds: a device-to-host copy (`.item()`, `.cpu()`, `.numpy()`,
+//   `.tolist()`) of a value computed per element of an inner loop that is
+//   nested in the training step (a loop that backwards or steps, the inner
+//   loop itself does neither), or `torch.cuda.synchronize()` on every
+//   iteration of the step loop (not under a condition).
+// Why it costs: each sync stalls the host until the GPU drains its queue,
+//   so the GPU idles between kernels; per-element syncs can make a step
+//   many times slower.
 // Example:
 //     for i in range(len(preds)):
 //         if preds[i].item() == labels[i].item():
 //             correct += 1
 // Fix: compare on the device and sync once: `correct += (preds ==
 //   labels).sum().item()`.
-// Not flagged: one `.item()` per step for logging, syncs outside the training step,
-//   and syncs under a logging-interval condition.
-//
-// TODO(checks): implement check() over the dataflow facts and mark the rule
-// Stable in checks/registry.def; until then it never runs.
-#include "checks/check.h"
+// Not flagged: one `.item()` per step for logging, syncs outside the
+//   training step (evaluation helpers), syncs under no_grad (a validation
+//   pass run from the step loop), syncs of values fixed for the inner loop,
+//   synchronize under a condition (a logging interval), and synchronize in
+//   files not run as a program (test suites, libraries: no `__name__` test,
+//   no `parse_args()`) or in `test_*` functions.
+// TODO(checks): `print(tensor)` per element is not recognized yet.
+#include "checks/facts.h"
 
 namespace tpf::checks::device_sync_in_inner_loop {
 
-const std::string_view kExplain = R"(TPF009 device_sync_in_inner_loop: device-to-host sync per element in an inner loop, or cuda synchronize every step (planned: not implemented yet)
+const std::string_view kExplain = R"(TPF009 device_sync_in_inner_loop: device-to-host sync per element in an inner loop, or cuda synchronize every step
 
 What it finds
   a device-to-host copy (`.item()`, `.cpu()`, `.numpy()`, `.tolist()`,
@@ -43,8 +47,136 @@ Fix
   labels).sum().item()`.
 
 Not flagged
-  one `.item()` per step for logging, syncs outside the training step,
-  and syncs under a logging-interval condition.
+  - one `.item()` per step for logging
+  - syncs outside the training step (an evaluation helper), and under
+    no_grad (a validation pass run every N steps from the step loop)
+  - `torch.cuda.synchronize()` in files not run as a program (test suites,
+    libraries) and in `test_*` functions
+  - syncs of values that do not change within the inner loop
+  - `torch.cuda.synchronize()` under a condition (a logging interval)
 )";
+
+
+namespace {
+
+constexpr const RuleInfo& kRule = rule_info(RuleId::TPF009);
+
+using dataflow::TorchCall;
+
+class Rule {
+ public:
+  Rule(const CheckContext& ctx, ir::FunctionId fid)
+      : ctx_(ctx), fid_(fid), f_(ctx.ir.fn(fid)), li_(loops_of(ctx, fid)) {}
+
+  void run(DiagSink& out) {
+    if (li_.loops.empty()) return;
+    for (uint32_t i = 0; i < f_.insts.size(); ++i) {
+      ir::InstId id(i);
+      const ir::Inst& in = f_.insts[i];
+      if (in.op != ir::Op::Call) continue;
+      uint32_t l = li_.loop_of(f_.block_of(id));
+      if (l == UINT32_MAX) continue;
+      TorchCall k = torch_call(ctx_, fid_, id);
+      if (k == TorchCall::CudaSynchronize) {
+        if (steps_in(l) && every_iteration(id, l) && !in_test() && run_as_program())
+          out.report(make_diagnostic(
+              kRule, in.span,
+              "`" + call_text(ctx_, f_, in) +
+                  "` on every training step stalls the host until the GPU drains its queue; "
+                  "kernel launches stop overlapping with compute",
+              "drop it, or synchronize only when measuring (every N steps)"));
+        continue;
+      }
+      if (k != TorchCall::Item && k != TorchCall::ToList && k != TorchCall::Numpy &&
+          k != TorchCall::Cpu)
+        continue;
+      uint32_t p = li_.loops[l].parent;
+      if (p == UINT32_MAX || steps_in(l) || !steps_in(p)) continue;
+      // Under no_grad the inner loop is a validation pass run from the
+      // step loop (every N steps), one sync per batch: not per element.
+      if (dataflow::under_no_grad(ctx_.facts, fid_, id)) continue;
+      ir::ValueId recv = call_receiver(f_, in);
+      if (!recv.valid() || !defined_in(recv, l)) continue;
+      Diagnostic d = make_diagnostic(
+          kRule, in.span,
+          "`" + call_text(ctx_, f_, in) +
+              "` copies to the host and waits for the GPU once per element of this inner "
+              "loop, many syncs every training step",
+          "compute on the device and sync once per step, e.g. `(preds == labels).sum().item()`, "
+          "or call `.tolist()` once before the loop");
+      d.notes.push_back({f_.block(li_.loops[l].header).first < f_.insts.size()
+                             ? f_.insts[f_.block(li_.loops[l].header).first].span
+                             : in.span,
+                         "the per-element loop"});
+      out.report(std::move(d));
+    }
+  }
+
+ private:
+  /// Loop `l` is a step loop: it backwards or steps an optimizer in its own
+  /// body, not only in a nested loop (the epoch loop around a batch loop
+  /// and a validation loop is no step loop).
+  bool steps_in(uint32_t l) const {
+    for (ir::InstId k : loop_insts(ctx_, fid_, l))
+      if (li_.loop_of(f_.block_of(k)) == l &&
+          (call_effects(ctx_, fid_, k) & (dataflow::kBackward | dataflow::kOptimizerStep)))
+        return true;
+    return false;
+  }
+
+  /// A test of a test suite (`test_*`): it synchronizes to check results
+  /// step by step, on purpose.
+  bool in_test() const {
+    if (f_.name == ir::kNoSymbol) return false;
+    std::string_view n = ctx_.ir.names.str(f_.name);
+    size_t dot = n.rfind('.');
+    if (dot != std::string_view::npos) n = n.substr(dot + 1);
+    return n.starts_with("test") || n.starts_with("_test");
+  }
+
+  /// The file is run as a program (it tests `__name__` at module level or
+  /// parses the command line, or is module code): a test suite or a
+  /// library synchronizes to check results, on purpose.
+  // TODO(checks): share with partial_seeding's is_entry_script through
+  // checks/facts.h.
+  bool run_as_program() const {
+    if (fid_.v == 0) return true;
+    ir::Symbol dunder = ctx_.ir.names.find("__name__");
+    const ir::Function& m = ctx_.ir.fn(ir::FunctionId(0));
+    for (const ir::Inst& in : m.insts)
+      if (dunder != ir::kNoSymbol && in.op == ir::Op::LoadGlobal && in.aux == dunder) return true;
+    for (const ir::Function& g : ctx_.ir.functions)
+      for (const ir::Inst& in : g.insts)
+        if (in.op == ir::Op::Call && call_method(ctx_, g, in) == "parse_args") return true;
+    return false;
+  }
+
+  /// The value is computed inside loop `l` (changes per element).
+  bool defined_in(ir::ValueId v, uint32_t l) const {
+    ir::InstId d = f_.def_id(v);
+    if (!d.valid() || f_.def(v).op == ir::Op::Param) return false;
+    return li_.contains(l, f_.block_of(d));
+  }
+
+  /// The call runs on every iteration: its block dominates every latch.
+  bool every_iteration(ir::InstId id, uint32_t l) const {
+    const ir::DomTree& dom = ctx_.facts.dom(ctx_.ir, fid_);
+    ir::BlockId b = f_.block_of(id);
+    for (ir::BlockId latch : li_.loops[l].latches)
+      if (!dom.dominates(b, latch)) return false;
+    return true;
+  }
+
+  const CheckContext& ctx_;
+  ir::FunctionId fid_;
+  const ir::Function& f_;
+  const ir::LoopInfo& li_;
+};
+
+}  // namespace
+
+void check(const CheckContext& ctx, DiagSink& out) {
+  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) Rule(ctx, ir::FunctionId(fi)).run(out);
+}
 
 }  // namespace tpf::checks::device_sync_in_inner_loop

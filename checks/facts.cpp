@@ -590,4 +590,61 @@ std::string loss_name(const CheckContext& ctx, FunctionId f, InstId call) {
   return dot == std::string::npos ? n : n.substr(dot + 1);
 }
 
+
+// ---------------------------------------------------- training scripts ----
+
+bool is_dataloader(const CheckContext& ctx, FunctionId f, InstId i) {
+  std::string n = call_target_name(ctx, f, i);
+  return n == "torch.utils.data.DataLoader" || n == "torch.utils.data.dataloader.DataLoader";
+}
+
+bool has_unpacked_args(const ir::Function& f, const ir::Inst& call) {
+  if (call.op != Op::Call) return false;
+  const ir::CallInfo& c = f.call_info(call);
+  if (c.star_mask) return true;
+  for (uint32_t k = 0; k < c.nkw; ++k)
+    if (f.kw_names[c.kw_first + k] == ir::kNoSymbol) return true;
+  return false;
+}
+
+bool trains_in_loop(const CheckContext& ctx) {
+  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
+    FunctionId fid(fi);
+    const ir::Function& f = ctx.ir.fn(fid);
+    for (uint32_t i = 0; i < f.insts.size(); ++i) {
+      dataflow::TorchCall k = torch_call(ctx, fid, InstId(i));
+      if (k == dataflow::TorchCall::None) continue;
+      if (!(dataflow::info(k).effects & (dataflow::kBackward | dataflow::kOptimizerStep))) continue;
+      if (dataflow::in_loop(ctx.facts, ctx.ir, fid, InstId(i))) return true;
+    }
+  }
+  return false;
+}
+
+bool uses_cuda(const CheckContext& ctx) {
+  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
+    FunctionId fid(fi);
+    const ir::Function& f = ctx.ir.fn(fid);
+    for (uint32_t i = 0; i < f.insts.size(); ++i) {
+      const ir::Inst& in = f.insts[i];
+      if (in.op != Op::Call) continue;
+      dataflow::TorchCall k = torch_call(ctx, fid, InstId(i));
+      if (k == dataflow::TorchCall::Cuda || k == dataflow::TorchCall::CudaIsAvailable) return true;
+      auto ops = f.operands(in);
+      for (size_t a = 1; a < ops.size(); ++a) {
+        const ir::ConstValue& c = ctx.facts.res.constant(fid, ops[a]);
+        if (c.kind == ir::ConstValue::Kind::Str && c.s.starts_with("cuda")) return true;
+      }
+    }
+  }
+  return false;
+}
+
+uint32_t outermost_loop(const CheckContext& ctx, FunctionId fid, InstId i) {
+  const ir::LoopInfo& li = loops_of(ctx, fid);
+  uint32_t l = li.loop_of(ctx.ir.fn(fid).block_of(i));
+  while (l != UINT32_MAX && li.loops[l].parent != UINT32_MAX) l = li.loops[l].parent;
+  return l;
+}
+
 }  // namespace tpf::checks

@@ -138,4 +138,22 @@ ir::ValueId loss_input(const CheckContext& ctx, ir::FunctionId f, ir::InstId cal
 /// "CrossEntropyLoss", "F.cross_entropy", ... as the source wrote the callee.
 std::string loss_name(const CheckContext& ctx, ir::FunctionId f, ir::InstId call);
 
+
+// ---------------------------------------------------- training scripts ----
+
+/// The call builds a `torch.utils.data.DataLoader`.
+bool is_dataloader(const CheckContext& ctx, ir::FunctionId f, ir::InstId i);
+/// The call unpacks `*args` or `**kwargs`: an argument not written out may
+/// be among them.
+bool has_unpacked_args(const ir::Function& f, const ir::Inst& call);
+/// The file runs a training step (`backward()` or `optimizer.step()`,
+/// directly) inside a loop: a training script, not library code.
+bool trains_in_loop(const CheckContext& ctx);
+/// The file puts work on a CUDA device: `.cuda()`, a "cuda..." string
+/// passed to a call (`torch.device("cuda")`, `.to("cuda:0")`), or
+/// `torch.cuda.is_available()`.
+bool uses_cuda(const CheckContext& ctx);
+/// The loop of `f` around instruction `i` that is outermost, or UINT32_MAX.
+uint32_t outermost_loop(const CheckContext& ctx, ir::FunctionId f, ir::InstId i);
+
 }  // namespace tpf::checks

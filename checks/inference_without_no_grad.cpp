@@ -1,40 +1,52 @@
-// TPF002 inference_without_no_grad (planned: registered and documented, no check yet)
+// TPF002 inference_without_no_grad
 //
-// What it finds: a loop that iterates a data loader and runs the model's forward pass,
-//   with no backward reachable from it, outside `torch.no_grad()` /
-//   `torch.inference_mode()` (decided by what the code does, not by the
-//   function's name).
-// Why it costs: without no_grad, autograd records every forward: activations are kept
-//   for a backward that never comes, evaluation uses several times the memory
-//   it needs and runs slower.
+// What it finds: a `for` loop over a data loader (a
+//   `torch.utils.data.DataLoader`, or any iterable whose items the loop
+//   moves to a device) that runs a model's forward pass with autograd
+//   recording, when nothing in the loop trains (no backward, no optimizer
+//   step, no `requires_grad_`, no call handed the optimizer) and no backward
+//   is reachable from the forward in the same iteration of the enclosing
+//   loops or after the loop. Decided by behaviour, not names: a "model" is a
+//   torch_calls.def Model row, an instance of the file's nn.Module classes,
+//   or an object the function calls `.eval()` / `.train()` /
+//   `.parameters()` on.
+// Why it costs: with grad mode on, every forward records a graph and keeps
+//   the activations autograd would need (PyTorch 2.x, torch.no_grad docs:
+//   "reduces memory consumption for computations that would otherwise have
+//   requires_grad=True"); evaluation needs several times the memory and runs
+//   slower.
 // Example:
 //     model.eval()
 //     for x, y in val_loader:
 //         correct += (model(x).argmax(1) == y).sum().item()
-// Fix: wrap the loop in `with torch.inference_mode():` (or `torch.no_grad()`),
-//   or decorate the function with `@torch.no_grad()`.
-// Not flagged: loops that call backward on purpose (adversarial attacks, input
-//   optimization), forwards under no_grad set by a decorator or by every caller
-//   in the file.
-//
-// TODO(checks): implement check() over the dataflow facts and mark the rule
-// Stable in checks/registry.def; until then it never runs.
-#include "checks/check.h"
+// Fix: `with torch.inference_mode():` around the loop, or `@torch.no_grad()`.
+// Not flagged: grad mode off by a `with`, a decorator or every in-file caller;
+//   loops that differentiate on purpose (adversarial examples, input
+//   optimization); functions no code of the file calls (another file may
+//   call them under no_grad); methods of nn.Module classes; loops whose
+//   outputs leave the function (returned, stored on an object, handed to a
+//   helper of the file): a caller may backward through them.
+#include <algorithm>
+#include <set>
+
+#include "checks/facts.h"
 
 namespace tpf::checks::inference_without_no_grad {
 
-const std::string_view kExplain = R"(TPF002 inference_without_no_grad: forward pass in an inference loop without no_grad or inference_mode (planned: not implemented yet)
+constexpr const RuleInfo& kRule = rule_info(RuleId::TPF002);
+
+const std::string_view kExplain = R"(TPF002 inference_without_no_grad: forward pass in an inference loop without no_grad or inference_mode
 
 What it finds
-  a loop that iterates a data loader and runs the model's forward pass,
-  with no backward reachable from it, outside `torch.no_grad()` /
-  `torch.inference_mode()` (decided by what the code does, not by the
-  function's name).
+  A loop over a data loader that runs the model's forward pass with
+  autograd recording, while nothing in it trains: no backward, no optimizer
+  step, and no backward reachable after it. Decided by what the code does
+  (iterating a loader, no backward), not by the function's name.
 
 Why it costs
-  without no_grad, autograd records every forward: activations are kept
-  for a backward that never comes, evaluation uses several times the memory
-  it needs and runs slower.
+  Without no_grad, autograd records every forward: activations are kept
+  for a backward that never comes, so evaluation uses several times the
+  memory it needs and runs slower.
 
 Example
   model.eval()
@@ -46,9 +58,344 @@ Fix
   or decorate the function with `@torch.no_grad()`.
 
 Not flagged
-  loops that call backward on purpose (adversarial attacks, input
-  optimization), forwards under no_grad set by a decorator or by every caller
-  in the file.
+  - forwards under no_grad set by a `with`, a decorator or every caller in
+    the file
+  - loops that backward on purpose (adversarial attacks, input optimization)
+    or hand the optimizer to a helper
+  - functions the file never calls (another file may call them under no_grad)
+    and methods of nn.Module classes
+  - loops whose outputs are returned or stored on an object (a caller may
+    train on them)
 )";
+
+namespace {
+
+using dataflow::GradMode;
+using dataflow::TorchCall;
+using ir::BlockId;
+using ir::InstId;
+using ir::Op;
+using ir::ValueId;
+
+/// Source text on one line, at most 48 bytes.
+std::string one_line(std::string_view t) {
+  std::string out;
+  for (char c : t) {
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+    if (c == ' ' && (out.empty() || out.back() == ' ')) continue;
+    out += c;
+  }
+  if (out.size() > 48) {
+    size_t cut = 45;
+    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+    out = out.substr(0, cut) + "...";
+  }
+  return out;
+}
+
+class Rule {
+ public:
+  Rule(const CheckContext& ctx, ir::FunctionId fid)
+      : ctx_(ctx), fid_(fid), f_(ctx.ir.fn(fid)), li_(loops_of(ctx, fid)) {
+    collect_models();
+  }
+
+  void run(DiagSink& out) {
+    for (uint32_t l = 0; l < li_.loops.size(); ++l) check_loop(l, out);
+  }
+
+ private:
+  /// Objects this function treats as models by what it does with them:
+  /// `m.eval()`, `m.train()`, `m.parameters()`, `m.state_dict()`.
+  void collect_models() {
+    for (uint32_t i = 0; i < f_.insts.size(); ++i) {
+      const ir::Inst& in = f_.insts[i];
+      if (in.op != Op::Call) continue;
+      std::string_view m = call_method(ctx_, f_, in);
+      if (m == "zero_grad") {
+        std::string key = access_key(ctx_, fid_, call_receiver(f_, in));
+        if (!key.empty()) zeroed_.insert(key);
+      }
+      if (m == "eval" || m == "train" || m == "parameters" || m == "named_parameters" ||
+          m == "state_dict") {
+        std::string key = access_key(ctx_, fid_, call_receiver(f_, in));
+        if (!key.empty()) models_.push_back(key);
+      }
+    }
+  }
+
+  /// A model's forward pass: a torch_calls.def Model row (nn modules,
+  /// torchvision/timm/transformers models, the file's nn.Module classes),
+  /// or calling an object the function uses as a model.
+  bool is_forward(InstId i) const {
+    const ir::Inst& in = f_.inst(i);
+    if (in.op != Op::Call) return false;
+    TorchCall k = torch_call(ctx_, fid_, i);
+    ir::CallTarget t = ctx_.facts.res.call_target(fid_, i);
+    if (k != TorchCall::None) {
+      if (dataflow::info(k).grad != dataflow::GradRule::Model) return false;
+      // transformers and friends also build tokenizers and processors,
+      // which run no forward pass.
+      std::string name = call_target_name(ctx_, fid_, i);
+      for (std::string_view no : {"Tokenizer", "Processor", "FeatureExtractor", "pipeline", "Config"})
+        if (name.find(no) != std::string::npos) return false;
+      return true;
+    }
+    if (t.kind == ir::CallTarget::Kind::InstanceCall)
+      return t.cls.valid() && ctx_.facts.res.is_module_class(t.cls);
+    if (t.kind != ir::CallTarget::Kind::Unknown && t.kind != ir::CallTarget::Kind::ResultCall)
+      return false;
+    std::string key = access_key(ctx_, fid_, f_.operands(in)[0]);
+    if (key.empty()) return false;
+    for (const std::string& m : models_)
+      if (m == key) return true;
+    return false;
+  }
+
+  /// Some argument is an optimizer: a `torch.optim` object, or something
+  /// the function calls `zero_grad()` on.
+  bool passes_optimizer(const ir::Inst& call) const {
+    auto ops = f_.operands(call);
+    for (size_t a = 1; a < ops.size(); ++a) {
+      const ir::Referent& r = ctx_.facts.res.ref(fid_, ops[a]);
+      if (r.kind == ir::Referent::Kind::Result &&
+          ctx_.ir.names.str(r.path()).starts_with("torch.optim."))
+        return true;
+      std::string key = access_key(ctx_, fid_, ops[a]);
+      if (!key.empty() && zeroed_.count(key)) return true;
+    }
+    return false;
+  }
+
+  /// The value the loop iterates, through `enumerate(...)`, `tqdm(...)`,
+  /// `iter(...)`, `zip(a, ...)` (its first argument).
+  ValueId iterable(uint32_t l) const {
+    const ir::Inst& t = f_.terminator(li_.loops[l].header);
+    if (t.op != Op::ForIter) return ir::kNoValue;
+    const ir::Inst& gi = f_.def(f_.operands(t)[0]);
+    if (gi.op != Op::GetIter) return ir::kNoValue;
+    ValueId v = f_.operands(gi)[0];
+    for (int depth = 0; v.valid() && depth < 4; ++depth) {
+      const ir::Inst& d = f_.def(v);
+      if (d.op != Op::Call) break;
+      std::string n = call_target_name(ctx_, fid_, f_.def_id(v));
+      if (n == "builtins.enumerate" || n == "builtins.iter" || n == "builtins.zip" ||
+          n.starts_with("tqdm") || n.starts_with("rich.progress")) {
+        if (positional_count(f_, d) == 0) break;
+        v = f_.operands(d)[1];
+        continue;
+      }
+      break;
+    }
+    return v;
+  }
+
+  /// The loop iterates a data loader: the iterable is a
+  /// `torch.utils.data.DataLoader`, or the loop moves what it gets to a
+  /// device (`x.to(device)`, `batch.cuda()`), as batches from a loader are.
+  bool iterates_loader(uint32_t l, ValueId it, const std::vector<InstId>& forwards) const {
+    if (it.valid()) {
+      const ir::Referent& r = ctx_.facts.res.ref(fid_, it);
+      if (r.kind == ir::Referent::Kind::Result &&
+          ctx_.ir.names.str(r.path()).starts_with("torch.utils.data."))
+        return true;
+    }
+    BlockId body = f_.block(li_.loops[l].header).succ[0];
+    if (!body.valid()) return false;
+    InstId next = f_.first_inst(body);
+    if (f_.inst(next).op != Op::NextItem) return false;
+    // The loop's item and the parts it unpacks into.
+    std::vector<ValueId> items{f_.inst(next).result};
+    for (size_t k = 0; k < items.size() && k < 64; ++k) {
+      ValueId v = items[k];
+      for (InstId i : loop_insts(ctx_, fid_, l)) {
+        const ir::Inst& in = f_.inst(i);
+        auto ops = f_.operands(in);
+        if (in.op == Op::Unpack || in.op == Op::Element || in.op == Op::GetItem) {
+          if (!ops.empty() && ops[0] == v && in.result.valid()) items.push_back(in.result);
+        } else if (in.op == Op::Call) {
+          std::string_view m = call_method(ctx_, f_, in);
+          if ((m == "to" || m == "cuda") && call_receiver(f_, in) == v) return true;
+        }
+      }
+    }
+    // Or the batches go straight into the model (`model(**batch)`,
+    // `model(images)`), as with Accelerate's prepared loaders that put them
+    // on the device themselves.
+    for (InstId fw : forwards) {
+      auto ops = f_.operands(f_.inst(fw));
+      for (size_t a = 1; a < ops.size(); ++a)
+        if (std::find(items.begin(), items.end(), ops[a]) != items.end()) return true;
+    }
+    return false;
+  }
+
+  void check_loop(uint32_t l, DiagSink& out) const {
+    ValueId it = iterable(l);
+    if (!it.valid() && f_.terminator(li_.loops[l].header).op != Op::ForIter) return;
+    std::vector<InstId> forwards;
+    for (InstId i : loop_insts(ctx_, fid_, l)) {
+      const ir::Inst& in = f_.inst(i);
+      if (in.op != Op::Call) continue;
+      uint32_t eff = call_effects(ctx_, fid_, i);
+      // A loop that trains or differentiates on purpose (adversarial
+      // examples, input optimization) is no inference loop.
+      if (eff & (dataflow::kBackward | dataflow::kOptimizerStep)) return;
+      TorchCall k = torch_call(ctx_, fid_, i);
+      if (k == TorchCall::RequiresGradMethod) return;
+      // `loss_scaler(loss, optimizer)`, `engine.update(loss, opt)`: a call
+      // handed the optimizer trains, whatever it is called.
+      if (passes_optimizer(in)) return;
+      if (dataflow::bool_arg(ctx_.ir, ctx_.facts.res, fid_, in, -1, "requires_grad") ==
+          dataflow::BoolArg::True)
+        return;
+      if (is_forward(i) && ctx_.facts.grad_mode(fid_, i) == GradMode::Enabled) forwards.push_back(i);
+    }
+    if (forwards.empty()) return;
+    if (!iterates_loader(l, it, forwards)) return;
+    InstId fw = forwards.front();
+    if (backward_after(l, fw)) return;
+    if (outputs_escape(forwards)) return;
+    report(l, fw, out);
+  }
+
+  /// A backward (or optimizer step) reachable from the forward within the
+  /// same iteration of the enclosing loops or after the loop: the forward's
+  /// graph may be used. Paths back through an enclosing loop's header (the
+  /// next epoch's training) do not count.
+  bool backward_after(uint32_t l, InstId fw) const {
+    std::string model = access_key(ctx_, fid_, f_.operands(f_.inst(fw))[0]);
+    std::vector<BlockId> outer_headers;
+    for (uint32_t p = li_.loops[l].parent; p != UINT32_MAX; p = li_.loops[p].parent)
+      outer_headers.push_back(li_.loops[p].header);
+    auto visit = [&](InstId j, const ir::Inst& in) {
+      BlockId b = f_.block_of(j);
+      if (j == f_.first_inst(b))
+        for (BlockId h : outer_headers)
+          if (h == b) return PathStep::Kill;
+      if (in.op != Op::Call ||
+          !(call_effects(ctx_, fid_, j) & (dataflow::kBackward | dataflow::kOptimizerStep)))
+        return PathStep::Pass;
+      // A helper of the file counts when it is handed the model or an
+      // output (`main()` training another model later does not).
+      if (!calls_file_function(ctx_, fid_, j)) return PathStep::Target;
+      auto ops = f_.operands(in);
+      for (size_t a = 1; a < ops.size(); ++a) {
+        if (ops[a] == f_.inst(fw).result) return PathStep::Target;
+        std::string key = access_key(ctx_, fid_, ops[a]);
+        if (!key.empty() && same_object(key, model)) return PathStep::Target;
+      }
+      ir::CallTarget t = ctx_.facts.res.call_target(fid_, j);
+      if (t.bound) return PathStep::Target;
+      return PathStep::Pass;
+    };
+    return !reachable(f_, fw, visit).empty();
+  }
+
+  /// A forward's result leaves the function (returned, yielded, stored on
+  /// an object): a caller may still backward through it.
+  bool outputs_escape(const std::vector<InstId>& forwards) const {
+    std::vector<uint8_t> in(f_.values.size(), 0);
+    std::vector<ValueId> work;
+    for (InstId i : forwards) work.push_back(f_.inst(i).result);
+    std::vector<std::vector<InstId>> users(f_.values.size());
+    for (uint32_t i = 0; i < f_.insts.size(); ++i)
+      for (ValueId o : f_.operands(f_.insts[i]))
+        if (o.valid()) users[o.v].push_back(InstId(i));
+    size_t n = 0;
+    while (!work.empty()) {
+      ValueId v = work.back();
+      work.pop_back();
+      if (!v.valid() || in[v.v]) continue;
+      in[v.v] = 1;
+      if (++n > 1024) return true;
+      for (InstId u : users[v.v]) {
+        const ir::Inst& ui = f_.inst(u);
+        switch (ui.op) {
+          case Op::Return:
+          case Op::Yield:
+          case Op::YieldFrom:
+          case Op::StoreGlobal:
+          case Op::StoreFree:
+          case Op::SetAttr:
+            return true;
+          case Op::Call:
+            if (calls_file_function(ctx_, fid_, u)) return true;
+            if (torch_call(ctx_, fid_, u) != TorchCall::None &&
+                dataflow::info(torch_call(ctx_, fid_, u)).grad == dataflow::GradRule::NoGraph)
+              continue;  // `.item()`, `.argmax()`: nothing of the graph gets through
+            break;
+          default:
+            break;
+        }
+        if (ui.result.valid()) work.push_back(ui.result);
+        // `preds.append(out)`: the container now holds the graph.
+        if (ui.op == Op::Call && call_method(ctx_, f_, ui) == "append") {
+          ValueId r = call_receiver(f_, ui);
+          if (r.valid()) work.push_back(r);
+        }
+        // `[model(x) for x in xs]`: the comprehension's list.
+        if (ui.op == Op::ListAppend || ui.op == Op::SetAdd || ui.op == Op::MapAdd ||
+            ui.op == Op::SetItem)
+          work.push_back(f_.operands(ui)[0]);
+      }
+    }
+    return false;
+  }
+
+  void report(uint32_t l, InstId fw, DiagSink& out) const {
+    const ir::Inst& fi = f_.inst(fw);
+    std::string ftext = one_line(source_text(ctx_, fi.span));
+    // The iterable as written (`enumerate(val_loader)`): a value's own
+    // definition may be far away (a phi, a parameter).
+    const ir::Inst& t = f_.terminator(li_.loops[l].header);
+    std::string over = t.op == Op::ForIter
+                           ? one_line(source_text(ctx_, f_.def(f_.operands(t)[0]).span))
+                           : std::string();
+    std::string loop = over.empty() ? "a loop" : "the loop over `" + over + "`";
+    std::string fn = f_.kind == ir::FunctionKind::Function
+                         ? std::string(ctx_.ir.names.str(f_.name))
+                         : std::string();
+    std::string help = "wrap the loop in `with torch.inference_mode():` (or `torch.no_grad()`)";
+    if (!fn.empty()) help += ", or decorate `" + fn + "` with `@torch.no_grad()`";
+    Diagnostic d = make_diagnostic(
+        kRule, fi.span,
+        "`" + ftext + "` runs with autograd recording in " + loop +
+            ", which never calls backward; every batch keeps activations for a backward that "
+            "never comes",
+        std::move(help));
+    d.notes.push_back({f_.inst(f_.first_inst(li_.loops[l].header)).span, "the inference loop"});
+    out.report(std::move(d));
+  }
+
+  const CheckContext& ctx_;
+  ir::FunctionId fid_;
+  const ir::Function& f_;
+  const ir::LoopInfo& li_;
+  std::vector<std::string> models_;
+  std::set<std::string> zeroed_;  // receivers of zero_grad(): optimizers
+};
+
+/// Grad mode on entry is known: module code, or a function the file calls
+/// (its mode is the join over those callers). A function nobody here calls
+/// may run under another file's `torch.no_grad()`.
+bool entry_known(const CheckContext& ctx, ir::FunctionId f) {
+  const ir::Function& fn = ctx.ir.fn(f);
+  if (fn.kind == ir::FunctionKind::Module) return true;
+  if (fn.kind != ir::FunctionKind::Function) return false;
+  // Methods of the file's nn.Module classes run inside someone's forward.
+  if (fn.owner.valid() && ctx.facts.res.is_module_class(fn.owner)) return false;
+  return ctx.facts.grad.of(f).called;
+}
+
+}  // namespace
+
+void check(const CheckContext& ctx, DiagSink& out) {
+  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
+    ir::FunctionId f(fi);
+    if (loops_of(ctx, f).loops.empty() || !entry_known(ctx, f)) continue;
+    Rule(ctx, f).run(out);
+  }
+}
 
 }  // namespace tpf::checks::inference_without_no_grad

@@ -1,43 +1,54 @@
-// TPF001 loss_appended_with_graph (planned: registered and documented, no check yet)
+// TPF001 loss_appended_with_graph
 //
-// What it finds: a tensor that carries an autograd graph is stored in something that
-//   outlives the loop iteration: `losses.append(loss)`, `total += loss`,
-//   `history[k] = out`, `self.hist.append(...)`. Error when no backward has run
-//   on it yet (the activations of every step stay alive); warning when its
-//   backward already ran (the graph's nodes stay alive).
-// Why it costs: each stored tensor keeps its whole autograd graph alive, so memory grows
-//   every step until the run dies with CUDA out of memory, often hours in.
+// What it finds: inside a loop, a tensor that carries an autograd graph is
+//   stored in something that outlives the iteration: `losses.append(loss)`,
+//   `total += loss`, `history[step] = loss`, `self.hist.append(out.loss)`.
+//   Warning when a backward in the same loop already ran through the value
+//   (its graph's nodes stay alive); error when no backward ran on it and the
+//   grad analysis proves it holds the graph of a forward pass or a loss
+//   (every activation stays alive).
+// Why it costs: a stored tensor keeps its grad_fn chain, and with it every
+//   node (and, before backward, every saved activation) of that step
+//   (PyTorch 2.x autograd: a graph lives as long as a tensor refers to its
+//   grad_fn). Memory grows every step until CUDA runs out of memory.
 // Example:
-//     losses = []
 //     for x, y in loader:
 //         loss = criterion(model(x), y)
 //         loss.backward()
 //         losses.append(loss)
-// Fix: store a number or a detached tensor: `losses.append(loss.item())` or
-//   `losses.append(loss.detach())`.
-// Not flagged: detached values (`.item()`, `.detach()`), values computed under
-//   `torch.no_grad()`, containers created fresh each iteration, and losses that
-//   are stored to be summed and backwarded later (chunked losses, pipeline
-//   schedules).
-//
-// TODO(checks): implement check() over the dataflow facts and mark the rule
-// Stable in checks/registry.def; until then it never runs.
-#include "checks/check.h"
+// Fix: `losses.append(loss.item())` or `losses.append(loss.detach())`.
+// Not flagged: `.item()`, `.detach()`, values computed under no_grad or
+//   inference_mode; containers created fresh each iteration; containers a
+//   later backward reads (chunked losses summed and backwarded, pipeline
+//   schedules calling `out.backward(grad)`); accumulators backwarded after
+//   the loop; tensors written into a preallocated tensor (`buf[i] = x`);
+//   parameters collected into a list. With no backward in the loop, also
+//   silent when the container leaves the function (returned, stored on an
+//   object, handed to a call we cannot see), in nn.Module methods (a
+//   forward collecting features for the caller's loss), and when the grad
+//   state is only Unknown (a model handed in as a parameter).
+#include <optional>
+#include <set>
+
+#include "checks/facts.h"
 
 namespace tpf::checks::loss_appended_with_graph {
 
-const std::string_view kExplain = R"(TPF001 loss_appended_with_graph: a graph-carrying tensor is stored across loop iterations (planned: not implemented yet)
+constexpr const RuleInfo& kRule = rule_info(RuleId::TPF001);
+
+const std::string_view kExplain = R"(TPF001 loss_appended_with_graph: a graph-carrying tensor is stored across loop iterations
 
 What it finds
-  a tensor that carries an autograd graph is stored in something that
-  outlives the loop iteration: `losses.append(loss)`, `total += loss`,
-  `history[k] = out`, `self.hist.append(...)`. Error when no backward has run
-  on it yet (the activations of every step stay alive); warning when its
-  backward already ran (the graph's nodes stay alive).
+  Inside a loop, a tensor that carries an autograd graph is stored in
+  something that outlives the iteration: `losses.append(loss)`,
+  `total += loss`, `history[step] = loss`, `self.hist.append(out.loss)`.
+  A warning when the loop's backward already ran through the value (the
+  graph's nodes stay alive); an error when no backward ran on it (every
+  activation of every iteration stays alive).
 
 Why it costs
-  each stored tensor keeps its whole autograd graph alive, so memory grows
-  every step until the run dies with CUDA out of memory, often hours in.
+  A stored tensor keeps its whole autograd graph alive. Memory grows every
+  step until the run dies with CUDA out of memory, often hours in.
 
 Example
   losses = []
@@ -51,10 +62,432 @@ Fix
   `losses.append(loss.detach())`.
 
 Not flagged
-  detached values (`.item()`, `.detach()`), values computed under
-  `torch.no_grad()`, containers created fresh each iteration, and losses that
-  are stored to be summed and backwarded later (chunked losses, pipeline
-  schedules).
+  - detached values (`.item()`, `.detach()`) and values computed under
+    `torch.no_grad()` / `torch.inference_mode()`
+  - containers created fresh each iteration
+  - stored losses that a later backward uses (chunked losses summed and
+    backwarded, pipeline schedules, a total backwarded after the loop)
+  - values written into a preallocated tensor (`buf[i] = x`), parameters
+    collected in a list
+  - without a backward in the loop: containers returned or stored on an
+    object (a caller may still need the graphs), nn.Module methods
+    (a forward collecting features), models the analysis cannot see
 )";
+
+namespace {
+
+using dataflow::GradState;
+using dataflow::TorchCall;
+using ir::BlockId;
+using ir::InstId;
+using ir::Op;
+using ir::ValueId;
+
+// Why these limits: a stored loss is a few operations away from its
+// forward pass or its backward; past them we do not claim anything.
+constexpr int kMaxDepth = 10;
+constexpr size_t kMaxSlice = 512;
+
+/// One store of a value into something that may outlive the iteration.
+struct Store {
+  InstId at;
+  ValueId container;  // the list / dict / accumulator phi
+  ValueId value;      // what is stored
+  uint32_t loop;      // the loop the container outlives
+  bool accumulator;   // `total += loss`
+  bool attribute;     // the container is reached through `self.x` / `obj.x`
+};
+
+class Rule {
+ public:
+  Rule(const CheckContext& ctx, ir::FunctionId fid)
+      : ctx_(ctx), fid_(fid), f_(ctx.ir.fn(fid)), li_(loops_of(ctx, fid)) {
+    users_.resize(f_.values.size());
+    for (uint32_t i = 0; i < f_.insts.size(); ++i)
+      for (ValueId o : f_.operands(f_.insts[i]))
+        if (o.valid()) users_[o.v].push_back(InstId(i));
+    collect_backwarded();
+  }
+
+  void run(DiagSink& out) {
+    for (uint32_t i = 0; i < f_.insts.size(); ++i) {
+      std::optional<Store> s = store_at(InstId(i));
+      if (!s) continue;
+      check_store(*s, out);
+    }
+  }
+
+ private:
+  // ---- stores ----
+
+  std::optional<Store> store_at(InstId i) const {
+    const ir::Inst& in = f_.inst(i);
+    if (!li_.in_loop(f_.block_of(i))) return std::nullopt;
+    Store s{i, ir::kNoValue, ir::kNoValue, UINT32_MAX, false, false};
+    if (in.op == Op::Call) {
+      ir::CallTarget t = ctx_.facts.res.call_target(fid_, i);
+      if (t.kind != ir::CallTarget::Kind::Method) return std::nullopt;
+      std::string_view m = call_method(ctx_, f_, in);
+      uint32_t npos = positional_count(f_, in);
+      if ((m == "append" || m == "appendleft" || m == "add") && npos == 1)
+        s.value = f_.operands(in)[1];
+      else if (m == "insert" && npos == 2)
+        s.value = f_.operands(in)[2];
+      else
+        return std::nullopt;
+      s.container = call_receiver(f_, in);
+    } else if (in.op == Op::SetItem) {
+      // `d["loss"] = loss` overwrites one entry: only a key that changes
+      // every iteration (`history[step] = loss`) keeps one graph per step.
+      if (!varies(f_.operands(in)[1], i, 0)) return std::nullopt;
+      s.container = f_.operands(in)[0];
+      s.value = f_.operands(in)[2];
+    } else if (in.op == Op::BinOp && accumulator(i, s)) {
+      return s;
+    } else {
+      return std::nullopt;
+    }
+    // `self.hist.append(x)`, `logs[k].append(x)`: the object that holds the
+    // container decides how long it lives.
+    ValueId base = s.container;
+    for (int depth = 0; base.valid() && depth < 8; ++depth) {
+      const ir::Inst& d = f_.def(base);
+      if (d.op != Op::GetAttr && d.op != Op::GetItem) break;
+      if (d.op == Op::GetAttr) s.attribute = true;
+      base = f_.operands(d)[0];
+    }
+    if (!base.valid()) return std::nullopt;
+    const ir::Inst& bd = f_.def(base);
+    // Only containers built here (`[]`, `{}`, `list()`, `defaultdict(list)`),
+    // parameters and attributes: not tensors written in place (`buf[i] = x`
+    // on a preallocated tensor copies values, it keeps no graph).
+    bool builder = bd.op == Op::BuildList || bd.op == Op::BuildDict || bd.op == Op::BuildSet ||
+                   bd.op == Op::Phi || bd.op == Op::Param || bd.op == Op::Call;
+    if (!builder && !s.attribute) return std::nullopt;
+    if (in.op == Op::SetItem && !s.attribute && !is_container(base, 0)) return std::nullopt;
+    s.loop = dataflow::outlived_loop(ctx_.facts, ctx_.ir, fid_, base, i);
+    if (s.loop == UINT32_MAX) return std::nullopt;
+    return s;
+  }
+
+  /// The value changes from one iteration of the loops around `at` to the
+  /// next: computed inside the innermost one from its item or a phi.
+  bool varies(ValueId v, InstId at, int depth) const {
+    if (!v.valid() || depth > 6) return false;
+    uint32_t l = li_.loop_of(f_.block_of(at));
+    if (l == UINT32_MAX || !li_.contains(l, f_.block_of(f_.def_id(v)))) return false;
+    const ir::Inst& d = f_.def(v);
+    if (d.op == Op::Phi || d.op == Op::NextItem || d.op == Op::Element) return true;
+    if (d.op == Op::BinOp || d.op == Op::GetAttr || d.op == Op::BuildTuple || d.op == Op::Call ||
+        d.op == Op::BuildString || d.op == Op::FormatValue)
+      for (ValueId o : f_.operands(d))
+        if (varies(o, at, depth + 1)) return true;
+    return false;
+  }
+
+  /// The value is a Python list / dict / set built in this function.
+  bool is_container(ValueId v, int depth) const {
+    if (!v.valid() || depth > 4) return false;
+    const ir::Inst& d = f_.def(v);
+    if (d.op == Op::BuildList || d.op == Op::BuildDict || d.op == Op::BuildSet) return true;
+    if (d.op == Op::Phi) {
+      for (ValueId o : f_.operands(d))
+        if (o != v && is_container(o, depth + 1)) return true;
+      return false;
+    }
+    if (d.op == Op::Call) {
+      std::string n = call_target_name(ctx_, fid_, f_.def_id(v));
+      return n == "builtins.list" || n == "builtins.dict" || n == "collections.defaultdict" ||
+             n == "collections.OrderedDict";
+    }
+    return false;
+  }
+
+  /// `total += loss` / `total = total + loss`: a BinOp Add on a phi at the
+  /// header of a loop containing it, which the phi gets back next iteration.
+  bool accumulator(InstId i, Store& s) const {
+    const ir::Inst& in = f_.inst(i);
+    if (static_cast<ast::Op>(in.aux) != ast::Op::Add) return false;
+    auto ops = f_.operands(in);
+    const ir::Inst& p = f_.def(ops[0]);
+    if (p.op != Op::Phi) return false;
+    BlockId pb = f_.block_of(f_.def_id(ops[0]));
+    uint32_t l = li_.loop_with_header(pb);
+    if (l == UINT32_MAX || !li_.contains(l, f_.block_of(i))) return false;
+    if (!flows_back(ops[0], in.result, 0)) return false;
+    s.container = ops[0];
+    s.value = ops[1];
+    s.loop = l;
+    s.accumulator = true;
+    return true;
+  }
+
+  /// Phi `p` receives `v` (directly or through phis of conditional updates).
+  bool flows_back(ValueId p, ValueId v, int depth) const {
+    if (depth > 3) return false;
+    for (ValueId o : f_.operands(f_.def(p))) {
+      if (o == v) return true;
+      if (o != p && f_.def(o).op == Op::Phi && flows_back(o, v, depth + 1)) return true;
+    }
+    return false;
+  }
+
+  // ---- evidence ----
+
+  /// The values a backward call differentiates, and everything they are
+  /// computed from through graph-keeping operations: after that backward,
+  /// each of them holds a graph whose saved tensors were freed.
+  void collect_backwarded() {
+    backwarded_.assign(f_.values.size(), 0);
+    std::vector<ValueId> work;
+    for (uint32_t i = 0; i < f_.insts.size(); ++i) {
+      const ir::Inst& in = f_.insts[i];
+      if (in.op != Op::Call) continue;
+      TorchCall k = torch_call(ctx_, fid_, InstId(i));
+      if (k == TorchCall::Backward) {
+        // `loss.backward()`, `out.backward(grad)`, `accelerator.backward(loss)`
+        work.push_back(call_receiver(f_, in));
+        if (positional_count(f_, in) > 0) work.push_back(call_arg(ctx_, f_, in, 0, ""));
+      } else if (k == TorchCall::AutogradBackward) {
+        work.push_back(call_arg(ctx_, f_, in, 0, "tensors"));
+      }
+    }
+    while (!work.empty()) {
+      ValueId v = work.back();
+      work.pop_back();
+      if (!v.valid() || backwarded_[v.v]) continue;
+      backwarded_[v.v] = 1;
+      std::string key = access_key(ctx_, fid_, v);
+      if (!key.empty()) backwarded_keys_.insert(key);
+      const ir::Inst& d = f_.def(v);
+      auto ops = f_.operands(d);
+      switch (d.op) {
+        case Op::BinOp:
+        case Op::UnaryOp:
+        case Op::GetItem:
+        case Op::Phi:
+          for (ValueId o : ops) work.push_back(o);
+          break;
+        case Op::Call: {
+          std::string_view m = call_method(ctx_, f_, d);
+          // `scaler.scale(loss)`, `loss.mean()`, `(a + b).sum()`
+          if (m == "scale" || m == "mean" || m == "sum" || m == "float" || m == "squeeze")
+            for (ValueId o : ops.subspan(1)) work.push_back(o);
+          if (m == "mean" || m == "sum" || m == "float" || m == "squeeze")
+            work.push_back(call_receiver(f_, d));
+          break;
+        }
+        default:
+          break;
+      }
+    }
+  }
+
+  /// Also by name: `out.loss.backward()` then `hist.append(out.loss)` reads
+  /// the attribute twice.
+  bool backwarded(ValueId v) const {
+    if (!v.valid()) return false;
+    if (backwarded_[v.v]) return true;
+    std::string key = access_key(ctx_, fid_, v);
+    return !key.empty() && backwarded_keys_.count(key);
+  }
+
+  /// `v` comes from a forward pass or a loss computed with autograd on:
+  /// the grad state says Graph and a producer is a model call or a loss.
+  bool from_forward(ir::FunctionId fid, ValueId v, int depth) const {
+    if (!v.valid() || depth > kMaxDepth) return false;
+    const ir::Function& f = ctx_.ir.fn(fid);
+    const ir::Inst& d = f.def(v);
+    auto ops = f.operands(d);
+    switch (d.op) {
+      case Op::BinOp:
+      case Op::UnaryOp:
+      case Op::GetItem:
+      case Op::GetAttr:
+        for (ValueId o : ops)
+          if (from_forward(fid, o, depth + 1)) return true;
+        return false;
+      case Op::Element: {
+        const ir::Inst& u = f.def(ops[0]);
+        return u.op == Op::Unpack && from_forward(fid, f.operands(u)[0], depth + 1);
+      }
+      case Op::Call: {
+        InstId ci = f.def_id(v);
+        if (ctx_.facts.grad_mode(fid, ci) != dataflow::GradMode::Enabled) return false;
+        TorchCall k = torch_call(ctx_, fid, ci);
+        if (k != TorchCall::None && (dataflow::info(k).effects & (dataflow::kForward | dataflow::kLoss))) {
+          // transformers' tokenizers and processors match the model rows
+          // but run no forward pass.
+          std::string name = call_target_name(ctx_, fid, ci);
+          for (std::string_view no : {"Tokenizer", "Processor", "FeatureExtractor", "pipeline"})
+            if (name.find(no) != std::string::npos) return false;
+          return true;
+        }
+        if (loss_kind(ctx_, fid, ci) != LossKind::None) return true;
+        ir::CallTarget t = ctx_.facts.res.call_target(fid, ci);
+        if (t.kind == ir::CallTarget::Kind::InstanceCall)
+          return t.cls.valid() && ctx_.facts.res.is_module_class(t.cls);
+        if (t.kind == ir::CallTarget::Kind::Method) {
+          std::string_view m = call_method(ctx_, f, d);
+          if (m == "mean" || m == "sum" || m == "float" || m == "squeeze" || m == "view" ||
+              m == "reshape")
+            return from_forward(fid, call_receiver(f, d), depth + 1);
+        }
+        return false;
+      }
+      default:
+        return false;
+    }
+  }
+
+  // ---- exemptions ----
+
+  /// What the container flows into, in this function: a backward (the
+  /// stored graphs are used: chunked losses, pipeline schedules) or a way
+  /// out (returned, yielded, stored on an object, handed to a function).
+  struct Uses {
+    bool backward = false;
+    bool escapes = false;
+  };
+
+  Uses uses_of(ValueId container) const {
+    Uses u;
+    std::vector<uint8_t> in(f_.values.size(), 0);
+    std::vector<ValueId> work{container};
+    size_t n = 0;
+    while (!work.empty() && n < kMaxSlice) {
+      ValueId v = work.back();
+      work.pop_back();
+      if (in[v.v]) continue;
+      in[v.v] = 1;
+      ++n;
+      for (InstId ui : users_[v.v]) {
+        const ir::Inst& ins = f_.inst(ui);
+        switch (ins.op) {
+          case Op::Return:
+          case Op::Yield:
+          case Op::YieldFrom:
+          case Op::StoreGlobal:
+          case Op::StoreFree:
+            u.escapes = true;
+            break;
+          case Op::SetAttr:
+          case Op::SetItem:
+            if (f_.operands(ins)[0] != v) u.escapes = true;
+            break;
+          case Op::Call: {
+            if (call_effects(ctx_, fid_, ui) & dataflow::kBackward) u.backward = true;
+            if (calls_file_function(ctx_, fid_, ui)) u.escapes = true;
+            ir::CallTarget t = ctx_.facts.res.call_target(fid_, ui);
+            if (t.kind == ir::CallTarget::Kind::Unknown) u.escapes = true;
+            break;
+          }
+          default:
+            break;
+        }
+        if (ins.result.valid()) work.push_back(ins.result);
+      }
+    }
+    if (!work.empty()) u.escapes = u.backward = true;  // cut: assume the worst
+    return u;
+  }
+
+  bool in_module_method() const {
+    ir::ClassId c = f_.owner;
+    return c.valid() && ctx_.facts.res.is_module_class(c);
+  }
+
+  // ---- the check ----
+
+  void check_store(const Store& s, DiagSink& out) const {
+    if (dataflow::under_no_grad(ctx_.facts, fid_, s.at)) return;
+    if (ctx_.facts.grad_mode(fid_, s.at) != dataflow::GradMode::Enabled) return;
+    GradState g = ctx_.facts.grad_state(fid_, s.value);
+    if (g == GradState::NoGraph || g == GradState::Bottom) return;
+    bool after_backward = backwarded(s.value) && backward_in_loop(s.loop);
+    if (!after_backward) {
+      // No backward ran on it: claim a graph only when the analysis proves
+      // one (Graph, produced by a forward pass or a loss) and the container
+      // stays here, where we can see every use.
+      if (g != GradState::Graph || s.attribute || in_module_method()) return;
+      if (!from_forward(fid_, s.value, 0)) return;
+    }
+    Uses u = uses_of(s.container);
+    if (u.backward) return;
+    if (!after_backward && u.escapes) return;
+    report(s, after_backward, out);
+  }
+
+  bool backward_in_loop(uint32_t l) const {
+    for (InstId i : loop_insts(ctx_, fid_, l))
+      if (f_.inst(i).op == Op::Call && (call_effects(ctx_, fid_, i) & dataflow::kBackward)) return true;
+    return false;
+  }
+
+  void report(const Store& s, bool after_backward, DiagSink& out) const {
+    const ir::Inst& in = f_.inst(s.at);
+    std::string v = name_of(s.value);
+    std::string message;
+    if (s.accumulator) {
+      message = "`" + one_line_text(in.span) + "` chains every iteration's autograd graph into `" +
+                name_of(s.container) + "`; ";
+    } else {
+      std::string what = one_line_text(in.span);
+      if (in.op == Op::SetItem) what += " = " + v;
+      message = "`" + what + "` stores `" + v + "` with its autograd graph; ";
+    }
+    std::string help;
+    if (after_backward) {
+      message += "the graph of every step stays alive after its backward and memory grows every step";
+      help = "store a number or a detached tensor: `" + v + ".item()` or `" + v + ".detach()`";
+    } else {
+      message += "the activations of every iteration stay alive and memory grows until CUDA runs out";
+      help = "store `" + v + ".detach()`, or compute it under `torch.no_grad()`";
+    }
+    Diagnostic d = make_diagnostic(kRule, in.span, std::move(message), std::move(help));
+    if (after_backward) d.severity = Severity::Warning;
+    out.report(std::move(d));
+  }
+
+  /// How a message names a value: its variable, else its source text.
+  std::string name_of(ValueId v) const {
+    ir::VarId var = f_.values[v.v].var;
+    if (var.valid() && f_.vars[var.v].name != ir::kNoSymbol && f_.vars[var.v].kind == ir::VarKind::Local)
+      return std::string(ctx_.ir.names.str(f_.vars[var.v].name));
+    return one_line_text(f_.def(v).span);
+  }
+
+  std::string one_line_text(Span sp) const {
+    std::string out;
+    for (char c : source_text(ctx_, sp)) {
+      if (c == '\n' || c == '\r') c = ' ';
+      if (c == ' ' && !out.empty() && out.back() == ' ') continue;
+      out += c;
+    }
+    if (out.size() > 60) {
+      size_t cut = 57;
+      while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+      out = out.substr(0, cut) + "...";
+    }
+    return out;
+  }
+
+  const CheckContext& ctx_;
+  ir::FunctionId fid_;
+  const ir::Function& f_;
+  const ir::LoopInfo& li_;
+  std::vector<std::vector<InstId>> users_;
+  std::vector<uint8_t> backwarded_;
+  std::set<std::string> backwarded_keys_;
+};
+
+}  // namespace
+
+void check(const CheckContext& ctx, DiagSink& out) {
+  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
+    if (loops_of(ctx, ir::FunctionId(fi)).loops.empty()) continue;
+    Rule(ctx, ir::FunctionId(fi)).run(out);
+  }
+}
 
 }  // namespace tpf::checks::loss_appended_with_graph

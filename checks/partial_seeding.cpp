@@ -1,31 +1,45 @@
-// TPF010 partial_seeding (planned: registered and documented, no check yet)
+// TPF010 partial_seeding
 //
-// What it finds: a script that uses randomness from several of torch, numpy and Python's
-//   random, but seeds only some of them (warning), or seeds none at all
-//   (note).
-// Why it costs: an unseeded generator makes runs irreproducible: data order,
-//   augmentations and initialization differ, so a change cannot be told apart
-//   from noise.
+// What it finds: a training script (a backward or optimizer step in a loop)
+//   that draws randomness from several of torch, numpy and Python's random
+//   but seeds only some of them (warning, at the first seeding call), or
+//   seeds none at all (note, at the first training step). Only in a file
+//   run as a program (a `__name__` test, `parse_args()` or module-level
+//   training): the seeding of a helper module or a test suite is its
+//   caller's business. Torch counts as used in every training script:
+//   weight init, dropout and shuffling draw from it.
+// Why it costs: an unseeded generator makes runs irreproducible: data
+//   order, augmentations and initialization differ, so a change cannot be
+//   told apart from noise.
 // Example:
 //     torch.manual_seed(0)
 //     idx = np.random.permutation(n)
 // Fix: seed every generator the script uses: `random.seed(s)`,
 //   `np.random.seed(s)`, `torch.manual_seed(s)` (or a helper such as
 //   `lightning.seed_everything`).
-// Not flagged: generators the script does not use, and seeding through a known helper.
-//
-// TODO(checks): implement check() over the dataflow facts and mark the rule
-// Stable in checks/registry.def; until then it never runs.
-#include "checks/check.h"
+// Not flagged: generators the script does not use (a script using only
+//   torch and `torch.manual_seed`), generators built with their own seed
+//   (`np.random.default_rng(s)`, `random.Random(s)`), seeding through a
+//   known helper (`seed_everything`, `set_seed`, ...), files that do not
+//   train, and modules not run as a program (library code, test suites).
+#include <algorithm>
+#include <bit>
+#include <vector>
+
+#include "checks/facts.h"
 
 namespace tpf::checks::partial_seeding {
 
-const std::string_view kExplain = R"(TPF010 partial_seeding: randomness seeded for only some of torch, numpy and random, or not at all (planned: not implemented yet)
+const std::string_view kExplain = R"(TPF010 partial_seeding: randomness seeded for only some of torch, numpy and random, or not at all
 
 What it finds
-  a script that uses randomness from several of torch, numpy and Python's
-  random, but seeds only some of them (warning), or seeds none at all
-  (note).
+  a training script (a backward or optimizer step in a loop) that uses
+  randomness from several of torch, numpy and Python's random, but seeds
+  only some of them (warning), or seeds none at all (note). Only files run
+  as a program count: they test `__name__`, parse arguments or train at
+  module level. Torch counts as
+  used in every training script: weight initialization, dropout and
+  shuffling draw from it.
 
 Why it costs
   an unseeded generator makes runs irreproducible: data order,
@@ -42,7 +56,180 @@ Fix
   `lightning.seed_everything`).
 
 Not flagged
-  generators the script does not use, and seeding through a known helper.
+  - generators the script does not use: a script using only torch and
+    `torch.manual_seed`
+  - generators built with their own seed: `np.random.default_rng(s)`,
+    `random.Random(s)`, `torch.Generator().manual_seed(s)`
+  - seeding through a known helper: `seed_everything`, `set_seed`, ...
+  - files that do not train, and modules that are not run as a program
+    (helpers, test suites): their caller seeds
 )";
+
+
+namespace {
+
+constexpr const RuleInfo& kRule = rule_info(RuleId::TPF010);
+
+enum Gen : uint8_t { kTorch = 1, kNumpy = 2, kRandom = 4, kAll = 7 };
+
+/// Helpers of other packages (and of the project's own modules) that seed
+/// every generator: lightning's `seed_everything`, transformers' and
+/// accelerate's `set_seed`, mmcv's `set_random_seed`, ...
+bool is_seed_helper(std::string_view name) {
+  size_t dot = name.rfind('.');
+  std::string_view last = dot == std::string_view::npos ? name : name.substr(dot + 1);
+  static constexpr std::string_view kHelpers[] = {
+      "seed_everything", "set_seed", "set_random_seed", "seed_all", "random_seed",
+      "setup_seed", "init_seeds", "fix_seed", "set_seeds", "fix_random_seed", "seed_torch",
+      "set_all_seeds", "set_global_seed"};
+  return std::find(std::begin(kHelpers), std::end(kHelpers), last) != std::end(kHelpers);
+}
+
+/// "`torch`", "`torch` and `numpy`", "`torch`, `numpy` and `random`".
+std::string gen_names(uint8_t g) {
+  std::vector<std::string_view> names;
+  if (g & kTorch) names.push_back("`torch`");
+  if (g & kNumpy) names.push_back("`numpy`");
+  if (g & kRandom) names.push_back("`random`");
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i) out += i + 1 == names.size() ? " and " : ", ";
+    out += names[i];
+  }
+  return out;
+}
+
+/// The file is run as a program, so its generators start from whatever
+/// the OS gives: it tests `__name__` at module level, parses the command
+/// line, or trains in module code. A module of helpers that a script
+/// imports is not asked to seed (its caller may).
+bool is_entry_script(const CheckContext& ctx) {
+  ir::Symbol dunder = ctx.ir.names.find("__name__");
+  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
+    ir::FunctionId fid(fi);
+    const ir::Function& f = ctx.ir.fn(fid);
+    for (uint32_t i = 0; i < f.insts.size(); ++i) {
+      const ir::Inst& in = f.insts[i];
+      if (fi == 0 && dunder != ir::kNoSymbol && in.op == ir::Op::LoadGlobal && in.aux == dunder)
+        return true;
+      if (in.op != ir::Op::Call) continue;
+      if (call_method(ctx, f, in) == "parse_args") return true;
+      dataflow::TorchCall k = torch_call(ctx, fid, ir::InstId(i));
+      if (fi == 0 && k != dataflow::TorchCall::None &&
+          (dataflow::info(k).effects & dataflow::kBackward) &&
+          dataflow::in_loop(ctx.facts, ctx.ir, fid, ir::InstId(i)))
+        return true;
+    }
+  }
+  return false;
+}
+
+/// The callee as written, for calls the resolver left open (`torch` bound
+/// again by `import torch.nn.parallel`): "torch.manual_seed",
+/// "numpy.random.seed" for `np.random.seed`.
+std::string written_name(const CheckContext& ctx, const ir::Function& f, const ir::Inst& call) {
+  std::string t = call_text(ctx, f, call);
+  if (t.ends_with("()")) t.resize(t.size() - 2);
+  if (t.starts_with("np.")) t = "numpy." + t.substr(3);
+  return t;
+}
+
+struct Site {
+  ir::FunctionId fn;
+  ir::InstId inst;
+  bool valid() const { return inst.valid(); }
+};
+
+}  // namespace
+
+void check(const CheckContext& ctx, DiagSink& out) {
+  if (!trains_in_loop(ctx)) return;
+  uint8_t used = kTorch, seeded = 0;
+  Site first_seed, first_use[8], first_step;
+  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
+    ir::FunctionId fid(fi);
+    const ir::Function& f = ctx.ir.fn(fid);
+    for (uint32_t i = 0; i < f.insts.size(); ++i) {
+      const ir::Inst& in = f.insts[i];
+      if (in.op != ir::Op::Call) continue;
+      ir::InstId id(i);
+      using dataflow::TorchCall;
+      TorchCall k = torch_call(ctx, fid, id);
+      std::string name = call_target_name(ctx, fid, id);
+      if (name.empty() && k == TorchCall::None) name = written_name(ctx, f, in);
+      bool with_arg = positional_count(f, in) > 0 || f.call_info(in).nkw > 0;
+      uint8_t seeds = 0, uses = 0;
+      if (k == TorchCall::ManualSeed || k == TorchCall::CudaManualSeed ||
+          k == TorchCall::CudaManualSeedAll || name == "torch.manual_seed" ||
+          name == "torch.cuda.manual_seed" || name == "torch.cuda.manual_seed_all" ||
+          name == "torch.random.manual_seed")
+        seeds = kTorch;
+      else if (k == TorchCall::NumpySeed || name == "numpy.random.seed")
+        seeds = kNumpy;
+      else if (k == TorchCall::RandomSeed || name == "random.seed")
+        seeds = kRandom;
+      else if (call_method(ctx, f, in) == "manual_seed")
+        seeds = 0;  // a torch.Generator seeded on its own
+      else if (is_seed_helper(name))
+        seeds = kAll;
+      else if (name == "numpy.random.default_rng" || name == "numpy.random.RandomState" ||
+               name == "numpy.random.Generator")
+        uses = with_arg ? 0 : kNumpy;
+      else if (name == "random.Random" || name == "random.SystemRandom")
+        uses = with_arg || name == "random.SystemRandom" ? 0 : kRandom;
+      else if (name.starts_with("numpy.random.") && name != "numpy.random.get_state" &&
+               name != "numpy.random.set_state")
+        uses = kNumpy;
+      else if (name.starts_with("random.") && name != "random.getstate" &&
+               name != "random.setstate")
+        uses = kRandom;
+      if (seeds) {
+        seeded |= seeds;
+        if (!first_seed.valid()) first_seed = {fid, id};
+      }
+      for (uint8_t b : {kNumpy, kRandom})
+        if ((uses & b) && !first_use[b].valid()) first_use[b] = {fid, id};
+      used |= uses;
+      if (!first_step.valid() && k != TorchCall::None &&
+          (dataflow::info(k).effects & (dataflow::kBackward | dataflow::kOptimizerStep)) &&
+          dataflow::in_loop(ctx.facts, ctx.ir, fid, id))
+        first_step = {fid, id};
+    }
+  }
+  uint8_t unseeded = used & ~seeded;
+  if (!unseeded || !is_entry_script(ctx)) return;
+  if (!seeded) {
+    const ir::Function& f = ctx.ir.fn(first_step.fn);
+    Diagnostic d = make_diagnostic(
+        kRule, f.inst(first_step.inst).span,
+        "no random generator is seeded (" + gen_names(used) +
+            " used); two runs of this script train differently",
+        "seed every generator once at start-up: " +
+            std::string(used & kRandom ? "`random.seed(s)`, " : "") +
+            std::string(used & kNumpy ? "`np.random.seed(s)`, " : "") + "`torch.manual_seed(s)`");
+    d.severity = Severity::Note;
+    out.report(std::move(d));
+    return;
+  }
+  const ir::Function& f = ctx.ir.fn(first_seed.fn);
+  const ir::Inst& seed = f.inst(first_seed.inst);
+  Diagnostic d = make_diagnostic(
+      kRule, seed.span,
+      "the script seeds " + gen_names(seeded) + " (`" + call_text(ctx, f, seed) +
+          "` here), but " + gen_names(unseeded) +
+          (std::popcount(unseeded) > 1 ? " are" : " is") + " used unseeded; runs are not reproducible",
+      "also seed " + std::string(unseeded & kTorch ? "`torch.manual_seed(s)` " : "") +
+          std::string(unseeded & kNumpy ? "`np.random.seed(s)` " : "") +
+          std::string(unseeded & kRandom ? "`random.seed(s)` " : "") +
+          "next to it, or use one helper such as `lightning.seed_everything(s)`");
+  for (uint8_t b : {kNumpy, kRandom}) {
+    if (!(unseeded & b) || !first_use[b].valid()) continue;
+    const ir::Function& g = ctx.ir.fn(first_use[b].fn);
+    d.notes.push_back({g.inst(first_use[b].inst).span,
+                       (b == kNumpy ? std::string("`numpy`") : std::string("`random`")) +
+                           " randomness, unseeded"});
+  }
+  out.report(std::move(d));
+}
 
 }  // namespace tpf::checks::partial_seeding

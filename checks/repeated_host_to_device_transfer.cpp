@@ -1,30 +1,33 @@
-// TPF011 repeated_host_to_device_transfer (planned: registered and documented, no check yet)
+// TPF011 repeated_host_to_device_transfer
 //
-// What it finds: a host-to-device transfer of a loop-invariant value repeated every
-//   iteration: `model.to(device)` in the batch loop, a constant tensor
-//   `.cuda()`'d every step.
-// Why it costs: each repeat copies the same bytes over PCIe again (and re-checks every
-//   parameter for `model.to`), stealing time from every step.
+// What it finds: `.cuda()` or `.to(<device>)` of a value defined before
+//   the loop (not reassigned in it), in the innermost loop that runs a
+//   training step (backward or optimizer step): `model.to(device)` in the
+//   batch loop, a constant tensor `.cuda()`'d every step.
+// Why it costs: each repeat copies the same bytes over PCIe again (and
+//   re-checks every parameter for `model.to`), stealing time from every
+//   step.
 // Example:
 //     for x, y in loader:
 //         model.to(device)
 //         weights = class_weights.cuda()
 // Fix: move loop-invariant values once, before the loop.
-// Not flagged: batch tensors (they change every iteration), device-to-host copies,
-//   and deliberate move-and-restore (offloading).
-//
-// TODO(checks): implement check() over the dataflow facts and mark the rule
-// Stable in checks/registry.def; until then it never runs.
-#include "checks/check.h"
+// Not flagged: batch tensors (they change every iteration), device-to-host
+//   copies (`.cpu()`, `.to("cpu")`), dtype casts (`.to(torch.float16)`),
+//   deliberate move-and-restore (the same object moved back to the host in
+//   the loop: offloading), moves in a loop that does not train (the epoch
+//   loop), and moves inside helpers called from the loop.
+#include "checks/facts.h"
 
 namespace tpf::checks::repeated_host_to_device_transfer {
 
-const std::string_view kExplain = R"(TPF011 repeated_host_to_device_transfer: loop-invariant host-to-device transfer repeated every iteration (planned: not implemented yet)
+const std::string_view kExplain = R"(TPF011 repeated_host_to_device_transfer: loop-invariant host-to-device transfer repeated every iteration
 
 What it finds
-  a host-to-device transfer of a loop-invariant value repeated every
-  iteration: `model.to(device)` in the batch loop, a constant tensor
-  `.cuda()`'d every step.
+  a host-to-device transfer (`.cuda()`, `.to(device)`) of a value defined
+  before the loop and not reassigned in it, repeated every iteration of the
+  loop that runs the training step: `model.to(device)` in the batch loop, a
+  constant tensor `.cuda()`'d every step.
 
 Why it costs
   each repeat copies the same bytes over PCIe again (and re-checks every
@@ -39,8 +42,122 @@ Fix
   move loop-invariant values once, before the loop.
 
 Not flagged
-  batch tensors (they change every iteration), device-to-host copies,
-  and deliberate move-and-restore (offloading).
+  - batch tensors (they change every iteration)
+  - device-to-host copies (`.cpu()`, `.to("cpu")`) and dtype casts
+    (`.to(torch.float16)`)
+  - deliberate move-and-restore: the same object moved back to the host in
+    the loop (offloading)
+  - moves in a loop that does not itself train (once per epoch)
+  - moves inside helpers called from the loop
 )";
+
+
+namespace {
+
+constexpr const RuleInfo& kRule = rule_info(RuleId::TPF011);
+
+using dataflow::TorchCall;
+
+class Rule {
+ public:
+  Rule(const CheckContext& ctx, ir::FunctionId fid) : ctx_(ctx), fid_(fid), f_(ctx.ir.fn(fid)) {}
+
+  void run(DiagSink& out) {
+    const ir::LoopInfo& li = loops_of(ctx_, fid_);
+    if (li.loops.empty()) return;
+    for (uint32_t i = 0; i < f_.insts.size(); ++i) {
+      ir::InstId id(i);
+      const ir::Inst& in = f_.insts[i];
+      if (in.op != ir::Op::Call || !to_device(id)) continue;
+      uint32_t l = li.loop_of(f_.block_of(id));
+      if (l == UINT32_MAX || !trains_in(l)) continue;
+      ir::ValueId recv = call_receiver(f_, in);
+      if (!recv.valid() || !invariant(recv, l, 0)) continue;
+      std::string key = access_key(ctx_, fid_, recv);
+      if (key.empty() || moved_back(key, l)) continue;
+      std::string text = call_text(ctx_, f_, in);
+      Diagnostic d = make_diagnostic(
+          kRule, in.span,
+          "`" + key + "` does not change in the loop, yet `" + text +
+              "` copies it to the device again every iteration",
+          "move `" + key + "` to the device once, before the loop");
+      out.report(std::move(d));
+    }
+  }
+
+ private:
+  /// `.cuda()`, or `.to(...)` with a device: a "cuda..." string, a value
+  /// whose text names a device (`device`, `args.device`, `x.device`), or
+  /// `torch.device(...)`. Not `.to(torch.float16)` nor `.to("cpu")`.
+  bool to_device(ir::InstId id) const {
+    TorchCall k = torch_call(ctx_, fid_, id);
+    const ir::Inst& in = f_.inst(id);
+    if (k == TorchCall::Cuda) return true;
+    if (k != TorchCall::To) return false;
+    ir::ValueId dev = call_arg(ctx_, f_, in, 0, "device");
+    if (!dev.valid()) return false;
+    const ir::ConstValue& c = ctx_.facts.res.constant(fid_, dev);
+    if (c.kind == ir::ConstValue::Kind::Str) return c.s.starts_with("cuda");
+    if (c.known()) return false;
+    std::string_view t = source_text(ctx_, f_.def(dev).span);
+    return t.find("device") != std::string_view::npos || t.find("cuda") != std::string_view::npos;
+  }
+
+  /// The loop itself (not a loop nested in it) runs a backward or an
+  /// optimizer step.
+  bool trains_in(uint32_t l) const {
+    const ir::LoopInfo& li = loops_of(ctx_, fid_);
+    for (ir::InstId k : loop_insts(ctx_, fid_, l)) {
+      if (li.loop_of(f_.block_of(k)) != l) continue;
+      if (call_effects(ctx_, fid_, k) & (dataflow::kBackward | dataflow::kOptimizerStep))
+        return true;
+    }
+    return false;
+  }
+
+  /// The value is the same every iteration of loop `l`: defined outside
+  /// it, or an attribute of such a value (`self.weights`).
+  bool invariant(ir::ValueId v, uint32_t l, int depth) const {
+    if (depth > 8) return false;
+    const ir::LoopInfo& li = loops_of(ctx_, fid_);
+    const ir::Inst& d = f_.def(v);
+    if (d.op == ir::Op::Param) return true;
+    ir::InstId di = f_.def_id(v);
+    if (!di.valid()) return false;
+    if (!li.contains(l, f_.block_of(di))) return true;
+    if (d.op == ir::Op::GetAttr) return invariant(f_.operands(d)[0], l, depth + 1);
+    // A global read in a function; module code rebinds its globals in
+    // the loop body itself (`x = x.cuda()`), so there it is not known.
+    if (d.op == ir::Op::LoadGlobal) return fid_.v != 0;
+    return false;
+  }
+
+  /// The same object is moved to the host in the loop: offloading.
+  bool moved_back(std::string_view key, uint32_t l) const {
+    for (ir::InstId k : loop_insts(ctx_, fid_, l)) {
+      const ir::Inst& in = f_.inst(k);
+      if (in.op != ir::Op::Call) continue;
+      TorchCall c = torch_call(ctx_, fid_, k);
+      bool host = c == TorchCall::Cpu;
+      if (c == TorchCall::To) {
+        ir::ValueId dev = call_arg(ctx_, f_, in, 0, "device");
+        const ir::ConstValue& cv = ctx_.facts.res.constant(fid_, dev);
+        host = dev.valid() && cv.kind == ir::ConstValue::Kind::Str && cv.s.starts_with("cpu");
+      }
+      if (host && same_object(access_key(ctx_, fid_, call_receiver(f_, in)), key)) return true;
+    }
+    return false;
+  }
+
+  const CheckContext& ctx_;
+  ir::FunctionId fid_;
+  const ir::Function& f_;
+};
+
+}  // namespace
+
+void check(const CheckContext& ctx, DiagSink& out) {
+  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) Rule(ctx, ir::FunctionId(fi)).run(out);
+}
 
 }  // namespace tpf::checks::repeated_host_to_device_transfer

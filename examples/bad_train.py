@@ -45,11 +45,11 @@ class Net(nn.Module):
 def evaluate(model, loader, device):
     model.eval()
     correct = 0
-    for x, y, _ in loader:  # bug: TPF002 (no torch.no_grad)
-        probs, _ = model(x.to(device))
+    for x, y, _ in loader:
+        probs, _ = model(x.to(device))  # expect: TPF002 (no torch.no_grad)
         preds = probs.argmax(dim=1).cpu()
         for i in range(len(preds)):
-            correct += int(preds[i].item() == y[i].item())  # bug: TPF009 (a sync per element)
+            correct += int(preds[i].item() == y[i].item())  # bug: TPF009 (a sync per element; evaluation, which TPF009 leaves alone)
     return correct / len(loader.dataset)
 
 
@@ -61,7 +61,7 @@ def main():
     parser.add_argument("--distributed", action="store_true")
     args = parser.parse_args()
 
-    torch.manual_seed(0)  # bug: TPF010 (random and numpy are used but not seeded)
+    torch.manual_seed(0)  # expect: TPF010 (random and numpy are used but not seeded)
     device = torch.device("cuda")
     images = torch.randn(1024, 3, 32, 32)
     labels = torch.randint(0, 10, (1024,))
@@ -73,8 +73,8 @@ def main():
     if args.distributed:
         dist.init_process_group("nccl")
         model = DDP(model)
-    train_loader = DataLoader(train_set, batch_size=64, shuffle=True)  # bug: TPF005, TPF012
-    val_loader = DataLoader(val_set, batch_size=256)
+    train_loader = DataLoader(train_set, batch_size=64, shuffle=True)  # expect: TPF005, TPF012
+    val_loader = DataLoader(val_set, batch_size=256, num_workers=2, pin_memory=True)
 
     blur_criterion = nn.BCEWithLogitsLoss()
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
@@ -84,17 +84,18 @@ def main():
     model.train()
     for epoch in range(args.epochs):
         for step, (x, y, b) in enumerate(train_loader):
-            model.to(device)  # bug: TPF011 (the same move every step)
-            w = class_weights.cuda()  # bug: TPF011
+            model.to(device)  # expect: TPF011 (the same move every step)
+            w = class_weights.cuda()  # expect: TPF011
             x, y, b = x.to(device), y.to(device), b.to(device)
             if random.random() < 0.5:
                 x = torch.flip(x, dims=[3])
             probs, blur = model(x)
             loss = F.cross_entropy(probs, y, weight=w) + blur_criterion(blur.squeeze(1), b)
-            loss.backward()  # expect: TPF003  # bug: TPF004 (not divided by args.accum)
+            loss.backward()  # expect: TPF003, TPF004 (not divided by args.accum)
             if (step + 1) % args.accum == 0:
                 optimizer.step()
-            losses.append(loss)  # bug: TPF001 (keeps every step's graph)
+            torch.cuda.synchronize()  # expect: TPF009 (a sync every step)
+            losses.append(loss)  # expect: TPF001 (keeps every step's graph)
         acc = evaluate(model, val_loader, device)  # expect: TPF008
         print(f"epoch {epoch}: loss {sum(losses) / len(losses):.3f} acc {acc:.3f}")
     torch.save(model.state_dict(), "net.pt")

@@ -47,7 +47,22 @@ ValueId Module::global_binding(Symbol name) const {
   if (std::binary_search(stored_globally.begin(), stored_globally.end(), name)) return kNoValue;
   const Function& top = functions[0];
   VarId v = top.find_var(name);
-  return v.valid() ? top.binding(v) : kNoValue;
+  if (!v.valid()) return kNoValue;
+  ValueId b = top.binding(v);
+  if (b.valid()) return b;
+  // `import torch` and `import torch.nn.parallel` both bind `torch` to the
+  // same module: a name whose every store is an import of one path (phis
+  // of them included) still denotes that module.
+  ValueId first;
+  for (uint32_t i = 0; i < top.values.size(); ++i) {
+    if (top.values[i].var != v) continue;
+    const Inst& d = top.insts[top.values[i].def.v];
+    if (d.op == Op::Phi) continue;
+    if (d.op != Op::Import) return kNoValue;
+    if (first.valid() && top.def(first).aux != d.aux) return kNoValue;
+    if (!first.valid()) first = ValueId(i);
+  }
+  return first;
 }
 
 ClassId Module::find_class(std::string_view name) const {

@@ -16,17 +16,11 @@ Value zoo_value(Interp& in, std::string_view file, std::string_view name);
 
 namespace {
 
-// Budgets. A training script's construction and one step execute well
+// Budgets (kStepBudget is in interp.h). A training script's construction and one step execute well
 // under a million IR instructions (GPT-2 XL's 48 blocks: ~60k); the cap only
 // stops runaway loops (`while True` without a step). Call depth 64 is far
 // deeper than model nesting (ResNet-152: 6) and stops runaway recursion.
-constexpr uint64_t kStepBudget = 4'000'000;
 constexpr uint32_t kMaxDepth = 64;
-
-/// Ends a generator at its first `yield` (one item is all a step needs).
-struct YieldStop {
-  Value item;
-};
 
 struct StackGuard {
   Interp& in;
@@ -169,6 +163,9 @@ Value Interp::run(uint16_t u, ir::FunctionId fid, std::vector<Value> args,
 
   ir::BlockId b = f.entry(), prev;
   while (true) {
+    // Every block visit costs a step, so `while True: pass` (a block of
+    // only its terminator) ends too.
+    if (++steps > kStepBudget) throw StopRun{StopRun::Why::Budget};
     fr->cur_block = b.v;
     std::span<const ir::Inst> insts = f.insts_of(b);
     size_t i = 0;
@@ -343,18 +340,7 @@ Value Interp::exec(Frame& fr, const std::shared_ptr<Frame>& self, const ir::Inst
         if (callee_hint.empty() && var.valid() && f.vars[var.v].name != ir::kNoSymbol)
           callee_hint = std::string(m.names.str(f.vars[var.v].name));
       }
-      // A generator function yields one item for the step (see YieldStop).
-      if (is_obj(callee, OKind::Function)) {
-        const Obj& fo = o(callee);
-        if (unit(fo.module).ir->fn(ir::FunctionId(fo.index)).is_generator) {
-          try {
-            call(callee, a);
-            return make_list({}, OKind::Iter);
-          } catch (const YieldStop& y) {
-            return make_list({y.item}, OKind::Iter);
-          }
-        }
-      }
+      // A generator function yields one item for the step: see call_function.
       return call(callee, a);
     }
     case Op::BuildTuple:

@@ -217,6 +217,13 @@ struct StopRun {
   enum class Why : uint8_t { StepDone, Budget } why;
 };
 
+/// Ends a generator at its first `yield` (one item is all a step needs).
+/// Caught where a generator function is called (Interp::call_function);
+/// a `yield` outside any function (which ast.parse accepts) ends the run.
+struct YieldStop {
+  Value item;
+};
+
 /// A built-in callable: a torch function, an nn layer constructor, a
 /// Python builtin. For methods, pos[0] is the receiver.
 using Handler = Value (*)(Interp&, Args&);
@@ -306,6 +313,16 @@ struct Interp {
   // ---- execution ----
   std::vector<Frame*> stack;
   uint64_t steps = 0;
+  /// A training script's construction and one step take well under a
+  /// million units; the cap stops runaway loops and runaway container work.
+  static constexpr uint64_t kStepBudget = 1'000'000;
+  /// Charges `n` units of work (container elements copied, scanned or
+  /// created) to the same budget as IR instructions, so no single
+  /// instruction does unbounded work and the whole run stays bounded.
+  void charge(uint64_t n) {
+    steps += n;
+    if (steps > kStepBudget) throw StopRun{StopRun::Why::Budget};
+  }
   bool backward_seen = false;
   uint32_t depth = 0;
   Value run(uint16_t u, ir::FunctionId f, std::vector<Value> args, std::shared_ptr<Frame> parent,

@@ -129,7 +129,20 @@ Value Interp::call_function(ObjId fid, Args& args, std::optional<Value> self) {
   bool saved_grad = grad_enabled;
   if (fo.flags & kNoGradFn) grad_enabled = false;
   std::shared_ptr<Frame> closure = o(fid).closure;
-  Value r = run(u, ir::FunctionId(o(fid).index), std::move(bound), closure, self_class);
+  Value r;
+  if (f.is_generator) {
+    // Calling a generator function gives an iterator over its first item
+    // (one item is all a training step needs), whoever calls it: a `for`,
+    // `next()`, a builtin, a method.
+    try {
+      run(u, ir::FunctionId(o(fid).index), std::move(bound), closure, self_class);
+      r = make_list({}, OKind::Iter);
+    } catch (const YieldStop& y) {
+      r = make_list({y.item}, OKind::Iter);
+    }
+  } else {
+    r = run(u, ir::FunctionId(o(fid).index), std::move(bound), closure, self_class);
+  }
   grad_enabled = saved_grad;
   return r;
 }

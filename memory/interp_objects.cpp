@@ -360,6 +360,7 @@ Value Interp::getitem(Value c, Value key) {
           if (hi < -1 || (hi < 0 && sl[1].kind != VKind::None)) hi += n;
           lo = std::clamp<int64_t>(lo, -1, n - 1);
         }
+        charge(static_cast<uint64_t>(n));
         std::vector<Value> out;
         std::vector<Value> src = o(c).items;
         for (int64_t k = lo; st > 0 ? k < hi : k > hi; k += st)
@@ -369,6 +370,7 @@ Value Interp::getitem(Value c, Value key) {
       return Value::unknown();
     }
     case OKind::Dict: {
+      charge(ob.items.size() / 2);
       for (size_t k = 0; k + 1 < ob.items.size(); k += 2)
         if (same(ob.items[k], key)) return ob.items[k + 1];
       return Value::unknown();
@@ -393,6 +395,7 @@ void Interp::setitem(Value c, Value key, Value v) {
   if (c.kind != VKind::Obj) return;
   Obj& ob = o(c);
   if (ob.kind == OKind::Dict) {
+    charge(ob.items.size() / 2);
     for (size_t k = 0; k + 1 < ob.items.size(); k += 2) {
       if (same(ob.items[k], key)) {
         ob.items[k + 1] = v;
@@ -425,6 +428,7 @@ std::optional<std::vector<Value>> Interp::iterate(Value v) {
   // the first step leaves early anyway.
   constexpr int64_t kMaxRange = 100000;
   if (v.kind == VKind::Str) {
+    charge(str(v.a).size());
     std::vector<Value> out;
     for (char ch : std::string(str(v.a))) out.push_back(str_value(std::string(1, ch)));
     return out;
@@ -434,8 +438,9 @@ std::optional<std::vector<Value>> Interp::iterate(Value v) {
   switch (ob.kind) {
     case OKind::List:
     case OKind::Tuple:
-    case OKind::Set: return ob.items;
+    case OKind::Set: charge(ob.items.size()); return ob.items;
     case OKind::Dict: {
+      charge(ob.items.size());
       std::vector<Value> keys;
       for (size_t k = 0; k < ob.items.size(); k += 2) keys.push_back(ob.items[k]);
       return keys;
@@ -453,6 +458,7 @@ std::optional<std::vector<Value>> Interp::iterate(Value v) {
       int64_t count = 0;
       for (int64_t k = *lo; *st > 0 ? k < *hi : k > *hi; k += *st) {
         if (++count > kMaxRange) break;
+        charge(1);
         // Keep symbolic bounds symbolic: start + i*step.
         out.push_back(Value::integer(
             dims.add(start.dim(), dims.mul(step.dim(), dims.constant(count - 1)))));

@@ -374,6 +374,9 @@ Value layer_forward(Interp& in, Value m, Args& call) {
   };
   auto kw = [&](std::string_view k, Value v) { return std::pair<StrId, Value>(in.intern(k), v); };
   auto method = [&](const char* name, std::vector<Value> pos) {
+    // Tensor methods take a tensor receiver; an input the interpreter
+    // could not follow (unknown) gives an unknown output.
+    if (pos.empty() || !in.tensor(pos[0])) return Value::unknown();
     auto it = in.tensor_methods.find(name);
     Args a{std::move(pos), {}, call.span};
     return it == in.tensor_methods.end() ? Value::unknown() : it->second(in, a);

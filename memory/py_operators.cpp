@@ -69,12 +69,15 @@ Value Interp::binop(ast::Op op, Value a, Value b, bool inplace) {
       default: return Value::unknown();
     }
   }
-  if (a.kind == VKind::Str && b.kind == VKind::Str && op == Op::Add)
+  if (a.kind == VKind::Str && b.kind == VKind::Str && op == Op::Add) {
+    charge(str(a.a).size() + str(b.a).size());
     return str_value(std::string(str(a.a)) + std::string(str(b.a)));
+  }
   if (a.kind == VKind::Str && op == Op::Mod) return Value::unknown();
   auto* sa = seq(a);
   auto* sb = seq(b);
   if (sa && sb && op == Op::Add) {
+    charge(sa->size() + sb->size());
     std::vector<Value> items = *sa;
     items.insert(items.end(), sb->begin(), sb->end());
     if (inplace && o(a).kind == OKind::List) {
@@ -88,6 +91,7 @@ Value Interp::binop(ast::Op op, Value a, Value b, bool inplace) {
     std::vector<Value> base = sa ? *sa : *sb;
     int64_t n = std::max<int64_t>(0, *as_int(sa ? b : a));
     if (n > 100000) return Value::unknown();
+    charge(static_cast<uint64_t>(n) * std::max<size_t>(base.size(), 1));
     std::vector<Value> items;
     for (int64_t k = 0; k < n; ++k) items.insert(items.end(), base.begin(), base.end());
     return make_list(std::move(items), o(sa ? a : b).kind);
@@ -174,6 +178,7 @@ Value Interp::compare(ast::Op op, Value a, Value b) {
       auto sa = seq(a), sb = seq(b);
       if (sa && sb) {
         bool eq = sa->size() == sb->size();
+        if (eq) charge(sa->size());
         for (size_t k = 0; eq && k < sa->size(); ++k) eq = same((*sa)[k], (*sb)[k]);
         return Value::boolean(op == Op::Eq ? eq : !eq);
       }

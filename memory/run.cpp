@@ -107,6 +107,9 @@ void interp_run(Interp& in, const ir::Module& script) {
     if (s.why == StopRun::Why::Budget)
       in.note_unknown("the script runs longer than the interpreter's budget before a training step", {},
                       !in.backward_seen);
+  } catch (const YieldStop&) {
+    // `yield` at module level: ast.parse accepts it, CPython's compiler
+    // does not; the script never runs, so the run ends here.
   }
   in.stack.clear();
   in.module_path.clear();
@@ -115,6 +118,7 @@ void interp_run(Interp& in, const ir::Module& script) {
     try {
       synthesized_step(in);
     } catch (const StopRun&) {
+    } catch (const YieldStop&) {
     }
   }
 }

@@ -1,12 +1,19 @@
 // expand_inputs: command-line paths -> files. Directories are walked with
 // std::filesystem; a directory already visited (by canonical path) is not
 // entered again, so a symlink loop ends instead of recursing forever.
+// .gitignore files are honoured as git reads them: those of the walked
+// folders, and those above the walk up to the repository root (the folder
+// holding `.git`); the last matching line wins, `!` re-includes.
 #include "tools/inputs.h"
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <set>
+#include <string_view>
 #include <system_error>
+
+#include "tools/glob.h"
 
 namespace fs = std::filesystem;
 
@@ -22,10 +29,96 @@ bool skipped_dir(const std::string& name) {
   return std::find(std::begin(kSkip), std::end(kSkip), name) != std::end(kSkip);
 }
 
-void walk(const fs::path& dir, std::set<fs::path>& seen, Inputs& out) {
+/// One line of a .gitignore file.
+struct IgnoreRule {
+  fs::path base;  // the folder of the .gitignore (absolute, normal)
+  std::string pattern;
+  bool negate = false;    // `!pattern`
+  bool dir_only = false;  // `pattern/`
+  bool anchored = false;  // has a `/` before its end: relative to `base`
+};
+
+void read_gitignore(const fs::path& dir, std::vector<IgnoreRule>& rules) {
+  std::ifstream in(dir / ".gitignore");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    // Trailing blanks are dropped unless escaped (gitignore(5)).
+    while (!line.empty() && line.back() == ' ' && !(line.size() > 1 && line[line.size() - 2] == '\\'))
+      line.pop_back();
+    if (line.empty() || line[0] == '#') continue;
+    IgnoreRule r;
+    r.base = dir;
+    std::string_view p = line;
+    if (p[0] == '!') {
+      r.negate = true;
+      p.remove_prefix(1);
+    } else if (p.starts_with("\\!") || p.starts_with("\\#")) {
+      p.remove_prefix(1);
+    }
+    if (p.ends_with('/')) {
+      r.dir_only = true;
+      p.remove_suffix(1);
+    }
+    r.anchored = p.find('/') != std::string_view::npos;
+    if (p.starts_with('/')) p.remove_prefix(1);
+    if (p.empty()) continue;
+    r.pattern = std::string(p);
+    rules.push_back(std::move(r));
+  }
+}
+
+/// Whether `path` (absolute, normal) is ignored by `rules`.
+bool ignored(const std::vector<IgnoreRule>& rules, const fs::path& path, bool is_dir) {
+  bool out = false;
+  std::string name = path.filename().string();
+  for (const IgnoreRule& r : rules) {
+    if (r.dir_only && !is_dir) continue;
+    bool hit;
+    if (r.anchored) {
+      fs::path rel = path.lexically_relative(r.base);
+      if (rel.empty() || *rel.begin() == "..") continue;
+      hit = glob_match(r.pattern, rel.generic_string());
+    } else {
+      hit = glob_match(r.pattern, name);
+    }
+    if (hit) out = !r.negate;
+  }
+  return out;
+}
+
+/// The .gitignore rules above `dir` that git would apply inside it: from the
+/// repository root down to dir's parent. None outside a repository.
+std::vector<IgnoreRule> rules_above(const fs::path& dir) {
+  std::error_code ec;
+  if (fs::exists(dir / ".git", ec)) return {};  // the root itself: walk() reads it
+  std::vector<fs::path> chain;
+  for (fs::path d = dir;;) {
+    if (!d.has_parent_path() || d.parent_path() == d) return {};  // not in a repository
+    d = d.parent_path();
+    chain.push_back(d);
+    if (fs::exists(d / ".git", ec)) break;
+  }
+  std::vector<IgnoreRule> rules;
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) read_gitignore(*it, rules);
+  return rules;
+}
+
+/// A virtual environment whatever its name: venv and virtualenv write
+/// pyvenv.cfg at its top.
+bool is_venv(const fs::path& dir) {
+  std::error_code ec;
+  return fs::exists(dir / "pyvenv.cfg", ec);
+}
+
+void walk(const fs::path& dir, std::set<fs::path>& seen, std::vector<IgnoreRule> rules,
+          Inputs& out) {
   std::error_code ec;
   fs::path canon = fs::canonical(dir, ec);
   if (ec || !seen.insert(canon).second) return;
+  fs::path abs = fs::absolute(dir, ec).lexically_normal();
+  if (abs.filename().empty()) abs = abs.parent_path();
+  read_gitignore(abs, rules);
   std::vector<fs::path> files, dirs;
   fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
   if (ec) {
@@ -36,15 +129,17 @@ void walk(const fs::path& dir, std::set<fs::path>& seen, Inputs& out) {
     std::error_code e2;
     std::string name = e.path().filename().string();
     if (e.is_directory(e2)) {
-      if (!skipped_dir(name)) dirs.push_back(e.path());
-    } else if (e.path().extension() == ".py" && e.is_regular_file(e2)) {
+      if (!skipped_dir(name) && !is_venv(e.path()) && !ignored(rules, abs / name, true))
+        dirs.push_back(e.path());
+    } else if (e.path().extension() == ".py" && e.is_regular_file(e2) &&
+               !ignored(rules, abs / name, false)) {
       files.push_back(e.path());
     }
   }
   std::sort(files.begin(), files.end());
   std::sort(dirs.begin(), dirs.end());
   for (const fs::path& f : files) out.files.push_back(f.string());
-  for (const fs::path& d : dirs) walk(d, seen, out);
+  for (const fs::path& d : dirs) walk(d, seen, rules, out);
 }
 
 }  // namespace
@@ -62,7 +157,9 @@ Inputs expand_inputs(const std::vector<std::string>& paths) {
     if (ec || !fs::exists(st)) {
       out.problems.push_back({p, "No such file or directory"});
     } else if (fs::is_directory(st)) {
-      walk(p, seen, out);
+      fs::path abs = fs::absolute(p, ec).lexically_normal();
+      if (abs.filename().empty()) abs = abs.parent_path();
+      walk(p, seen, rules_above(abs), out);
     } else {
       out.files.push_back(p);
     }

@@ -1,6 +1,7 @@
 // Expansion of the command line's PATH arguments into the list of files to
 // analyze: directories recurse into *.py files in sorted order, skipping
-// hidden folders and virtual environments; symlink loops are cut.
+// hidden folders, virtual environments (by name or by their pyvenv.cfg) and
+// what .gitignore files exclude; symlink loops are cut.
 #pragma once
 
 #include <string>

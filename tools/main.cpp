@@ -2,6 +2,9 @@
 // of stage calls per file (load, tokenize, parse, build IR, facts, rules,
 // estimate), taps it after named stages (--dump-tokens, --dump-ast,
 // --dump-ir, --dump-facts=NAME), and hands the findings to a reporter.
+// Before the run it merges [tool.tpf] from pyproject.toml under the command
+// line; files run in parallel (--jobs) and print in input order; inline
+// suppressions filter each file's findings.
 // Exit status: 0 nothing at or above --fail-on, 1 findings at or above it,
 // 2 usage error, unreadable path or syntax error (the other files are still
 // analyzed).
@@ -9,13 +12,18 @@
 
 #include <boost/program_options.hpp>
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <thread>
+#include <tuple>
 #include <vector>
 
 #include "checks/registry.h"
@@ -24,10 +32,12 @@
 #include "ir/resolve.h"
 #include "lexer/lexer.h"
 #include "parser/parser.h"
+#include "tools/config.h"
 #include "tools/inputs.h"
 #include "tools/render.h"
 #include "tools/report.h"
 #include "tools/report_memory.h"
+#include "tools/suppress.h"
 #include "memory/memory.h"
 #include "targets/targets.h"
 
@@ -35,6 +45,7 @@ namespace po = boost::program_options;
 
 namespace {
 
+constexpr std::string_view kVersion = "0.1.0";
 constexpr int kExitOk = 0;
 constexpr int kExitFindings = 1;  // findings at or above --fail-on
 constexpr int kExitUsage = 2;     // usage error, unreadable path or syntax error
@@ -43,13 +54,18 @@ struct Options {
   // ---- inputs ----
   std::vector<std::string> paths;        // files, directories, `-` for stdin
   std::string stdin_filename = "<stdin>";
+  int jobs = 0;                          // --jobs; 0: one thread per core
+  // ---- configuration (pyproject.toml [tool.tpf]) ----
+  std::string config;                    // --config FILE
+  bool isolated = false;                 // --isolated: read no configuration
   // ---- output ----
-  std::string format = "text";           // text | json
+  std::string format = "text";           // text | json | concise | github | sarif
   bool quiet = false;
   bool no_color = false;
   // ---- rules (checks/) ----
   std::vector<std::string> select, ignore;
   std::string fail_on = "error";         // error | warning | never
+  bool report_unused_suppressions = false;
   std::string explain;
   bool list_rules = false;
   // ---- memory estimator (memory/): its options go here ----
@@ -71,11 +87,23 @@ struct Options {
 void add_output_options(po::options_description& d, Options& opt) {
   d.add_options()
       ("format", po::value<std::string>(&opt.format)->default_value("text"),
-       "output format: text or json")
+       "output format: text, json, concise (one line each), github (Actions annotations) "
+       "or sarif (SARIF 2.1.0, for code scanning)")
       ("quiet,q", po::bool_switch(&opt.quiet), "print only the diagnostic lines: no code frames, no summary")
       ("no-color", po::bool_switch(&opt.no_color), "never colour the output (colour is used only on a terminal)")
       ("stdin-filename", po::value<std::string>(&opt.stdin_filename),
-       "the path to report for `-` (standard input)");
+       "the path to report for `-` (standard input)")
+      ("jobs,j", po::value<int>(&opt.jobs)->default_value(0),
+       "analyze this many files in parallel (default 0: one per core); the output order "
+       "does not depend on it");
+}
+
+void add_config_options(po::options_description& d, Options& opt) {
+  d.add_options()
+      ("config", po::value<std::string>(&opt.config),
+       "read [tool.tpf] from this file instead of the nearest pyproject.toml above the "
+       "first PATH")
+      ("isolated", po::bool_switch(&opt.isolated), "read no configuration file");
 }
 
 void add_rule_options(po::options_description& d, Options& opt) {
@@ -86,6 +114,8 @@ void add_rule_options(po::options_description& d, Options& opt) {
        "rules not to run, as for --select")
       ("fail-on", po::value<std::string>(&opt.fail_on)->default_value("error"),
        "exit 1 on findings at or above: error, warning or never")
+      ("report-unused-suppressions", po::bool_switch(&opt.report_unused_suppressions),
+       "warn about `# tpf: ignore[...]` / `# noqa: TPF...` comments that suppress nothing")
       ("explain", po::value<std::string>(&opt.explain), "print the write-up of a rule (code or name) and exit")
       ("list-rules", po::bool_switch(&opt.list_rules), "list every rule and exit");
 }
@@ -123,58 +153,69 @@ void print_help(const po::options_description& visible) {
                "  tpf-analyze train.py\n"
                "  tpf-analyze --select TPF003,TPF008 src/\n"
                "  tpf-analyze --format json --fail-on warning train.py\n"
+               "  tpf-analyze --format concise -j 8 .\n"
+               "  tpf-analyze --format github src/           # annotations in GitHub Actions\n"
+               "  tpf-analyze --format sarif . > tpf.sarif   # for code scanning\n"
+               "  tpf-analyze --config ci/tpf.toml src/\n"
+               "  tpf-analyze --isolated train.py            # ignore pyproject.toml\n"
+               "  tpf-analyze --report-unused-suppressions src/\n"
                "  cat train.py | tpf-analyze --stdin-filename train.py -\n"
                "  tpf-analyze --explain TPF003\n"
                "  tpf-analyze --target h100 train.py\n"
                "  tpf-analyze --dump-ast --format json train.py\n"
+               "\nconfiguration: [tool.tpf] in the nearest pyproject.toml above the first PATH\n"
+               "(keys select, ignore, fail_on, target, severity, exclude, per-file-ignores);\n"
+               "the command line wins. Silence one line with `# tpf: ignore[TPF003]`,\n"
+               "`# tpf: ignore` or `# noqa: TPF003`.\n"
                "\nexit status: 0 nothing at or above --fail-on, 1 findings at or above it,\n"
                "2 usage error, unreadable path or syntax error\n";
 }
 
 /// The source of one input: read from disk, or from stdin for `-`.
 /// Problems are reported on stderr (CPython style); returns null then.
-std::unique_ptr<tpf::SourceFile> load(const std::string& path, const Options& opt) {
+std::unique_ptr<tpf::SourceFile> load(const std::string& path, const Options& opt,
+                                      std::string stdin_bytes, std::ostream& es) {
   auto src = std::make_unique<tpf::SourceFile>();
   tpf::DiagSink diags;
   bool ok;
   std::string shown = path;
   if (path == "-") {
     shown = opt.stdin_filename;
-    std::string bytes((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-    ok = tpf::lexer::make_source(shown, std::move(bytes), *src, diags);
+    ok = tpf::lexer::make_source(shown, std::move(stdin_bytes), *src, diags);
   } else {
     ok = tpf::lexer::load_source(path, *src, diags);
   }
   if (!ok) {
-    tpf::tools::render_diagnostics(std::cerr, *src, shown, diags);
+    tpf::tools::render_diagnostics(es, *src, shown, diags);
     return nullptr;
   }
   return src;
 }
 
 /// Runs the pipeline on one file. Returns false when the file could not be
-/// analyzed (a syntax error, reported on stderr). In dump mode prints the
-/// requested dumps and runs no rules.
+/// analyzed (a syntax error, reported on `es`). In dump mode prints the
+/// requested dumps to `os` and runs no rules. `os` and `es` are the file's
+/// own buffers (files run in parallel; the driver prints them in order).
 bool analyze_file(const tpf::SourceFile& src, const std::string& path, const Options& opt,
                   const tpf::checks::RunOptions& rules, std::vector<tpf::Diagnostic>& findings,
-                  nlohmann::ordered_json& estimates) {
+                  nlohmann::ordered_json& estimates, std::ostream& os, std::ostream& es) {
   tpf::DiagSink diags;
   tpf::lexer::TokenStream toks = tpf::lexer::tokenize(src, diags);
   if (opt.dump_tokens) {
     std::string out;
     tpf::tools::dump_tokens(src, toks, out);
-    std::fwrite(out.data(), 1, out.size(), stdout);
+    os << out;
   }
   if (opt.dump_tokens && !opt.dump_ast) {
     if (diags.has_errors()) {
-      tpf::tools::render_diagnostics(std::cerr, src, path, diags);
+      tpf::tools::render_diagnostics(es, src, path, diags);
       return false;
     }
     return true;
   }
   tpf::ast::Module module = tpf::parser::parse(src, toks, diags);
   if (diags.has_errors()) {
-    tpf::tools::render_diagnostics(std::cerr, src, path, diags);
+    tpf::tools::render_diagnostics(es, src, path, diags);
     return false;
   }
   if (opt.dump_ast) {
@@ -185,7 +226,7 @@ bool analyze_file(const tpf::SourceFile& src, const std::string& path, const Opt
     } else {
       tpf::parser::dump_text(module, src, out);
     }
-    std::fwrite(out.data(), 1, out.size(), stdout);
+    os << out;
   }
   if (opt.dumping() && !opt.dump_ir && opt.dump_facts.empty()) return true;
 
@@ -195,12 +236,21 @@ bool analyze_file(const tpf::SourceFile& src, const std::string& path, const Opt
     std::string out;
     if (opt.dump_ir) tpf::ir::print(ir, out, &facts.res);
     if (!opt.dump_facts.empty()) tpf::dataflow::dump_facts(ir, facts, opt.dump_facts, out);
-    std::fwrite(out.data(), 1, out.size(), stdout);
+    os << out;
     return true;
   }
 
   tpf::checks::CheckContext ctx{src, module, ir, facts};
   findings = tpf::checks::run_checks(ctx, rules);
+  std::vector<tpf::tools::Suppression> sups = tpf::tools::parse_suppressions(src, toks.comments);
+  tpf::tools::apply_suppressions(src, sups, findings);
+  if (opt.report_unused_suppressions) {
+    std::vector<tpf::Diagnostic> unused = tpf::tools::unused_suppressions(sups, rules);
+    findings.insert(findings.end(), unused.begin(), unused.end());
+    std::stable_sort(findings.begin(), findings.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.span.begin, a.code) < std::tie(b.span.begin, b.code);
+    });
+  }
 
   // The memory estimate (with --target or any estimator option).
   if (opt.resolved_target || opt.breakdown || opt.batch_size || opt.seq_len || !opt.dtype.empty() ||
@@ -214,8 +264,84 @@ bool analyze_file(const tpf::SourceFile& src, const std::string& path, const Opt
     tpf::memory::Estimate est = tpf::memory::estimate(ir, eo);
     est.path = path;
     if (opt.format == "json") estimates.push_back(tpf::tools::estimate_json(est));
-    else tpf::tools::render_estimate(std::cout, est, {opt.breakdown, true});
+    // Machine formats keep stdout parseable: the text estimate goes to stderr.
+    else if (opt.format == "text" || opt.format == "concise")
+      tpf::tools::render_estimate(os, est, {opt.breakdown, true});
+    else tpf::tools::render_estimate(es, est, {opt.breakdown, true});
   }
+  return true;
+}
+
+/// One input's run: filled by a worker thread, read by the driver in order.
+struct FileRun {
+  std::string path;   // as given (`-` for stdin)
+  std::string shown;  // as reported
+  tpf::checks::RunOptions rules;  // the run's, minus this file's per-file-ignores
+  std::unique_ptr<tpf::SourceFile> src;
+  bool ok = false;
+  std::vector<tpf::Diagnostic> findings;
+  nlohmann::ordered_json estimates = nlohmann::ordered_json::array();
+  std::ostringstream out, err;
+};
+
+/// Runs `fn` on every element, on `jobs` threads (0: one per core). Each
+/// element is touched by one thread only; the passes share no mutable state.
+template <typename F>
+void run_parallel(std::vector<FileRun>& runs, int jobs, F fn) {
+  size_t n = jobs > 0 ? static_cast<size_t>(jobs) : std::max(1u, std::thread::hardware_concurrency());
+  n = std::min(n, runs.size());
+  if (n <= 1) {
+    for (FileRun& r : runs) fn(r);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> pool;
+  for (size_t t = 0; t < n; ++t)
+    pool.emplace_back([&] {
+      for (size_t i; (i = next.fetch_add(1)) < runs.size();) fn(runs[i]);
+    });
+  for (std::thread& t : pool) t.join();
+}
+
+/// Finds and reads the configuration (unless --isolated) and merges it into
+/// `opt` under the command line. Errors go to stderr; returns false then.
+bool apply_config(Options& opt, const po::variables_map& vm, tpf::tools::Config& cfg) {
+  if (opt.isolated && !opt.config.empty()) {
+    std::cerr << "tpf-analyze: error: --config and --isolated exclude each other\n";
+    return false;
+  }
+  if (opt.isolated || vm.count("help") || opt.list_rules || !opt.explain.empty() ||
+      opt.list_targets)
+    return true;
+  std::string error;
+  std::optional<std::filesystem::path> file;
+  if (!opt.config.empty()) {
+    file = opt.config;
+  } else {
+    // From the first PATH (for `-`, the --stdin-filename), else the
+    // working directory.
+    std::string start = ".";
+    for (const std::string& p : opt.paths) {
+      if (p == "-" && !vm["stdin-filename"].defaulted()) start = opt.stdin_filename;
+      else if (p != "-") start = p;
+      else continue;
+      break;
+    }
+    file = tpf::tools::find_config(start, error);
+    if (!error.empty()) {
+      std::cerr << "tpf-analyze: error: " << error << "\n";
+      return false;
+    }
+  }
+  if (!file) return true;
+  if (!tpf::tools::load_config(*file, cfg, error)) {
+    std::cerr << "tpf-analyze: error: " << error << "\n";
+    return false;
+  }
+  if (cfg.select && opt.select.empty()) opt.select = *cfg.select;
+  opt.ignore.insert(opt.ignore.begin(), cfg.ignore.begin(), cfg.ignore.end());
+  if (cfg.fail_on && vm["fail-on"].defaulted()) opt.fail_on = *cfg.fail_on;
+  if (cfg.target && opt.target.empty()) opt.target = *cfg.target;
   return true;
 }
 
@@ -235,14 +361,16 @@ int main(int argc, char** argv) {
   general.add_options()
       ("help,h", "print this help and exit")
       ("version", "print the version and exit");
-  po::options_description output("output"), rules("rules"), estimator("memory estimate"),
+  po::options_description output("output"), config("configuration"), rules("rules"),
+      estimator("memory estimate"),
       dumps("stage dumps (print, run no rules)");
   add_output_options(output, opt);
+  add_config_options(config, opt);
   add_rule_options(rules, opt);
   add_estimator_options(estimator, opt);
   add_dump_options(dumps, opt);
   po::options_description visible;
-  visible.add(general).add(output).add(rules).add(estimator).add(dumps);
+  visible.add(general).add(output).add(config).add(rules).add(estimator).add(dumps);
   po::options_description hidden;
   hidden.add_options()("path", po::value<std::vector<std::string>>(&opt.paths));
   po::options_description all;
@@ -264,12 +392,18 @@ int main(int argc, char** argv) {
     return kExitOk;
   }
   if (vm.count("version")) {
-    std::cout << "tpf-analyze 0.1.0\n";
+    std::cout << "tpf-analyze " << kVersion << "\n";
     return kExitOk;
   }
-  if (opt.format != "text" && opt.format != "json") {
+  // pyproject.toml [tool.tpf]: the command line wins over it (--select
+  // replaces its select, --ignore adds to its ignore).
+  tpf::tools::Config cfg;
+  if (!apply_config(opt, vm, cfg)) return kExitUsage;
+
+  if (opt.format != "text" && opt.format != "json" && opt.format != "concise" &&
+      opt.format != "github" && opt.format != "sarif") {
     std::cerr << "tpf-analyze: error: unknown --format '" << opt.format
-              << "' (expected text or json)\n";
+              << "' (expected text, json, concise, github or sarif)\n";
     return kExitUsage;
   }
   if (opt.fail_on != "error" && opt.fail_on != "warning" && opt.fail_on != "never") {
@@ -313,6 +447,10 @@ int main(int argc, char** argv) {
     std::cerr << "tpf-analyze: error: unknown --dtype '" << opt.dtype << "' (expected fp32, bf16 or fp16)\n";
     return kExitUsage;
   }
+  if (opt.jobs < 0) {
+    std::cerr << "tpf-analyze: error: --jobs must be 0 (one per core) or more\n";
+    return kExitUsage;
+  }
   if (opt.batch_size < 0 || opt.seq_len < 0 || opt.world_size < 0) {
     std::cerr << "tpf-analyze: error: --batch-size, --seq-len and --world-size must be positive\n";
     return kExitUsage;
@@ -327,6 +465,7 @@ int main(int argc, char** argv) {
       return kExitUsage;
     }
     for (const std::string& n : notes) std::cerr << "tpf-analyze: note: " << n << "\n";
+    for (const auto& [id, level] : cfg.severity) run.severity[static_cast<size_t>(id)] = level;
   }
   if (opt.paths.empty()) {
     std::cerr << "tpf-analyze: error: no input paths\ntry 'tpf-analyze --help'\n";
@@ -348,38 +487,61 @@ int main(int argc, char** argv) {
   }
   std::vector<std::string> files;
   if (read_stdin) files.push_back("-");
-  files.insert(files.end(), inputs.files.begin(), inputs.files.end());
+  for (const std::string& f : inputs.files)
+    if (!tpf::tools::matches_any(cfg, cfg.exclude, f)) files.push_back(f);
 
-  // Sources are kept only for files with findings (the code frames need them).
+  // Files are analyzed in parallel (--jobs); each writes into its own
+  // buffers, printed here in input order, so the output does not depend on
+  // the thread count. Sources are kept only for files with findings (the
+  // code frames need them).
+  std::string stdin_bytes;
+  if (read_stdin)
+    stdin_bytes.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  std::vector<FileRun> runs(files.size());
+  for (size_t i = 0; i < files.size(); ++i) {
+    runs[i].path = files[i];
+    runs[i].shown = files[i] == "-" ? opt.stdin_filename : files[i];
+    runs[i].rules = tpf::tools::rules_for(cfg, run, runs[i].shown);
+  }
+  auto analyze_one = [&](FileRun& r) {
+    r.src = load(r.path, opt, r.path == "-" ? stdin_bytes : std::string(), r.err);
+    if (r.src) r.ok = analyze_file(*r.src, r.shown, opt, r.rules, r.findings, r.estimates, r.out, r.err);
+  };
+  run_parallel(runs, opt.jobs, analyze_one);
+
   std::vector<std::unique_ptr<tpf::SourceFile>> kept;
   std::vector<tpf::tools::FileDiagnostics> results;
   nlohmann::ordered_json estimates = nlohmann::ordered_json::array();
   tpf::tools::Totals totals;
-  for (const std::string& path : files) {
-    std::string shown = path == "-" ? opt.stdin_filename : path;
-    std::unique_ptr<tpf::SourceFile> src = load(path, opt);
-    if (!src) {
-      rc = kExitUsage;
-      ++totals.not_analyzed;
-      continue;
-    }
-    std::vector<tpf::Diagnostic> findings;
-    if (!analyze_file(*src, shown, opt, run, findings, estimates)) {
+  for (FileRun& r : runs) {
+    std::cout << r.out.str();
+    std::cerr << r.err.str();
+    for (auto& e : r.estimates) estimates.push_back(std::move(e));
+    if (!r.src || !r.ok) {
       rc = kExitUsage;
       ++totals.not_analyzed;
       continue;
     }
     ++totals.files;
-    if (findings.empty()) continue;
-    results.push_back({shown, src.get(), std::move(findings)});
-    kept.push_back(std::move(src));
+    if (r.findings.empty()) continue;
+    results.push_back({r.shown, r.src.get(), std::move(r.findings)});
+    kept.push_back(std::move(r.src));
   }
+  std::cout.flush();
   if (opt.dumping()) return rc;
 
   std::stable_sort(results.begin(), results.end(),
                    [](const auto& a, const auto& b) { return a.path < b.path; });
   if (opt.format == "json") {
     tpf::tools::report_json(std::cout, results, totals.files, estimates);
+  } else if (opt.format == "concise") {
+    tpf::tools::report_concise(std::cout, results);
+  } else if (opt.format == "github") {
+    tpf::tools::report_github(std::cout, results);
+  } else if (opt.format == "sarif") {
+    std::error_code ec;
+    std::string root = std::filesystem::current_path(ec).string();
+    tpf::tools::report_sarif(std::cout, results, root, kVersion);
   } else {
     tpf::tools::TextStyle style;
     style.color = !opt.no_color && std::getenv("NO_COLOR") == nullptr && stdout_is_terminal();

@@ -9,6 +9,7 @@
 #include <ostream>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -67,6 +68,25 @@ void report_text(std::ostream& os, std::span<const FileDiagnostics> files, const
 /// through as is. Keys in this order; one line plus a newline.
 void report_json(std::ostream& os, std::span<const FileDiagnostics> files, size_t files_analyzed,
                  const nlohmann::ordered_json& estimates);
+
+/// --format concise: one line per diagnostic, `path:line:col: severity CODE
+/// message`, nothing else (no frames, no summary).
+void report_concise(std::ostream& os, std::span<const FileDiagnostics> files);
+
+/// --format github: one GitHub Actions workflow command per diagnostic,
+///   ::error file=P,line=L,col=C,endLine=L2,endColumn=C2,title=TPF003::message
+/// (warning for warnings, notice for notes), so findings show up as
+/// annotations on the pull request's diff.
+void report_github(std::ostream& os, std::span<const FileDiagnostics> files);
+
+/// --format sarif: a SARIF 2.1.0 log with one run: the tool driver lists
+/// every rule of the registry (id, name, descriptions, help, default
+/// level); each result has its rule, level, message, physical location and
+/// region (columns in Unicode code points, as `columnKind` says), and its
+/// notes as related locations. Relative paths are relative to %SRCROOT%,
+/// the working directory `srcroot` (an absolute path).
+void report_sarif(std::ostream& os, std::span<const FileDiagnostics> files,
+                  const std::string& srcroot, std::string_view version);
 
 /// --list-rules: one line per rule (code, severity, category, status, slug, summary).
 void list_rules_text(std::ostream& os);

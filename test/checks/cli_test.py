@@ -20,7 +20,7 @@ BUGGY = """\
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-
+torch.manual_seed(0)
 model = nn.Linear(10, 3)
 opt = torch.optim.SGD(model.parameters(), lr=0.1)
 crit = nn.CrossEntropyLoss()
@@ -42,6 +42,7 @@ loss = nn.CrossEntropyLoss()(F.log_softmax(model(x), dim=1), y)
 
 CLEAN = """\
 import torch
+torch.manual_seed(0)
 model = torch.nn.Linear(10, 3)
 opt = torch.optim.SGD(model.parameters(), lr=0.1)
 for x, y in loader:

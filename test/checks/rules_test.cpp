@@ -263,7 +263,7 @@ TEST_CASE("rules: registry lookups, selection and planned rules") {
   CHECK(o.enabled[static_cast<size_t>(RuleId::TPF003)]);
   CHECK_FALSE(o.enabled[static_cast<size_t>(RuleId::TPF006)]);
   CHECK_FALSE(o.enabled[static_cast<size_t>(RuleId::TPF007)]);
-  CHECK_FALSE(o.enabled[static_cast<size_t>(RuleId::TPF001)]);  // planned: never enabled
+  CHECK_FALSE(o.enabled[static_cast<size_t>(RuleId::TPF013)]);  // planned: never enabled
   notes.clear();
   REQUIRE(tpf::checks::select_rules({"TPF013"}, {}, o, err, notes));
   CHECK(o.enabled.none());

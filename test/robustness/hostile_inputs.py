@@ -117,6 +117,57 @@ def deep_if(n):
     return "".join(" " * i + "if x:\n" for i in range(n)) + " " * n + "pass\n"
 
 
+# The whole pipeline with every rule and the estimator.
+ANALYZE = ("--fail-on", "never", "--target", "h100", "--batch-size", "8")
+
+TRAIN_PRELUDE = ("import torch\nimport torch.nn as nn\n"
+                 "model = nn.Linear(10, 10)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n")
+
+
+def long_function(n):
+    body = "".join(f"    v{i} = model(x) * {i}\n    if v{i}.sum() > {i}:\n        total = total + v{i}\n"
+                   for i in range(n // 3))
+    return (TRAIN_PRELUDE + "def train(loader):\n    total = 0\n    for x in loader:\n" +
+            body.replace("\n    ", "\n        ").replace("    v0", "        v0", 1) +
+            "        loss = total.mean()\n        loss.backward()\n        opt.step()\n"
+            "        opt.zero_grad()\n")
+
+
+def nested_loops(depth):
+    lines = [TRAIN_PRELUDE]
+    for i in range(depth - 1):
+        lines.append(" " * i + f"for a{i} in range(2):\n")
+    ind = " " * (depth - 1)
+    lines.append(ind + "loss = model(x).sum()\n" + ind + "loss.backward()\n" + ind + "opt.step()\n")
+    return "".join(lines)
+
+
+def huge_match(n):
+    cases = "".join(f"        case {i}:\n            loss = model(x).sum() * {i}\n" for i in range(n))
+    return (TRAIN_PRELUDE + "for step, x in enumerate(loader):\n    match step % " + str(n) + ":\n" + cases +
+            "        case _:\n            loss = model(x).sum()\n    loss.backward()\n    opt.step()\n"
+            "    opt.zero_grad()\n")
+
+
+def recursive_helpers(n):
+    fs = ["def f0(x, k):\n    return f0(model(x), k - 1) if k else f%d(x, k)\n" % (n - 1)]
+    fs += [f"def f{i}(x, k):\n    if k:\n        return f{i - 1}(x, k - 1) + f{i}(x, k - 1)\n"
+           f"    return model(x)\n" for i in range(1, n)]
+    return (TRAIN_PRELUDE + "".join(fs) +
+            "for x in loader:\n    loss = f%d(x, 3).sum()\n    loss.backward()\n    opt.step()\n"
+            "    opt.zero_grad()\n" % (n - 1))
+
+
+def many_modules(layers, classes):
+    cls = "".join(f"class M{i}(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                  f"        self.inner = M{i - 1}() if {i} else nn.Linear(8, 8)\n"
+                  f"    def forward(self, x):\n        return self.inner(x)\n" for i in range(classes))
+    seq = "net = nn.Sequential(" + ", ".join("nn.Linear(8, 8)" for _ in range(layers)) + ")\n"
+    return (TRAIN_PRELUDE + cls + seq + f"deep = M{classes - 1}()\n"
+            "for x in loader:\n    loss = (net(x) + deep(x)).sum()\n    loss.backward()\n    opt.step()\n"
+            "    opt.zero_grad()\n")
+
+
 def cases():
     ten_mb = "".join(f"def f{i}(a, b=2, *c, **d):\n    return [a + b * {i} for _ in c if d]\n"
                      for i in range(150_000))
@@ -173,6 +224,26 @@ def cases():
         Case("100k-line statement list", lambda d: [write(d, "sl.py", "x = 1; " * N + "\n")], 0),
         Case("100k backslash continuations", lambda d: [write(d, "bs.py", "x = 1 \\\n" + "+ 1 \\\n" * N + "\n")],
              None, err=nesting),
+        # Pathological analysis (issue 7): the whole pipeline, every rule and
+        # the estimator, on inputs that stress the IR and the solvers.
+        Case("function with 5,000 statements", lambda d: [write(d, "long.py", long_function(5000))], 0,
+             args=ANALYZE),
+        Case("loops nested 99 deep (the indentation limit)",
+             lambda d: [write(d, "loops.py", nested_loops(99))], 0, args=ANALYZE),
+        Case("200 nested loops in one comprehension",
+             lambda d: [write(d, "comp.py", "x = [a0 " + " ".join(f"for a{i} in r{i}" for i in range(200)) + "]\n")],
+             0, args=ANALYZE),
+        Case("an endless loop before any step", lambda d: [write(d, "spin.py", "while True:\n    pass\n")], 0,
+             args=ANALYZE),
+        Case("an endless walrus loop", lambda d: [write(d, "walrus.py", "while chunk := f.read():\n    pass\n")],
+             0, args=ANALYZE),
+        Case("a module-level yield", lambda d: [write(d, "y.py", "yield 1\nfor x in g():\n    pass\n")], 0,
+             args=ANALYZE),
+        Case("match with 5,000 cases", lambda d: [write(d, "match.py", huge_match(5000))], 0, args=ANALYZE),
+        Case("recursive and mutually recursive helpers",
+             lambda d: [write(d, "rec.py", recursive_helpers(500))], 0, args=ANALYZE),
+        Case("1,000 modules in nn.Sequential, 2,000 classes",
+             lambda d: [write(d, "mods.py", many_modules(1000, 2000))], 0, args=ANALYZE),
         Case("invalid UTF-8", lambda d: [write(d, "bad.py", b"x = '\xff\xfe\xc3'\n")], 2,
              err=r"utf-8|UTF-8|decode"),
         Case("UTF-16 with BOM", lambda d: [write(d, "u16.py", "x = 1\n".encode("utf-16"))], 2,

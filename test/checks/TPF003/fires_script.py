@@ -8,6 +8,7 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--lr", type=float, default=0.01)
 parser.add_argument("--epochs", type=int, default=5)
 args = parser.parse_args()
+torch.manual_seed(0)
 
 # case: top-level script, zero_grad forgotten
 model = nn.Sequential(nn.Linear(784, 128), nn.ReLU(), nn.Linear(128, 10))
