@@ -16,6 +16,10 @@
 #include "lexer/source.h"
 #include "parser/ast.h"
 
+namespace tpf::memory {
+struct Estimate;
+}
+
 namespace tpf::checks {
 
 enum class Category : uint8_t { Memory, Correctness, Performance, Reproducibility };
@@ -69,6 +73,8 @@ struct CheckContext {
   const ast::Module& ast;
   const ir::Module& ir;
   const dataflow::FileFacts& facts;
+  /// The memory estimate when the run has a --target (TPF013), else null.
+  const memory::Estimate* estimate = nullptr;
 };
 
 /// A diagnostic of rule `rule` at `span` with its default severity.

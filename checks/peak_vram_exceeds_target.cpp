@@ -1,4 +1,4 @@
-// TPF013 peak_vram_exceeds_target (planned: registered and documented, no check yet)
+// TPF013 peak_vram_exceeds_target
 //
 // What it finds: the projected peak VRAM of the training step (parameters, gradients,
 //   optimizer state, activations) exceeds the memory of the GPU named with
@@ -13,13 +13,16 @@
 //   where the memory goes.
 // Not flagged: runs without `--target`, and estimates that are not known.
 //
-// TODO(checks): implement check() over the dataflow facts and mark the rule
-// Stable in checks/registry.def; until then it never runs.
+// The driver estimates before the rules run when --target is given and
+// hands the estimate over in CheckContext::estimate; the diagnostic itself
+// (message, notes with the components, help with the best suggestion) is
+// memory::exceeds_target's, so the report and the rule say the same.
 #include "checks/check.h"
+#include "memory/memory.h"
 
 namespace tpf::checks::peak_vram_exceeds_target {
 
-const std::string_view kExplain = R"(TPF013 peak_vram_exceeds_target: projected peak VRAM exceeds the --target GPU (planned: not implemented yet)
+const std::string_view kExplain = R"(TPF013 peak_vram_exceeds_target: projected peak VRAM exceeds the --target GPU
 
 What it finds
   the projected peak VRAM of the training step (parameters, gradients,
@@ -42,5 +45,11 @@ Fix
 Not flagged
   runs without `--target`, and estimates that are not known.
 )";
+
+void check(const CheckContext& ctx, DiagSink& out) {
+  if (!ctx.estimate) return;
+  std::optional<Diagnostic> d = memory::exceeds_target(*ctx.estimate);
+  if (d) out.report(std::move(*d));
+}
 
 }  // namespace tpf::checks::peak_vram_exceeds_target

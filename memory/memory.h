@@ -152,7 +152,7 @@ Estimate estimate(const ir::Module& script, const EstimateOptions& opt);
 
 /// TPF013 (estimate exceeds target): the diagnostic to emit when the
 /// projected peak is over the target's usable memory (verdict oom), else
-/// nullopt. Code "TPF013", severity warning, primary span at `anchor`, the
+/// nullopt. Code "TPF013", severity error, primary span at `anchor`, the
 /// best suggestion as help.
 std::optional<Diagnostic> exceeds_target(const Estimate& e);
 

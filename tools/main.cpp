@@ -240,7 +240,23 @@ bool analyze_file(const tpf::SourceFile& src, const std::string& path, const Opt
     return true;
   }
 
+  // The memory estimate (with --target or any estimator option), before
+  // the rules: TPF013 reads it.
+  std::optional<tpf::memory::Estimate> est;
+  if (opt.resolved_target || opt.breakdown || opt.batch_size || opt.seq_len || !opt.dtype.empty() ||
+      opt.world_size) {
+    tpf::memory::EstimateOptions eo;
+    eo.target = opt.resolved_target;
+    if (opt.batch_size) eo.batch_size = opt.batch_size;
+    if (opt.seq_len) eo.seq_len = opt.seq_len;
+    if (opt.world_size) eo.world_size = opt.world_size;
+    if (!opt.dtype.empty()) eo.dtype = tpf::memory::parse_dtype(opt.dtype);
+    est = tpf::memory::estimate(ir, eo);
+    est->path = path;
+  }
+
   tpf::checks::CheckContext ctx{src, module, ir, facts};
+  if (est && opt.resolved_target) ctx.estimate = &*est;
   findings = tpf::checks::run_checks(ctx, rules);
   std::vector<tpf::tools::Suppression> sups = tpf::tools::parse_suppressions(src, toks.comments);
   tpf::tools::apply_suppressions(src, sups, findings);
@@ -252,22 +268,12 @@ bool analyze_file(const tpf::SourceFile& src, const std::string& path, const Opt
     });
   }
 
-  // The memory estimate (with --target or any estimator option).
-  if (opt.resolved_target || opt.breakdown || opt.batch_size || opt.seq_len || !opt.dtype.empty() ||
-      opt.world_size) {
-    tpf::memory::EstimateOptions eo;
-    eo.target = opt.resolved_target;
-    if (opt.batch_size) eo.batch_size = opt.batch_size;
-    if (opt.seq_len) eo.seq_len = opt.seq_len;
-    if (opt.world_size) eo.world_size = opt.world_size;
-    if (!opt.dtype.empty()) eo.dtype = tpf::memory::parse_dtype(opt.dtype);
-    tpf::memory::Estimate est = tpf::memory::estimate(ir, eo);
-    est.path = path;
-    if (opt.format == "json") estimates.push_back(tpf::tools::estimate_json(est));
+  if (est) {
+    if (opt.format == "json") estimates.push_back(tpf::tools::estimate_json(*est));
     // Machine formats keep stdout parseable: the text estimate goes to stderr.
     else if (opt.format == "text" || opt.format == "concise")
-      tpf::tools::render_estimate(os, est, {opt.breakdown, true});
-    else tpf::tools::render_estimate(es, est, {opt.breakdown, true});
+      tpf::tools::render_estimate(os, *est, {opt.breakdown, true});
+    else tpf::tools::render_estimate(es, *est, {opt.breakdown, true});
   }
   return true;
 }

@@ -161,9 +161,10 @@ class Cli(unittest.TestCase):
             rc, _, err = run("--select", "TPF099", fs["buggy"])
             self.assertEqual(rc, 2)
             self.assertIn("unknown rule 'TPF099'", err)
-            rc, _, err = run("--select", "TPF013", fs["buggy"])
+            # TPF013 runs only with --target: selected alone without one, nothing fires.
+            rc, out, err = run("--select", "TPF013", fs["buggy"])
             self.assertEqual(rc, 0)
-            self.assertIn("TPF013 is planned", err)
+            self.assertNotIn("TPF013", out)
 
     def test_fail_on(self):
         with Files(warn=WARNING_ONLY, buggy=BUGGY) as fs:
@@ -223,10 +224,26 @@ class Cli(unittest.TestCase):
         self.assertEqual((rc, out2), (0, out))
         rc, out, _ = run("--explain", "TPF013")
         self.assertEqual(rc, 0)
-        self.assertIn("status: planned", out)
+        self.assertIn("status: stable", out)
         rc, _, err = run("--explain", "TPF999")
         self.assertEqual(rc, 2)
         self.assertIn("unknown rule", err)
+
+    def test_tpf013_only_with_a_target(self):
+        script = os.path.join(ROOT, "test", "checks", "TPF013", "fires_resnet152_t4.py")
+        rc, out, _ = run("--format", "json", "--target", "t4", script)
+        self.assertEqual(rc, 1)
+        doc = json.loads(out)
+        d = [d for d in doc["diagnostics"] if d["rule"] == "TPF013"]
+        self.assertEqual(len(d), 1)
+        self.assertEqual((d[0]["line"], d[0]["column"], d[0]["severity"]), (23, 9, "error"))
+        self.assertIn("usable on `t4`", d[0]["message"])
+        self.assertEqual(doc["estimates"][0]["verdict"], "oom")
+        rc, out, _ = run("--format", "json", "--target", "h100", "--batch-size", "8", script)
+        self.assertEqual(rc, 0)
+        self.assertEqual(json.loads(out)["estimates"][0]["verdict"], "fits")
+        rc, out, _ = run("--format", "json", script)
+        self.assertEqual((rc, json.loads(out)["diagnostics"]), (0, []))
 
     def test_list_rules(self):
         rc, out, _ = run("--list-rules")
@@ -234,7 +251,7 @@ class Cli(unittest.TestCase):
         lines = out.splitlines()
         self.assertEqual([l.split()[0] for l in lines], ["TPF%03d" % i for i in range(1, 14)])
         self.assertIn("stable", lines[2])
-        self.assertIn("planned", lines[12])
+        self.assertIn("stable", lines[12])
         rc, out, _ = run("--list-rules", "--format", "json")
         rules = json.loads(out)
         self.assertEqual(len(rules), 13)
