@@ -15,7 +15,7 @@ PREFIX     ?= /usr/local
 DEBS := g++ pkg-config re2c meson ninja-build \
         libboost-graph-dev libboost-program-options-dev doctest-dev \
         nlohmann-json3-dev libfmt-dev libicu-dev libtomlplusplus-dev unicode-data \
-        python3 python3.11 libpython3.11-testsuite python3-torch python3-pyflakes
+        python3 python3.11 libpython3.11-testsuite python3-torch python3-pyflakes time
 
 MESON_OPTS :=
 ifeq ($(CI),true)
@@ -53,12 +53,17 @@ test: build
 	$(MAKE) --no-print-directory test-corpus
 
 test-corpus: build
+	@test -f $(SHARED)/tools/astcompare.py || { \
+	  echo "error: $(SHARED)/tools/astcompare.py not found (set SHARED=/path/to/shared)"; exit 2; }
 	$(PYTHON) $(SHARED)/tools/astcompare.py --tpf $(TPF) $(TORCH_DIR)
 	$(PYTHON) $(SHARED)/tools/astcompare.py --tpf $(TPF) $(STDLIB_DIR)
 
+# Benchmarks, never tests: the frontend alone (tpf-bench vs ast.parse), then
+# the whole pipeline side by side with ast.parse and pyflakes (issue 8).
 bench: build
 	$(PYTHON) tools/bench.py --tpf-bench $(BUILD)/tools/tpf-bench $(TORCH_DIR)
 	$(PYTHON) tools/bench.py --tpf-bench $(BUILD)/tools/tpf-bench $(STDLIB_DIR)
+	$(PYTHON) tools/bench_pipeline.py --tpf $(TPF) $(TORCH_DIR) $(STDLIB_DIR)
 
 clean:
 	rm -rf $(BUILD)
