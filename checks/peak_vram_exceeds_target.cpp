@@ -11,7 +11,9 @@
 // Fix: lower the batch size or sequence length, use bf16/fp16 autocast,
 //   activation checkpointing, or a GPU with more memory; `--breakdown` shows
 //   where the memory goes.
-// Not flagged: runs without `--target`, and estimates that are not known.
+// Not flagged: runs without `--target`, estimates that are not known, and
+//   estimates that rest on a guess (an input synthesized from the first layer,
+//   no model found).
 //
 // The driver estimates before the rules run when --target is given and
 // hands the estimate over in CheckContext::estimate; the diagnostic itself
@@ -43,11 +45,21 @@ Fix
   where the memory goes.
 
 Not flagged
-  runs without `--target`, and estimates that are not known.
+  runs without `--target`, estimates that are not known, and estimates
+  that rest on a guess (an input synthesized from the first layer, no
+  model found).
 )";
 
 void check(const CheckContext& ctx, DiagSink& out) {
   if (!ctx.estimate) return;
+  // An error gates a build: only an estimate that rests on nothing guessed
+  // may raise it. Any unknown, even one that only widened the interval (an
+  // input synthesized from the first layer), keeps the rule silent; the
+  // report still shows the estimate and its verdict.
+  if (!ctx.estimate->config.unknowns.empty()) return;
+  // Nor one without a model it could name and count (a subclass of a
+  // built-in layer, say): its activations are not grounded in parameters.
+  if (!ctx.estimate->model_found || ctx.estimate->params == 0) return;
   std::optional<Diagnostic> d = memory::exceeds_target(*ctx.estimate);
   if (d) out.report(std::move(*d));
 }

@@ -387,7 +387,7 @@ def main():
                     src = os.path.join(a.regressions, f)
                     todo.append(Case("regression " + f,
                                      lambda d, src=src: [shutil.copy(src, os.path.join(d, "input.py"))],
-                                     None))
+                                     None, args=ANALYZE))
         for case in todo:
             r, problems, err = check(tpf, case, tmp)
             status = "FAIL" if problems else "ok"
