@@ -5,6 +5,7 @@
 // micro-batch, accumulation and optimizer from the config dict or JSON
 // file), and accelerate.Accelerator (mixed precision, accumulation).
 // requires: interp.h, modules.h. produces: TrainingConfig sharding entries.
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -81,15 +82,64 @@ Value c_data_parallel(Interp& in, Args& a) {
   return in.is_module(m) ? wrap(in, "wrapper.dp", m) : Value::unknown();
 }
 
-/// Reads a DeepSpeed config: a dict value, or a JSON file next to the script.
+/// The project a script belongs to: the nearest folder at or above the
+/// script's own that holds `.git`, `pyproject.toml` or `setup.py`, else the
+/// script's folder. Canonical, without a trailing slash.
+static std::filesystem::path project_root(const std::filesystem::path& script) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path dir = fs::weakly_canonical(fs::absolute(script, ec).parent_path(), ec);
+  for (fs::path d = dir; !d.empty(); d = d.parent_path()) {
+    for (const char* marker : {".git", "pyproject.toml", "setup.py"})
+      if (fs::exists(d / marker, ec)) return d;
+    if (d == d.parent_path()) break;
+  }
+  return dir;
+}
+
+/// Reads a DeepSpeed config: a dict value, or a JSON file of the analyzed
+/// project. The script is untrusted input: a path that leads outside its
+/// project (absolute, `..`, a symlink out), a non-regular file or one over
+/// 1 MB is not read, and the report says so.
 void read_ds_config(Interp& in, Value cfg, Value model, Args& a) {
+  namespace fs = std::filesystem;
   nlohmann::json j;
   if (auto path = in.as_str(cfg)) {
     std::string p(*path);
-    std::string dir = in.unit(0).ir->src->path;
-    size_t slash = dir.rfind('/');
-    std::ifstream f(p);
-    if (!f && slash != std::string::npos) f.open(dir.substr(0, slash + 1) + p);
+    fs::path script(in.unit(0).ir->src->path);
+    fs::path root = project_root(script);
+    std::error_code ec;
+    // Relative paths: next to the script (how the project is laid out),
+    // then from the working directory (how the script is usually run).
+    std::vector<fs::path> tries;
+    if (fs::path(p).is_absolute()) tries.push_back(p);
+    else tries = {fs::absolute(script, ec).parent_path() / p, fs::absolute(p, ec)};
+    std::optional<fs::path> found;
+    bool outside = false;
+    for (const fs::path& t : tries) {
+      fs::path c = fs::weakly_canonical(t, ec);
+      if (ec || !fs::exists(c, ec)) continue;
+      auto [r, _] = std::mismatch(root.begin(), root.end(), c.begin(), c.end());
+      if (r != root.end()) {
+        outside = true;
+        continue;
+      }
+      found = c;
+      break;
+    }
+    if (!found) {
+      in.note_unknown(outside ? "DeepSpeed config file `" + p + "` is outside the analyzed project (" +
+                                    root.string() + "); not read"
+                              : "DeepSpeed config file `" + p + "`",
+                      a.span, false);
+      return;
+    }
+    if (!fs::is_regular_file(*found, ec) || fs::file_size(*found, ec) > (1u << 20)) {
+      in.note_unknown("DeepSpeed config file `" + p + "` is not a regular file under 1 MB; not read", a.span,
+                      false);
+      return;
+    }
+    std::ifstream f(*found);
     if (!f) {
       in.note_unknown("DeepSpeed config file `" + p + "`", a.span, false);
       return;

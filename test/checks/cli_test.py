@@ -245,6 +245,43 @@ class Cli(unittest.TestCase):
         rc, out, _ = run("--format", "json", script)
         self.assertEqual((rc, json.loads(out)["diagnostics"]), (0, []))
 
+    def test_deepspeed_config_stays_inside_the_project(self):
+        script = ("import deepspeed, torch, torch.nn as nn\n"
+                  "model = nn.Sequential(*[nn.Linear(1024, 1024) for _ in range(4)])\n"
+                  "engine, opt, _, _ = deepspeed.initialize(model=model, model_parameters=model.parameters(),\n"
+                  "                                         config=%r)\n"
+                  "x = torch.randn(4, 1024)\n"
+                  "loss = engine(x).pow(2).mean()\n"
+                  "engine.backward(loss)\n"
+                  "engine.step()\n")
+        cfg = json.dumps({"train_micro_batch_size_per_gpu": 4, "zero_optimization": {"stage": 3}})
+        with tempfile.TemporaryDirectory() as d:
+            proj = os.path.join(d, "proj")
+            os.makedirs(os.path.join(proj, "configs"))
+            with open(os.path.join(proj, "pyproject.toml"), "w") as f:
+                f.write("[project]\nname = 'x'\n")
+            with open(os.path.join(proj, "configs", "ds.json"), "w") as f:
+                f.write(cfg)
+            with open(os.path.join(d, "outside.json"), "w") as f:
+                f.write(cfg)
+            def estimate(config_path):
+                path = os.path.join(proj, "train.py")
+                with open(path, "w") as f:
+                    f.write(script % config_path)
+                rc, out, _ = run("--format", "json", "--target", "p4d.24xlarge", path)
+                self.assertEqual(rc, 0)
+                return json.loads(out)["estimates"][0]["config"]
+            inside = estimate("configs/ds.json")
+            self.assertEqual(inside["sharding"]["value"], "ZeRO-3")
+            self.assertEqual(inside["unknowns"], [])
+            for p in ("../outside.json", os.path.join(d, "outside.json")):
+                out = estimate(p)
+                self.assertEqual(out["sharding"]["value"], "none")
+                self.assertTrue(any("outside the analyzed project" in u["what"] for u in out["unknowns"]),
+                                out["unknowns"])
+            out = estimate("/etc/passwd")
+            self.assertTrue(any("outside the analyzed project" in u["what"] for u in out["unknowns"]))
+
     def test_list_rules(self):
         rc, out, _ = run("--list-rules")
         self.assertEqual(rc, 0)
