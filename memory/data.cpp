@@ -131,11 +131,18 @@ constexpr DatasetShape kDatasets[] = {
 };
 
 /// The (C, H, W) a transform chain produces from (c, h, w); h == 0: unknown.
-void apply_transforms(Interp& in, Value tf, int64_t& c, DimId& h, DimId& w, bool& known) {
+/// `Lambda` transforms are collected in `lambdas`, to be run on the sample
+/// tensor afterwards (`Lambda(lambda x: torch.flatten(x))` changes its shape).
+void apply_transforms(Interp& in, Value tf, int64_t& c, DimId& h, DimId& w, bool& known,
+                      std::vector<Value>& lambdas) {
   std::string_view t = type_of(in, tf);
   if (t == "transform.Compose") {
     std::vector<Value> steps = in.o(tf).items;
-    for (Value s : steps) apply_transforms(in, s, c, h, w, known);
+    for (Value s : steps) apply_transforms(in, s, c, h, w, known, lambdas);
+    return;
+  }
+  if (t == "transform.lambda") {
+    lambdas.push_back(in.o(tf).items[0]);
     return;
   }
   if (t == "transform.size") {
@@ -159,13 +166,24 @@ Value c_vision_dataset(Interp& in, std::string_view name, Args& a) {
     int64_t c = d.c;
     DimId h = in.dims.constant(d.h), w = in.dims.constant(d.w);
     bool known = d.h != 0;
-    if (auto tf = a.kwarg(in, "transform")) apply_transforms(in, *tf, c, h, w, known);
+    std::vector<Value> lambdas;
+    if (auto tf = a.kwarg(in, "transform")) apply_transforms(in, *tf, c, h, w, known, lambdas);
     if (!known) {
       in.note_unknown("image size of `" + std::string(name) + "` (no resize/crop transform)", a.span, true);
       return Value::unknown();
     }
-    Value sample = in.make_list({in.new_tensor({in.dims.constant(c), h, w}, Dtype::Float32), in.int_value(0)},
-                                OKind::Tuple);
+    Value x = in.new_tensor({in.dims.constant(c), h, w}, Dtype::Float32);
+    for (Value fn : lambdas) {
+      Args la;
+      la.pos = {x};
+      la.span = a.span;
+      x = in.call(fn, la);
+      if (!in.tensor(x)) {
+        in.note_unknown("the sample shape after a `transforms.Lambda`", a.span, true);
+        return Value::unknown();
+      }
+    }
+    Value sample = in.make_list({x, in.int_value(0)}, OKind::Tuple);
     Value ds = new_instance(in, "dataset.sample");
     in.o(ds).items = {sample};
     return ds;
@@ -190,6 +208,11 @@ Value c_transform(Interp& in, std::string_view name, Args& a) {
     return t;
   }
   if (name == "Grayscale") return new_instance(in, "transform.gray");
+  if (name == "Lambda") {
+    Value t = new_instance(in, "transform.lambda");
+    in.o(t).items = {a.get(in, 0, "lambd").value_or(Value::unknown())};
+    return t;
+  }
   return new_instance(in, "transform.other");
 }
 

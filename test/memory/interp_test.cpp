@@ -316,3 +316,34 @@ opt.step()
   CHECK(d->code == "TPF013");
   CHECK(d->message.find("exceeds") != std::string::npos);
 }
+
+TEST_CASE("interp: a transforms.Lambda runs on the sample (MNIST flattened to 784)") {
+  // pytorch/examples' mnist_forward_forward flattens with a Lambda; ignoring
+  // it left (B, 1, 28, 28) batches and a 20x over-count.
+  const char* code = R"(
+import torch, torch.nn as nn
+from torchvision.datasets import MNIST
+from torchvision.transforms import Compose, ToTensor, Normalize, Lambda
+from torch.utils.data import DataLoader
+tf = Compose([ToTensor(), Normalize((0.1307,), (0.3081,)), Lambda(lambda x: torch.flatten(x))])
+loader = DataLoader(MNIST("./data", train=True, transform=tf), batch_size=100)
+model = nn.Linear(784, 10)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for x, y in loader:
+    loss = model(x).pow(2).mean()
+    loss.backward()
+    opt.step()
+)";
+  memory::Estimate e = est(code);
+  REQUIRE(e.phases.size() == 1);
+  // The batch Linear saves counts as a batch input, (100, 784) floats;
+  // pow saves its (100, 10) input.
+  CHECK(e.batch_input_bytes == 100 * 784 * 4 + 100 * 8);  // x and the int64 labels
+  CHECK(e.phases[0].activation_bytes == 100 * 10 * 4);
+  CHECK(e.config.unknowns.empty());
+  // A Lambda whose result the interpreter cannot follow is unknown, not ignored.
+  std::string opaque = code;
+  opaque.replace(opaque.find("Lambda(lambda x: torch.flatten(x))"), 34, "Lambda(mystery)");
+  memory::Estimate u = est("from mylib import mystery\n" + opaque);
+  CHECK_FALSE(u.config.unknowns.empty());
+}
