@@ -203,7 +203,20 @@ Value Interp::construct(ObjId cls, Args& args) {
 Value Interp::call_external(StrId qualname, Args& args) {
   std::string_view q = str(qualname);
   auto it = functions.find(std::string(q));
-  if (it != functions.end()) return it->second(*this, args);
+  if (it != functions.end()) {
+    // `torch.flatten(x)`, `torch.transpose(x, ...)`: these functions share
+    // the tensor methods' handlers, which take a tensor receiver.
+    if (q.starts_with("torch.")) {
+      auto m = tensor_methods.find(std::string(q.substr(6)));
+      if (m != tensor_methods.end() && m->second == it->second && (args.pos.empty() || !tensor(args.pos[0])))
+        return Value::unknown();
+    }
+    try {
+      return it->second(*this, args);
+    } catch (const NotATensor&) {
+      return Value::unknown();
+    }
+  }
   bool handled = false;
   Value r = construct_external(*this, qualname, args, handled, Value::unknown());
   if (handled) return r;
