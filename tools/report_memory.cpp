@@ -210,14 +210,24 @@ void render_estimate(std::ostream& os, const Estimate& e, const MemoryTextStyle&
   struct Row {
     const char* name;
     uint64_t bytes;
-  } rows[] = {{"weights", c.weights},         {"gradients", c.gradients},
-              {"optimizer state", c.optimizer_state}, {"master weights", c.master_weights},
-              {"activations", c.activations}, {"autocast cache", c.autocast_cache},
-              {"CUDA context", c.cuda_context}, {"fragmentation", c.fragmentation}};
+    bool known;  // false: printed as unknown, as in the JSON (null)
+  } rows[] = {{"weights", c.weights, c.weights_known},
+              {"gradients", c.gradients, c.weights_known},
+              {"optimizer state", c.optimizer_state, c.weights_known},
+              {"master weights", c.master_weights, c.weights_known},
+              {"activations", c.activations, c.activations_known},
+              {"autocast cache", c.autocast_cache, c.activations_known},
+              {"CUDA context", c.cuda_context, true},
+              {"fragmentation", c.fragmentation, true}};
   uint64_t total = std::max<uint64_t>(1, e.peak_bytes);
   os << "\n  component            GiB\n";
   for (const Row& r : rows) {
     char line[96];
+    if (!r.known) {
+      std::snprintf(line, sizeof line, "  %-16s %8s\n", r.name, "unknown");
+      os << line;
+      continue;
+    }
     std::snprintf(line, sizeof line, "  %-16s %8s  ", r.name, gib_num(r.bytes).c_str());
     os << line << bar(r.bytes, total, 30, st.unicode) << "\n";
   }
