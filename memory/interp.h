@@ -224,12 +224,6 @@ struct YieldStop {
   Value item;
 };
 
-/// Thrown by a tensor method's handler reached with a receiver that is not
-/// a tensor (`torch.flatten(x)` on an x the interpreter could not follow:
-/// the `torch.<view>` functions share the methods' handlers). Caught in
-/// Interp::call_external, where the call's result becomes unknown.
-struct NotATensor {};
-
 /// A built-in callable: a torch function, an nn layer constructor, a
 /// Python builtin. For methods, pos[0] is the receiver.
 using Handler = Value (*)(Interp&, Args&);

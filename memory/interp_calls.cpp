@@ -211,11 +211,7 @@ Value Interp::call_external(StrId qualname, Args& args) {
       if (m != tensor_methods.end() && m->second == it->second && (args.pos.empty() || !tensor(args.pos[0])))
         return Value::unknown();
     }
-    try {
-      return it->second(*this, args);
-    } catch (const NotATensor&) {
-      return Value::unknown();
-    }
+    return it->second(*this, args);
   }
   bool handled = false;
   Value r = construct_external(*this, qualname, args, handled, Value::unknown());

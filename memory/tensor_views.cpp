@@ -12,11 +12,7 @@
 namespace tpf::memory {
 namespace {
 
-TensorObj* self_t(Interp& in, Args& a) {
-  TensorObj* t = a.pos.empty() ? nullptr : in.tensor(a.pos[0]);
-  if (!t) throw NotATensor{};
-  return t;
-}
+TensorObj* self_t(Interp& in, Args& a) { return in.tensor(a.pos[0]); }
 
 /// Sizes with one -1 inferred from the element count.
 std::optional<std::vector<DimId>> resolve_sizes(Interp& in, const TensorObj& t,
