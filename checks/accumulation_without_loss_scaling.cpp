@@ -26,6 +26,7 @@
 //   gradients rescaled by hand (`p.grad /= N`); `accelerator.accumulate` and
 //   `accelerator.backward(loss)` / DeepSpeed engines (they scale themselves).
 #include "checks/facts.h"
+#include "checks/fixes.h"
 
 namespace tpf::checks::accumulation_without_loss_scaling {
 
@@ -134,7 +135,7 @@ class Rule {
         ValueId loss = backward_loss(b);
         if (!loss.valid()) continue;
         if (scaling(fid_, loss, 0) != Scaling::Unscaled) continue;
-        report(b, s, guard, out);
+        report(b, s, guard, l, out);
         return;  // one finding per loop
       }
     }
@@ -366,7 +367,7 @@ class Rule {
     return Scaling::Unknown;
   }
 
-  void report(InstId b, InstId s, ValueId guard, DiagSink& out) const {
+  void report(InstId b, InstId s, ValueId guard, uint32_t l, DiagSink& out) const {
     const ir::Inst& bi = f_.inst(b);
     std::string btext = call_text(ctx_, f_, bi);
     std::string gtext = value_text(ctx_, f_, guard);
@@ -383,7 +384,51 @@ class Rule {
             (n.front() == '`' ? n.substr(1, n.size() - 2) : std::string("accum_steps")) +
             ").backward()`");
     d.notes.push_back({f_.inst(s).span, "the optimizer steps here, only when `" + gtext + "` holds"});
+    d.fix = divide_fix(b, guard, l);
     out.report(std::move(d));
+  }
+
+  /// `loss.backward()` becomes `(loss / N).backward()`, N as the guard
+  /// writes it (`accum_steps` in `(i + 1) % accum_steps == 0`), when N is
+  /// a name, attribute or number fixed before the loop.
+  std::optional<Fix> divide_fix(InstId b, ValueId guard, uint32_t l) const {
+    namespace S = ast::slot;
+    const ast::Module& a = ctx_.ast;
+    const ir::Inst& gd = f_.def(guard);
+    if (gd.nops < 2) return std::nullopt;
+    ValueId nv = f_.operands(gd)[1];
+    if (!nv.valid()) return std::nullopt;
+    ast::NodeId n;
+    if (gd.op == Op::BinOp) {
+      ast::NodeId m = node_at(ctx_, gd.span, ast::NodeKind::BinOp);
+      if (m.valid()) n = a.child(m, S::BinOp::right);
+    } else if (gd.op == Op::Compare) {
+      ast::NodeId c = node_at(ctx_, gd.span, ast::NodeKind::Compare);
+      if (c.valid() && a.children(c, S::Compare::comparators).size() == 1)
+        n = a.children(c, S::Compare::comparators)[0];
+    }
+    if (!n.valid()) return std::nullopt;
+    ast::NodeKind nk = a[n].kind;
+    if (nk != ast::NodeKind::Name && nk != ast::NodeKind::Attribute && nk != ast::NodeKind::Constant)
+      return std::nullopt;
+    // A name set before the loop, or an attribute of one (`args.accum`):
+    // the backward sees the same value the guard does.
+    while (nk == ast::NodeKind::Attribute && f_.def(nv).op == Op::GetAttr) {
+      nv = f_.operands(f_.def(nv))[0];
+      if (!nv.valid()) return std::nullopt;
+      nk = f_.def(nv).op == Op::GetAttr ? ast::NodeKind::Attribute : ast::NodeKind::Name;
+    }
+    if (nk != ast::NodeKind::Constant && li_.contains(l, f_.block_of(f_.def_id(nv))))
+      return std::nullopt;  // set inside the loop: maybe not yet at the backward
+    std::string ntext(source_text(ctx_, a[n].span));
+    if (ntext.find_first_of("\r\n") != std::string::npos) return std::nullopt;
+    ast::NodeId call = node_at(ctx_, f_.inst(b).span, ast::NodeKind::Call);
+    if (!call.valid()) return std::nullopt;
+    ast::NodeId func = a.child(call, S::Call::func);
+    if (a[func].kind != ast::NodeKind::Attribute) return std::nullopt;
+    ast::NodeId loss = a.child(func, S::Attribute::value);
+    std::string divided = "(" + atom_text(ctx_, loss) + " / " + ntext + ")";
+    return make_fix("divide the loss: `" + divided + ".backward()`", Edit{a[loss].span, divided});
   }
 
   const CheckContext& ctx_;

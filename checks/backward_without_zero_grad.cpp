@@ -26,6 +26,7 @@
 #include <set>
 
 #include "checks/facts.h"
+#include "checks/fixes.h"
 
 namespace tpf::checks::backward_without_zero_grad {
 
@@ -234,7 +235,38 @@ class Rule {
         kRule, bi.span, std::move(message),
         "call `" + opt + ".zero_grad(set_to_none=True)` once per iteration, before the backward pass");
     if (b != s) d.notes.push_back({f_.inst(s).span, "the optimizer steps here"});
+    d.fix = zero_grad_fix(s);
     out.report(std::move(d));
+  }
+
+  /// `opt.zero_grad(set_to_none=True)` on a line of its own right after
+  /// the step: every step then starts from cleared gradients, and a step
+  /// under an accumulation guard keeps accumulating until it runs.
+  std::optional<Fix> zero_grad_fix(ir::InstId s) const {
+    const ir::Inst& in = f_.inst(s);
+    TorchCall k = torch_call(ctx_, fid_, s);
+    ast::NodeId call = node_at(ctx_, in.span, ast::NodeKind::Call);
+    if (!call.valid()) return std::nullopt;
+    namespace S = ast::slot;
+    ast::NodeId opt;
+    if (k == TorchCall::OptimizerStep) {
+      ast::NodeId func = ctx_.ast.child(call, S::Call::func);
+      if (ctx_.ast[func].kind != ast::NodeKind::Attribute) return std::nullopt;
+      opt = ctx_.ast.child(func, S::Attribute::value);
+    } else if (k == TorchCall::ScalerStep || k == TorchCall::ScalerStepAmp) {
+      auto args = ctx_.ast.children(call, S::Call::args);
+      if (args.size() != 1) return std::nullopt;
+      opt = args[0];
+    }
+    if (!opt.valid()) return std::nullopt;
+    ast::NodeKind kind = ctx_.ast[opt].kind;
+    if (kind != ast::NodeKind::Name && kind != ast::NodeKind::Attribute) return std::nullopt;
+    std::string text(source_text(ctx_, ctx_.ast[opt].span));
+    if (text.find_first_of("\r\n") != std::string::npos) return std::nullopt;
+    std::string code = text + ".zero_grad(set_to_none=True)";
+    std::optional<Edit> e = insert_line_after(ctx_, in.span, code);
+    if (!e) return std::nullopt;
+    return make_fix("add `" + code + "` after the step", std::move(*e));
   }
 
   const CheckContext& ctx_;

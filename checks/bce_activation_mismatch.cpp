@@ -22,6 +22,7 @@
 //   applied only on some paths; inputs whose producer is not known (a
 //   parameter, an imported model, a clamp).
 #include "checks/facts.h"
+#include "checks/fixes.h"
 
 namespace tpf::checks::bce_activation_mismatch {
 
@@ -63,6 +64,59 @@ Not flagged
 
 namespace {
 
+namespace S = ast::slot;
+
+/// The loss with the other BCE: `nn.BCELoss` <-> `nn.BCEWithLogitsLoss`
+/// at the constructor, `F.binary_cross_entropy` <->
+/// `F.binary_cross_entropy_with_logits` at the call. Refused when the
+/// constructor also serves another loss call, or passes `pos_weight`
+/// (BCELoss has none).
+std::optional<Fix> swap_fix(const CheckContext& ctx, ir::FunctionId fid, ir::InstId call,
+                            bool to_logits) {
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::Inst& in = f.inst(call);
+  ir::CallTarget t = ctx.facts.res.call_target(fid, call);
+  ast::NodeId node;  // the call whose callee is renamed
+  std::string_view from = to_logits ? "BCELoss" : "BCEWithLogitsLoss";
+  std::string_view to = to_logits ? "BCEWithLogitsLoss" : "BCELoss";
+  if (t.kind == ir::CallTarget::Kind::External) {
+    node = node_at(ctx, in.span, ast::NodeKind::Call);
+    from = to_logits ? "binary_cross_entropy" : "binary_cross_entropy_with_logits";
+    to = to_logits ? "binary_cross_entropy_with_logits" : "binary_cross_entropy";
+  } else {
+    Origin ctor;
+    if (!module_constructor(ctx, fid, f.operands(in)[0], ctor)) return std::nullopt;
+    // Every loss call built from this constructor is this one.
+    for (uint32_t gi = 0; gi < ctx.ir.functions.size(); ++gi) {
+      const ir::Function& g = ctx.ir.functions[gi];
+      for (uint32_t i = 0; i < g.insts.size(); ++i) {
+        if (g.insts[i].op != ir::Op::Call || (gi == fid.v && i == call.v)) continue;
+        if (loss_kind(ctx, ir::FunctionId(gi), ir::InstId(i)) == LossKind::None) continue;
+        Origin other;
+        if (module_constructor(ctx, ir::FunctionId(gi), g.operands(g.insts[i])[0], other) &&
+            other.fn == ctor.fn && other.value == ctor.value)
+          return std::nullopt;
+      }
+    }
+    const ir::Function& cf = ctx.ir.fn(ctor.fn);
+    node = node_at(ctx, cf.def(ctor.value).span, ast::NodeKind::Call);
+  }
+  if (!node.valid()) return std::nullopt;
+  std::optional<Span> name = callee_name_span(ctx, node);
+  if (!name || source_text(ctx, *name) != from) return std::nullopt;
+  if (!to_logits) {
+    // pos_weight has no counterpart: by keyword, or BCEWithLogitsLoss's 5th
+    // positional (F.binary_cross_entropy_with_logits's 6th).
+    size_t max_pos = t.kind == ir::CallTarget::Kind::External ? 5 : 4;
+    if (ctx.ast.children(node, S::Call::args).size() > max_pos) return std::nullopt;
+    for (ast::NodeId k : ctx.ast.children(node, S::Call::keywords)) {
+      uint32_t kw = ctx.ast[k].f[S::keyword::arg];
+      if (kw == ast::kNoSymbol || ctx.ast.name(kw) == "pos_weight") return std::nullopt;
+    }
+  }
+  return make_fix("use `" + std::string(to) + "`", Edit{*name, std::string(to)});
+}
+
 void check_with_logits(const CheckContext& ctx, ir::FunctionId fid, ir::InstId call,
                        const Origins& o, DiagSink& out) {
   std::vector<Span> sites;
@@ -79,6 +133,7 @@ void check_with_logits(const CheckContext& ctx, ir::FunctionId fid, ir::InstId c
         "cannot become confident, gradients vanish and training stalls",
         "pass the logits to `" + loss + "` and apply `torch.sigmoid` only for metrics");
     d.notes.push_back({ctx.ir.fn(fid).inst(call).span, "the loss is computed here"});
+    d.fix = swap_fix(ctx, fid, call, false);
     out.report(std::move(d));
   }
 }
@@ -99,6 +154,7 @@ void check_probabilities(const CheckContext& ctx, ir::FunctionId fid, ir::InstId
       "use `nn.BCEWithLogitsLoss()` on the logits (numerically stable), or apply "
       "`torch.sigmoid` first");
   d.notes.push_back({first, "the logits come from here"});
+  d.fix = swap_fix(ctx, fid, call, true);
   out.report(std::move(d));
 }
 

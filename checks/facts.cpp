@@ -506,6 +506,14 @@ bool module_constructor(const CheckContext& ctx, FunctionId fid, ValueId callee,
 
 }  // namespace
 
+bool module_constructor(const CheckContext& ctx, FunctionId f, ValueId callee, Origin& ctor) {
+  FunctionId cf;
+  InstId ci;
+  if (!module_constructor(ctx, f, callee, cf, ci)) return false;
+  ctor = {cf, ctx.ir.fn(cf).inst(ci).result};
+  return ctor.value.valid();
+}
+
 Origins trace_origins(const CheckContext& ctx, FunctionId f, ValueId v) {
   Tracer t{ctx, {}, {}, 0};
   std::vector<uint32_t> idx;

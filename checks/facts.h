@@ -112,6 +112,12 @@ struct Origins {
 };
 Origins trace_origins(const CheckContext& ctx, ir::FunctionId f, ir::ValueId v);
 
+/// The constructor call of the module a callee names (`criterion` in
+/// `criterion(out, y)`): a call here, a module global, `self.m` assigned
+/// once in the class, or what a helper of the file returns. `ctor.value`
+/// is the constructor call's result. False when not known.
+bool module_constructor(const CheckContext& ctx, ir::FunctionId f, ir::ValueId callee, Origin& ctor);
+
 /// What kind of producer a leaf is, as far as output activations go.
 enum class Producer : uint8_t {
   Unknown,

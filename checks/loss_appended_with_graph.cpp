@@ -31,6 +31,7 @@
 #include <set>
 
 #include "checks/facts.h"
+#include "checks/fixes.h"
 
 namespace tpf::checks::loss_appended_with_graph {
 
@@ -446,7 +447,40 @@ class Rule {
     }
     Diagnostic d = make_diagnostic(kRule, in.span, std::move(message), std::move(help));
     if (after_backward) d.severity = Severity::Warning;
+    if (ast::NodeId e = stored_expr(s); e.valid())
+      d.fix = make_fix("store `" + atom_text(ctx_, e) + ".detach()`", append_to(ctx_, e, ".detach()"));
     out.report(std::move(d));
+  }
+
+  /// The expression the source stores at `s.at`, for the fix: the argument
+  /// of `append(x)`, the right side of `total += x` / `total = total + x`
+  /// / `d[k] = x`. kNoNode when it cannot be told apart.
+  ast::NodeId stored_expr(const Store& s) const {
+    const ir::Inst& in = f_.inst(s.at);
+    const ast::Module& a = ctx_.ast;
+    namespace S = ast::slot;
+    if (in.op == Op::Call) {
+      ast::NodeId call = node_at(ctx_, in.span, ast::NodeKind::Call);
+      if (!call.valid() || has_unpacked_args(f_, in)) return ast::kNoNode;
+      auto args = a.children(call, S::Call::args);
+      for (size_t p = 0; p < args.size(); ++p)
+        if (call_arg(ctx_, f_, in, static_cast<int>(p), "") == s.value) return args[p];
+      return ast::kNoNode;
+    }
+    if (in.op == Op::BinOp) {
+      if (ast::NodeId n = node_at(ctx_, in.span, ast::NodeKind::AugAssign); n.valid())
+        return a.child(n, S::AugAssign::value);
+      if (ast::NodeId n = node_at(ctx_, in.span, ast::NodeKind::BinOp); n.valid())
+        return a.child(n, S::BinOp::right);
+      return ast::kNoNode;
+    }
+    if (in.op == Op::SetItem) {
+      ast::NodeId st = statement_at(ctx_, in.span);
+      if (st.valid() && a[st].kind == ast::NodeKind::Assign &&
+          a.children(st, S::Assign::targets).size() == 1)
+        return a.child(st, S::Assign::value);
+    }
+    return ast::kNoNode;
   }
 
   /// How a message names a value: its variable, else its source text.

@@ -23,7 +23,11 @@
 //   weights) that is not the model's output; a forward that returns softmax
 //   only in eval mode (`if self.training: return logits`); softmax used for
 //   metrics next to a loss on the logits; values not known on every path.
+#include <algorithm>
+#include <tuple>
+
 #include "checks/facts.h"
+#include "checks/fixes.h"
 
 namespace tpf::checks::softmax_before_cross_entropy {
 
@@ -72,6 +76,78 @@ Not flagged
 
 namespace {
 
+namespace S = ast::slot;
+using ast::NodeKind;
+
+/// The call's input: positional 0, or `input=` when there is no
+/// positional (kNoNode when neither is plain).
+ast::NodeId first_input(const CheckContext& ctx, ast::NodeId call) {
+  auto args = ctx.ast.children(call, S::Call::args);
+  if (!args.empty()) return ctx.ast[args[0]].kind == NodeKind::Starred ? ast::kNoNode : args[0];
+  for (ast::NodeId k : ctx.ast.children(call, S::Call::keywords)) {
+    uint32_t name = ctx.ast[k].f[S::keyword::arg];
+    if (name != ast::kNoSymbol && ctx.ast.name(name) == "input") return ctx.ast.child(k, S::keyword::value);
+  }
+  return ast::kNoNode;
+}
+
+/// The fix at one softmax site: for CrossEntropyLoss drop the activation
+/// (`F.softmax(x, dim=1)` -> `x`, `x.softmax(-1)` -> `x`, `self.sm(x)` ->
+/// `x`, `nn.Softmax(dim=1)` out of its `nn.Sequential`); for NLLLoss turn
+/// softmax into log_softmax where the name says it (`F.softmax`,
+/// `x.softmax`, `nn.Softmax` in a Sequential).
+std::optional<Fix> site_fix(const CheckContext& ctx, const Origin& leaf, Span site, bool to_log) {
+  const ir::Function& f = ctx.ir.fn(leaf.fn);
+  const ir::Inst& d = f.def(leaf.value);
+  ast::NodeId call = node_at(ctx, site, NodeKind::Call);
+  if (!call.valid()) return std::nullopt;
+  if (!(site == d.span)) {
+    // The last layer of an nn.Sequential(...).
+    for (uint32_t i = 0; i < ctx.ast.nodes.size(); ++i) {
+      ast::NodeId seq{i};
+      if (ctx.ast[seq].kind != NodeKind::Call) continue;
+      auto args = ctx.ast.children(seq, S::Call::args);
+      auto it = std::find(args.begin(), args.end(), call);
+      if (it == args.end()) continue;
+      std::optional<Span> name = callee_name_span(ctx, seq);
+      if (!name || source_text(ctx, *name) != "Sequential") return std::nullopt;
+      if (to_log) {
+        std::optional<Span> layer = callee_name_span(ctx, call);
+        if (!layer || source_text(ctx, *layer) != "Softmax") return std::nullopt;
+        return make_fix("use `nn.LogSoftmax`", Edit{*layer, "LogSoftmax"});
+      }
+      std::optional<Edit> e = remove_element(ctx, args, static_cast<size_t>(it - args.begin()));
+      if (!e) return std::nullopt;
+      return make_fix("remove `" + std::string(source_text(ctx, site)) + "` from the Sequential",
+                      std::move(*e));
+    }
+    return std::nullopt;
+  }
+  ir::CallTarget t = ctx.facts.res.call_target(leaf.fn, f.def_id(leaf.value));
+  ast::NodeId input;
+  std::optional<Span> name = callee_name_span(ctx, call);
+  bool renamable = name && source_text(ctx, *name) == "softmax";
+  if (t.kind == ir::CallTarget::Kind::External) {
+    input = first_input(ctx, call);
+  } else if (t.kind == ir::CallTarget::Kind::Method) {
+    ast::NodeId func = ctx.ast.child(call, S::Call::func);
+    if (ctx.ast[func].kind != NodeKind::Attribute) return std::nullopt;
+    input = ctx.ast.child(func, S::Attribute::value);
+  } else if (t.kind == ir::CallTarget::Kind::ResultCall) {
+    renamable = false;  // `self.sm(x)`: the module's name is the user's
+    if (ctx.ast.children(call, S::Call::args).size() == 1 &&
+        ctx.ast.children(call, S::Call::keywords).empty())
+      input = first_input(ctx, call);
+  }
+  if (to_log) {
+    if (!renamable) return std::nullopt;
+    return make_fix("use `log_softmax`", Edit{*name, "log_softmax"});
+  }
+  if (!input.valid()) return std::nullopt;
+  std::string text = atom_text(ctx, input);
+  return make_fix("pass `" + text + "` on without the activation", Edit{site, text});
+}
+
 void check_loss(const CheckContext& ctx, ir::FunctionId fid, ir::InstId call, LossKind kind,
                 DiagSink& out) {
   const ir::Function& f = ctx.ir.fn(fid);
@@ -79,16 +155,16 @@ void check_loss(const CheckContext& ctx, ir::FunctionId fid, ir::InstId call, Lo
   if (!input.valid()) return;
   Origins o = trace_origins(ctx, fid, input);
   if (!o.complete || o.leaves.empty()) return;
-  std::vector<std::pair<Producer, Span>> leaves;
+  std::vector<std::tuple<Producer, Span, Origin>> leaves;
   for (const Origin& leaf : o.leaves) {
     Span site;
     Producer p = producer_kind(ctx, leaf, &site);
     bool ok = p == Producer::Softmax || (kind == LossKind::CrossEntropy && p == Producer::LogSoftmax);
     if (!ok) return;  // not an activation on every path
-    leaves.emplace_back(p, site);
+    leaves.emplace_back(p, site, leaf);
   }
   std::string loss = loss_name(ctx, fid, call);
-  for (auto [p, site] : leaves) {
+  for (auto [p, site, leaf] : leaves) {
     std::string act = std::string(source_text(ctx, site));
     Diagnostic d;
     if (kind == LossKind::Nll) {
@@ -112,6 +188,7 @@ void check_loss(const CheckContext& ctx, ir::FunctionId fid, ir::InstId call, Lo
       d.severity = Severity::Warning;
     }
     d.notes.push_back({f.inst(call).span, "the loss is computed here"});
+    d.fix = site_fix(ctx, leaf, site, kind == LossKind::Nll);
     out.report(std::move(d));
   }
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,23 @@ struct DiagNote {
   std::string message;
 };
 
+/// One byte-exact change to the source: replace `span` (empty: insert at
+/// span.begin) with `text`. Offsets index SourceFile::text.
+struct Edit {
+  Span span;
+  std::string text;
+  bool operator==(const Edit&) const = default;
+};
+
+/// A fix a rule offers (--fix / --diff): a title in the imperative
+/// ("add `.detach()`") and non-overlapping edits, applied together or not
+/// at all. Only fixes that keep the program's meaning apart from the bug
+/// are offered.
+struct Fix {
+  std::string title;
+  std::vector<Edit> edits;  // sorted by offset, non-overlapping
+};
+
 /// A problem found in the user's input. `code` is "SyntaxError" for the
 /// frontend and "TPF001".. for rules.
 struct Diagnostic {
@@ -27,6 +45,7 @@ struct Diagnostic {
   std::string message;
   std::vector<DiagNote> notes;
   std::string help;
+  std::optional<Fix> fix;  // the rule's safe autofix, if it has one here
 };
 
 /// Collects diagnostics. Records at most one error per start offset (the

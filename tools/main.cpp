@@ -18,6 +18,8 @@
 #include <filesystem>
 #include <iostream>
 #include <iterator>
+#include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -33,6 +35,7 @@
 #include "lexer/lexer.h"
 #include "parser/parser.h"
 #include "tools/config.h"
+#include "tools/fix.h"
 #include "tools/inputs.h"
 #include "tools/render.h"
 #include "tools/report.h"
@@ -66,6 +69,8 @@ struct Options {
   std::vector<std::string> select, ignore;
   std::string fail_on = "error";         // error | warning | never
   bool report_unused_suppressions = false;
+  bool fix = false;                      // --fix: apply the safe fixes in place
+  bool diff = false;                     // --diff: print them as a unified diff
   std::string explain;
   bool list_rules = false;
   // ---- memory estimator (memory/): its options go here ----
@@ -116,6 +121,11 @@ void add_rule_options(po::options_description& d, Options& opt) {
        "exit 1 on findings at or above: error, warning or never")
       ("report-unused-suppressions", po::bool_switch(&opt.report_unused_suppressions),
        "warn about `# tpf: ignore[...]` / `# noqa: TPF...` comments that suppress nothing")
+      ("fix", po::bool_switch(&opt.fix),
+       "apply the safe fixes (TPF001, TPF003, TPF004, TPF006, TPF007) to the files in place, "
+       "then report what remains; for `-`, print the fixed source on stdout")
+      ("diff", po::bool_switch(&opt.diff),
+       "print the safe fixes as a unified diff and change nothing; exit 1 when there is one")
       ("explain", po::value<std::string>(&opt.explain), "print the write-up of a rule (code or name) and exit")
       ("list-rules", po::bool_switch(&opt.list_rules), "list every rule and exit");
 }
@@ -159,6 +169,8 @@ void print_help(const po::options_description& visible) {
                "  tpf-analyze --config ci/tpf.toml src/\n"
                "  tpf-analyze --isolated train.py            # ignore pyproject.toml\n"
                "  tpf-analyze --report-unused-suppressions src/\n"
+               "  tpf-analyze --diff train.py                # what --fix would change\n"
+               "  tpf-analyze --fix src/\n"
                "  cat train.py | tpf-analyze --stdin-filename train.py -\n"
                "  tpf-analyze --explain TPF003\n"
                "  tpf-analyze --target h100 train.py\n"
@@ -167,8 +179,9 @@ void print_help(const po::options_description& visible) {
                "(keys select, ignore, fail_on, target, severity, exclude, per-file-ignores);\n"
                "the command line wins. Silence one line with `# tpf: ignore[TPF003]`,\n"
                "`# tpf: ignore` or `# noqa: TPF003`.\n"
-               "\nexit status: 0 nothing at or above --fail-on, 1 findings at or above it,\n"
-               "2 usage error, unreadable path or syntax error\n";
+               "\nexit status: 0 nothing at or above --fail-on, 1 findings at or above it\n"
+               "(with --diff: 1 when there is a fix to apply), 2 usage error, unreadable\n"
+               "path or syntax error\n";
 }
 
 /// The source of one input: read from disk, or from stdin for `-`.
@@ -192,13 +205,172 @@ std::unique_ptr<tpf::SourceFile> load(const std::string& path, const Options& op
   return src;
 }
 
+/// The rules' findings on one file, after its inline suppressions, and
+/// the suppressions (with what each silenced, for
+/// --report-unused-suppressions).
+struct RuleRun {
+  std::vector<tpf::Diagnostic> findings;
+  std::vector<tpf::tools::Suppression> sups;
+};
+
+/// The memory estimate (with --target or any estimator option), before
+/// the rules: TPF013 reads it.
+std::optional<tpf::memory::Estimate> estimate_for(const tpf::ir::Module& ir, const std::string& path,
+                                                  const Options& opt) {
+  if (!(opt.resolved_target || opt.breakdown || opt.batch_size || opt.seq_len || !opt.dtype.empty() ||
+        opt.world_size))
+    return std::nullopt;
+  tpf::memory::EstimateOptions eo;
+  eo.target = opt.resolved_target;
+  if (opt.batch_size) eo.batch_size = opt.batch_size;
+  if (opt.seq_len) eo.seq_len = opt.seq_len;
+  if (opt.world_size) eo.world_size = opt.world_size;
+  if (!opt.dtype.empty()) eo.dtype = tpf::memory::parse_dtype(opt.dtype);
+  std::optional<tpf::memory::Estimate> est = tpf::memory::estimate(ir, eo);
+  est->path = path;
+  return est;
+}
+
+RuleRun rule_findings(const tpf::SourceFile& src, const std::vector<tpf::Span>& comments,
+                      const tpf::ast::Module& module, const tpf::ir::Module& ir,
+                      const tpf::dataflow::FileFacts& facts,
+                      const std::optional<tpf::memory::Estimate>& est, const Options& opt,
+                      const tpf::checks::RunOptions& rules) {
+  tpf::checks::CheckContext ctx{src, module, ir, facts};
+  if (est && opt.resolved_target) ctx.estimate = &*est;
+  RuleRun run;
+  run.findings = tpf::checks::run_checks(ctx, rules);
+  run.sups = tpf::tools::parse_suppressions(src, comments);
+  tpf::tools::apply_suppressions(src, run.sups, run.findings);
+  return run;
+}
+
+/// The whole pipeline again on a fixed source (no dumps). False on a
+/// syntax error.
+bool recheck(const tpf::SourceFile& src, const std::string& path, const Options& opt,
+             const tpf::checks::RunOptions& rules, RuleRun& run,
+             std::optional<tpf::memory::Estimate>& est) {
+  tpf::DiagSink diags;
+  tpf::lexer::TokenStream toks = tpf::lexer::tokenize(src, diags);
+  tpf::ast::Module module = tpf::parser::parse(src, toks, diags);
+  if (diags.has_errors()) return false;
+  tpf::ir::Module ir = tpf::ir::build(module, src, diags, tpf::ir::kVerify);
+  tpf::dataflow::FileFacts facts = tpf::dataflow::compute_facts(ir);
+  est = estimate_for(ir, path, opt);
+  run = rule_findings(src, toks.comments, module, ir, facts, est, opt, rules);
+  return true;
+}
+
+/// What --fix / --diff did to one file.
+struct FixOutcome {
+  std::unique_ptr<tpf::SourceFile> src;  // the fixed source (--fix), else null
+  size_t fixed = 0;                      // findings the fixes removed
+  size_t would_fix = 0;                  // --diff: findings the diff fixes
+  bool stdin_input = false;              // the file is `-`: --fix prints the source on stdout
+};
+
+/// The fixes of `run`'s findings that survive re-analysis: the fixed source
+/// parses, and for every code fixed, at least as many findings are gone as
+/// fixes were applied. Tries all together first, then each alone, then the
+/// ones that passed alone together. Empty `applied` when none survives.
+tpf::tools::FixResult verified_fixes(const tpf::SourceFile& src, std::string_view prefix,
+                                     const std::string& path, const Options& opt,
+                                     const tpf::checks::RunOptions& rules, const RuleRun& before,
+                                     RuleRun& after, std::optional<tpf::memory::Estimate>& est) {
+  const std::vector<tpf::Diagnostic>& diags = before.findings;
+  auto passes = [&](const tpf::tools::FixResult& fr) {
+    if (fr.applied.empty()) return false;
+    tpf::SourceFile fixed;
+    tpf::DiagSink d;
+    if (!tpf::lexer::make_source(src.path, std::string(prefix) + fr.text, fixed, d)) return false;
+    if (!recheck(fixed, path, opt, rules, after, est)) return false;
+    std::map<std::string, long> left;
+    for (const tpf::Diagnostic& x : diags) ++left[x.code];
+    for (size_t i : fr.applied) --left[diags[i].code];
+    for (const tpf::Diagnostic& x : after.findings)
+      if (left.count(x.code) && --left[x.code] < 0) return false;
+    return true;
+  };
+  std::vector<bool> all(diags.size(), true);
+  tpf::tools::FixResult fr = tpf::tools::apply_fixes(src.text, diags, all);
+  if (passes(fr)) return fr;
+  std::vector<bool> good(diags.size(), false);
+  for (size_t i = 0; i < diags.size(); ++i) {
+    if (!diags[i].fix) continue;
+    std::vector<bool> one(diags.size(), false);
+    one[i] = true;
+    good[i] = passes(tpf::tools::apply_fixes(src.text, diags, one));
+  }
+  fr = tpf::tools::apply_fixes(src.text, diags, good);
+  if (passes(fr)) return fr;
+  return {};
+}
+
+/// --fix / --diff on one file whose findings `run` holds. --diff prints
+/// the unified diff on `os`; --fix writes the file (for `-`: prints the
+/// source on `os`) and replaces `run` with the findings of the fixed file.
+void fix_file(const tpf::SourceFile& src, const std::string& path, const Options& opt,
+              const tpf::checks::RunOptions& rules, RuleRun& run,
+              std::optional<tpf::memory::Estimate>& est, FixOutcome& out, std::ostream& os,
+              std::ostream& es) {
+  bool any = false;
+  for (const tpf::Diagnostic& d : run.findings) any |= d.fix.has_value();
+  if (!any) return;
+  // Edits index the decoded text: byte-exact on the file only when the
+  // text is its bytes, or its bytes after a UTF-8 BOM.
+  std::string_view prefix;
+  std::string_view bytes = src.bytes;
+  if (src.text.data() == src.bytes.data() && src.text.size() == src.bytes.size()) {
+  } else if (bytes.size() == src.text.size() + 3 && bytes.starts_with("\xEF\xBB\xBF") &&
+             bytes.substr(3) == src.text) {
+    prefix = bytes.substr(0, 3);
+  } else {
+    es << path << ": note: not fixed: the file is decoded from its declared encoding, and "
+                  "fixes are applied only to UTF-8 files\n";
+    return;
+  }
+  RuleRun after;
+  std::optional<tpf::memory::Estimate> est_after;
+  tpf::tools::FixResult fr = verified_fixes(src, prefix, path, opt, rules, run, after, est_after);
+  size_t offered = 0;
+  for (const tpf::Diagnostic& d : run.findings) offered += d.fix.has_value();
+  if (fr.applied.size() < offered)
+    es << path << ": note: " << offered - fr.applied.size() << " of " << offered
+       << " fixes not applied (they overlap another fix, or the result did not check out)\n";
+  if (fr.applied.empty()) return;
+  if (opt.diff) {
+    os << tpf::tools::unified_diff(path, src.text, fr.edits);
+    out.would_fix = fr.applied.size();
+    return;
+  }
+  std::string fixed_bytes = std::string(prefix) + fr.text;
+  if (out.stdin_input) {
+    os << fixed_bytes;
+  } else {
+    std::ofstream f(src.path, std::ios::binary | std::ios::trunc);
+    f << fixed_bytes;
+    f.close();
+    if (!f) {
+      es << path << ": error: could not write the fixed file\n";
+      return;
+    }
+  }
+  out.src = std::make_unique<tpf::SourceFile>();
+  tpf::DiagSink d;
+  tpf::lexer::make_source(src.path, std::move(fixed_bytes), *out.src, d);
+  // `after` indexes a SourceFile that is gone: analyze the kept one again.
+  recheck(*out.src, path, opt, rules, run, est);
+  out.fixed = fr.applied.size();
+}
+
 /// Runs the pipeline on one file. Returns false when the file could not be
 /// analyzed (a syntax error, reported on `es`). In dump mode prints the
 /// requested dumps to `os` and runs no rules. `os` and `es` are the file's
 /// own buffers (files run in parallel; the driver prints them in order).
 bool analyze_file(const tpf::SourceFile& src, const std::string& path, const Options& opt,
                   const tpf::checks::RunOptions& rules, std::vector<tpf::Diagnostic>& findings,
-                  nlohmann::ordered_json& estimates, std::ostream& os, std::ostream& es) {
+                  nlohmann::ordered_json& estimates, FixOutcome& fix, std::ostream& os,
+                  std::ostream& es) {
   tpf::DiagSink diags;
   tpf::lexer::TokenStream toks = tpf::lexer::tokenize(src, diags);
   if (opt.dump_tokens) {
@@ -240,38 +412,22 @@ bool analyze_file(const tpf::SourceFile& src, const std::string& path, const Opt
     return true;
   }
 
-  // The memory estimate (with --target or any estimator option), before
-  // the rules: TPF013 reads it.
-  std::optional<tpf::memory::Estimate> est;
-  if (opt.resolved_target || opt.breakdown || opt.batch_size || opt.seq_len || !opt.dtype.empty() ||
-      opt.world_size) {
-    tpf::memory::EstimateOptions eo;
-    eo.target = opt.resolved_target;
-    if (opt.batch_size) eo.batch_size = opt.batch_size;
-    if (opt.seq_len) eo.seq_len = opt.seq_len;
-    if (opt.world_size) eo.world_size = opt.world_size;
-    if (!opt.dtype.empty()) eo.dtype = tpf::memory::parse_dtype(opt.dtype);
-    est = tpf::memory::estimate(ir, eo);
-    est->path = path;
-  }
-
-  tpf::checks::CheckContext ctx{src, module, ir, facts};
-  if (est && opt.resolved_target) ctx.estimate = &*est;
-  findings = tpf::checks::run_checks(ctx, rules);
-  std::vector<tpf::tools::Suppression> sups = tpf::tools::parse_suppressions(src, toks.comments);
-  tpf::tools::apply_suppressions(src, sups, findings);
+  std::optional<tpf::memory::Estimate> est = estimate_for(ir, path, opt);
+  RuleRun run = rule_findings(src, toks.comments, module, ir, facts, est, opt, rules);
+  if ((opt.fix || opt.diff) && !run.findings.empty()) fix_file(src, path, opt, rules, run, est, fix, os, es);
+  findings = std::move(run.findings);
   if (opt.report_unused_suppressions) {
-    std::vector<tpf::Diagnostic> unused = tpf::tools::unused_suppressions(sups, rules);
+    std::vector<tpf::Diagnostic> unused = tpf::tools::unused_suppressions(run.sups, rules);
     findings.insert(findings.end(), unused.begin(), unused.end());
     std::stable_sort(findings.begin(), findings.end(), [](const auto& a, const auto& b) {
       return std::tie(a.span.begin, a.code) < std::tie(b.span.begin, b.code);
     });
   }
 
-  if (est) {
+  if (est && !opt.diff) {
     if (opt.format == "json") estimates.push_back(tpf::tools::estimate_json(*est));
     // Machine formats keep stdout parseable: the text estimate goes to stderr.
-    else if (opt.format == "text" || opt.format == "concise")
+    else if ((opt.format == "text" || opt.format == "concise") && !(opt.fix && fix.stdin_input))
       tpf::tools::render_estimate(os, *est, {opt.breakdown, true});
     else tpf::tools::render_estimate(es, *est, {opt.breakdown, true});
   }
@@ -286,6 +442,7 @@ struct FileRun {
   std::unique_ptr<tpf::SourceFile> src;
   bool ok = false;
   std::vector<tpf::Diagnostic> findings;
+  FixOutcome fix;
   nlohmann::ordered_json estimates = nlohmann::ordered_json::array();
   std::ostringstream out, err;
 };
@@ -511,7 +668,10 @@ int main(int argc, char** argv) {
   }
   auto analyze_one = [&](FileRun& r) {
     r.src = load(r.path, opt, r.path == "-" ? stdin_bytes : std::string(), r.err);
-    if (r.src) r.ok = analyze_file(*r.src, r.shown, opt, r.rules, r.findings, r.estimates, r.out, r.err);
+    r.fix.stdin_input = r.path == "-";
+    if (r.src)
+      r.ok = analyze_file(*r.src, r.shown, opt, r.rules, r.findings, r.estimates, r.fix, r.out, r.err);
+    if (r.fix.src) r.src = std::move(r.fix.src);  // the findings index the fixed file
   };
   run_parallel(runs, opt.jobs, analyze_one);
 
@@ -519,6 +679,7 @@ int main(int argc, char** argv) {
   std::vector<tpf::tools::FileDiagnostics> results;
   nlohmann::ordered_json estimates = nlohmann::ordered_json::array();
   tpf::tools::Totals totals;
+  size_t would_fix = 0, files_to_fix = 0;
   for (FileRun& r : runs) {
     std::cout << r.out.str();
     std::cerr << r.err.str();
@@ -529,30 +690,44 @@ int main(int argc, char** argv) {
       continue;
     }
     ++totals.files;
+    totals.fixed += r.fix.fixed;
+    would_fix += r.fix.would_fix;
+    if (r.fix.would_fix) ++files_to_fix;
     if (r.findings.empty()) continue;
     results.push_back({r.shown, r.src.get(), std::move(r.findings)});
     kept.push_back(std::move(r.src));
   }
   std::cout.flush();
   if (opt.dumping()) return rc;
+  if (opt.diff) {
+    // Only the diff on stdout (`patch -p0` applies it).
+    if (would_fix)
+      std::cerr << "tpf-analyze: --diff: would fix " << would_fix << (would_fix == 1 ? " problem" : " problems")
+                << " in " << files_to_fix << (files_to_fix == 1 ? " file" : " files") << "\n";
+    else
+      std::cerr << "tpf-analyze: --diff: nothing to fix\n";
+    return rc != kExitOk ? rc : would_fix ? kExitFindings : kExitOk;
+  }
+  // `--fix -` prints the fixed source on stdout: the report goes to stderr.
+  std::ostream& report = opt.fix && read_stdin ? std::cerr : std::cout;
 
   std::stable_sort(results.begin(), results.end(),
                    [](const auto& a, const auto& b) { return a.path < b.path; });
   if (opt.format == "json") {
-    tpf::tools::report_json(std::cout, results, totals.files, estimates);
+    tpf::tools::report_json(report, results, totals.files, estimates);
   } else if (opt.format == "concise") {
-    tpf::tools::report_concise(std::cout, results);
+    tpf::tools::report_concise(report, results);
   } else if (opt.format == "github") {
-    tpf::tools::report_github(std::cout, results);
+    tpf::tools::report_github(report, results);
   } else if (opt.format == "sarif") {
     std::error_code ec;
     std::string root = std::filesystem::current_path(ec).string();
-    tpf::tools::report_sarif(std::cout, results, root, kVersion);
+    tpf::tools::report_sarif(report, results, root, kVersion);
   } else {
     tpf::tools::TextStyle style;
     style.color = !opt.no_color && std::getenv("NO_COLOR") == nullptr && stdout_is_terminal();
     style.quiet = opt.quiet;
-    tpf::tools::report_text(std::cout, results, totals, style);
+    tpf::tools::report_text(report, results, totals, style);
   }
   bool failing = false;
   for (const tpf::tools::FileDiagnostics& f : results)

@@ -45,6 +45,7 @@ struct TextStyle {
 struct Totals {
   size_t files = 0;         // files analyzed
   size_t not_analyzed = 0;  // unreadable or with a syntax error
+  size_t fixed = 0;         // findings --fix removed
 };
 
 /// One diagnostic:

@@ -1,6 +1,6 @@
 // The JSON reporter: the machine contract of issue 4, kept stable:
 //   {"version":1,"files":N,"diagnostics":[{"rule","severity","path","line",
-//    "column","end_line","end_column","message","help"}...],"estimates":[...]}
+//    "column","end_line","end_column","message","help","fix"}...],"estimates":[...]}
 // Lines and columns are 1-based; columns count code points; end_column is
 // exclusive. Also the JSON form of --list-rules.
 // requires: SourceFile, sorted diagnostics. produces: one line of JSON.
@@ -28,6 +28,24 @@ void report_json(std::ostream& os, std::span<const FileDiagnostics> files, size_
       j["end_column"] = e.column;
       j["message"] = d.message;
       j["help"] = d.help;
+      if (d.fix) {
+        nlohmann::ordered_json fix, edits = nlohmann::ordered_json::array();
+        fix["title"] = d.fix->title;
+        for (const Edit& ed : d.fix->edits) {
+          Position eb = position(*f.src, ed.span.begin), ee = position(*f.src, ed.span.end);
+          nlohmann::ordered_json x;
+          x["line"] = eb.line;
+          x["column"] = eb.column;
+          x["end_line"] = ee.line;
+          x["end_column"] = ee.column;
+          x["content"] = ed.text;
+          edits.push_back(std::move(x));
+        }
+        fix["edits"] = std::move(edits);
+        j["fix"] = std::move(fix);
+      } else {
+        j["fix"] = nullptr;
+      }
       diags.push_back(std::move(j));
     }
   doc["diagnostics"] = std::move(diags);

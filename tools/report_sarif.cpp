@@ -132,6 +132,22 @@ void report_sarif(std::ostream& os, std::span<const FileDiagnostics> files,
         }
         r["relatedLocations"] = std::move(related);
       }
+      if (d.fix) {
+        Json replacements = Json::array();
+        for (const Edit& ed : d.fix->edits) {
+          Json rep;
+          rep["deletedRegion"] = region(*f.src, ed.span);
+          rep["insertedContent"] = text(ed.text);
+          replacements.push_back(std::move(rep));
+        }
+        Json change;
+        change["artifactLocation"] = artifact_location(f.path);
+        change["replacements"] = std::move(replacements);
+        Json fix;
+        fix["description"] = text(d.fix->title);
+        fix["artifactChanges"] = Json::array({std::move(change)});
+        r["fixes"] = Json::array({std::move(fix)});
+      }
       results.push_back(std::move(r));
     }
   if (any_unused) {

@@ -149,11 +149,18 @@ void render_text(std::string& out, const std::string& path, const SourceFile& sr
     paint(out, style, kHelp, "help:");
     out += ' ' + d.help + '\n';
   }
+  if (d.fix) {
+    out += ' ' + pad + ' ';
+    paint(out, style, kGutter, "=");
+    out += ' ';
+    paint(out, style, kHelp, "fix:");
+    out += ' ' + d.fix->title + " (--fix applies it, --diff shows it)\n";
+  }
 }
 
 void report_text(std::ostream& os, std::span<const FileDiagnostics> files, const Totals& totals,
                  const TextStyle& style) {
-  size_t errors = 0, warnings = 0, notes = 0, with_findings = 0;
+  size_t errors = 0, warnings = 0, notes = 0, with_findings = 0, fixable = 0;
   std::string out;
   for (const FileDiagnostics& f : files) {
     if (f.diags.empty()) continue;
@@ -162,6 +169,7 @@ void report_text(std::ostream& os, std::span<const FileDiagnostics> files, const
       render_text(out, f.path, *f.src, d, style);
       if (!style.quiet) out += '\n';
       (d.severity == Severity::Error ? errors : d.severity == Severity::Warning ? warnings : notes)++;
+      if (d.fix) ++fixable;
     }
     os << out;
     out.clear();
@@ -184,6 +192,8 @@ void report_text(std::ostream& os, std::span<const FileDiagnostics> files, const
     line = "found " + plural(total, "problem") + " (" + parts + ") in " +
            std::to_string(with_findings) + " of " + plural(totals.files, "file");
   }
+  if (fixable) line += "; " + std::to_string(fixable) + " fixable with --fix";
+  if (totals.fixed) line += "; fixed " + plural(totals.fixed, "problem");
   if (totals.not_analyzed)
     line += "; " + plural(totals.not_analyzed, "file") + " not analyzed (unreadable or syntax error)";
   paint(out, style, kBold, line);

@@ -127,7 +127,7 @@ class Cli(unittest.TestCase):
         self.assertEqual(doc["estimates"], [])
         self.assertEqual(len(doc["diagnostics"]), 2)
         keys = ["rule", "severity", "path", "line", "column", "end_line", "end_column",
-                "message", "help"]
+                "message", "help", "fix"]
         for d in doc["diagnostics"]:
             self.assertEqual(list(d), keys)
             self.assertTrue(d["path"].endswith("buggy.py"))

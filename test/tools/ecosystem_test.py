@@ -186,6 +186,24 @@ _RULE = {"type": "object", "additionalProperties": False, "required": ["id"],
                  "properties": {"enabled": {"type": "boolean"}, "level": _LEVEL,
                                 "rank": {"type": "number"}, "parameters": {"type": "object"}}},
              "properties": {"type": "object"}}}
+_FIX = {"type": "object", "additionalProperties": False, "required": ["artifactChanges"],
+        "properties": {
+            "description": dict(_MSG, required=["text"]),
+            "artifactChanges": {"type": "array", "minItems": 1, "items": {
+                "type": "object", "additionalProperties": False,
+                "required": ["artifactLocation", "replacements"],
+                "properties": {
+                    "artifactLocation": _ARTIFACT,
+                    "replacements": {"type": "array", "minItems": 1, "items": {
+                        "type": "object", "additionalProperties": False,
+                        "required": ["deletedRegion"],
+                        "properties": {
+                            "deletedRegion": _REGION,
+                            "insertedContent": {
+                                "type": "object", "additionalProperties": False,
+                                "properties": {"text": {"type": "string"},
+                                               "binary": {"type": "string"}}}}}}}}},
+            "properties": {"type": "object"}}}
 SARIF_SCHEMA = {
     "type": "object", "additionalProperties": False, "required": ["version", "runs"],
     "properties": {
@@ -213,12 +231,13 @@ SARIF_SCHEMA = {
                         "message": dict(_MSG, required=["text"]),
                         "locations": {"type": "array", "items": _LOCATION},
                         "relatedLocations": {"type": "array", "items": _LOCATION},
+                        "fixes": {"type": "array", "items": _FIX},
                         "properties": {"type": "object"}}}}}}}}}
 
 
 def validate(doc, schema, where="$"):
     """The keywords SARIF_SCHEMA uses: type, enum, required, properties,
-    additionalProperties (false or a schema), items, minimum."""
+    additionalProperties (false or a schema), items, minItems, minimum."""
     types = {"object": dict, "array": list, "string": str, "boolean": bool,
              "integer": int, "number": (int, float)}
     if "type" in schema:
@@ -242,6 +261,8 @@ def validate(doc, schema, where="$"):
                 raise AssertionError(f"{where}: property {k!r} not allowed")
             elif isinstance(extra, dict):
                 validate(v, extra, f"{where}.{k}")
+    if isinstance(doc, list) and "minItems" in schema:
+        assert len(doc) >= schema["minItems"], f"{where}: fewer than {schema['minItems']} items"
     if isinstance(doc, list) and "items" in schema:
         for i, v in enumerate(doc):
             validate(v, schema["items"], f"{where}[{i}]")
@@ -351,6 +372,173 @@ severity = { TPF006 = "warning" }
 exclude = ["generated/", "*_pb2.py", "/src/gen/**"]
 per-file-ignores = { "scripts/*.py" = ["TPF003"] }
 """
+
+
+# BUGGY after --fix: TPF006 drops the softmax, TPF003 clears after the step.
+BUGGY_FIXED = BUGGY.replace("F.softmax(model(x), dim=1)", "model(x)") + \
+    "    opt.zero_grad(set_to_none=True)\n"
+
+BUGGY_DIFF = """\
+--- {path}
++++ {path}
+@@ -6,7 +6,8 @@
+ opt = torch.optim.SGD(model.parameters(), lr=0.1)
+ crit = nn.CrossEntropyLoss()
+ for x, y in loader:
+-    probs = F.softmax(model(x), dim=1)
++    probs = model(x)
+     loss = crit(probs, y)
+     loss.backward()
+     opt.step()
++    opt.zero_grad(set_to_none=True)
+"""
+
+
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+class Autofix(unittest.TestCase):
+    def test_diff_prints_and_changes_nothing(self):
+        with Tree({"t.py": BUGGY}) as t:
+            rc, out, err = run("--isolated", *SEL, "--diff", "t.py", cwd=t.dir)
+            self.assertEqual(rc, 1, err)
+            self.assertEqual(out, BUGGY_DIFF.format(path="t.py"))
+            self.assertIn("would fix 2 problems in 1 file", err)
+            self.assertEqual(read_bytes(t.path("t.py")).decode(), BUGGY)
+            # applies with patch -p0, like ruff's
+            if subprocess.run(["which", "patch"], capture_output=True).returncode == 0:
+                subprocess.run(["patch", "-s", "-p0"], input=out, text=True, cwd=t.dir, check=True)
+                self.assertEqual(read_bytes(t.path("t.py")).decode(), BUGGY_FIXED)
+            rc, out, err = run("--isolated", *SEL, "--diff", "t.py", cwd=t.dir)
+            self.assertEqual((rc, out), (0, ""), err)
+
+    def test_fix_writes_reanalyzes_and_reports_what_is_left(self):
+        with Tree({"t.py": BUGGY, "clean.py": CLEAN}) as t:
+            rc, out, err = run("--isolated", "--select", "TPF003,TPF006,TPF012", "--fix",
+                               "t.py", "clean.py", cwd=t.dir)
+            self.assertEqual(read_bytes(t.path("t.py")).decode(), BUGGY_FIXED)
+            self.assertEqual(read_bytes(t.path("clean.py")).decode(), CLEAN)
+            self.assertEqual(rc, 0, out + err)
+            self.assertIn("fixed 2 problems", out)
+            # a second run has nothing left to fix
+            rc, out, _ = run("--isolated", *SEL, "--fix", "t.py", cwd=t.dir)
+            self.assertEqual(rc, 0)
+            self.assertIn("no problems found in 1 file", out)
+            self.assertNotIn("fixed", out)
+
+    def test_text_and_json_show_the_fix(self):
+        with Tree({"t.py": BUGGY}) as t:
+            rc, out, _ = run("--isolated", *SEL, "t.py", cwd=t.dir)
+            self.assertIn("= fix: add `opt.zero_grad(set_to_none=True)` after the step", out)
+            self.assertIn("2 fixable with --fix", out)
+            rc, out, _ = run("--isolated", *SEL, "--format", "json", "t.py", cwd=t.dir)
+            d = {x["rule"]: x for x in json.loads(out)["diagnostics"]}
+            self.assertEqual(d["TPF003"]["fix"], {
+                "title": "add `opt.zero_grad(set_to_none=True)` after the step",
+                "edits": [{"line": 13, "column": 1, "end_line": 13, "end_column": 1,
+                           "content": "    opt.zero_grad(set_to_none=True)\n"}]})
+            self.assertEqual(d["TPF006"]["fix"]["edits"], [
+                {"line": 9, "column": 13, "end_line": 9, "end_column": 39, "content": "model(x)"}])
+
+    def test_sarif_fixes_validate(self):
+        with Tree({"t.py": BUGGY}) as t:
+            rc, out, _ = run("--isolated", *SEL, "--format", "sarif", "t.py", cwd=t.dir)
+            doc = json.loads(out)
+            validate(doc, SARIF_SCHEMA)
+            fix = doc["runs"][0]["results"][0]["fixes"][0]
+            change = fix["artifactChanges"][0]
+            self.assertEqual(change["artifactLocation"], {"uri": "t.py", "uriBaseId": "%SRCROOT%"})
+            self.assertEqual(change["replacements"], [{
+                "deletedRegion": {"startLine": 9, "startColumn": 13, "endLine": 9, "endColumn": 39},
+                "insertedContent": {"text": "model(x)"}}])
+
+    def test_fix_stdin_prints_the_source(self):
+        rc, out, err = run("--isolated", *SEL, "--fix", "-", "--stdin-filename", "s.py",
+                           stdin=BUGGY)
+        self.assertEqual(out, BUGGY_FIXED)
+        self.assertIn("fixed 2 problems", err)
+        self.assertEqual(rc, 0)
+
+    def test_bytes_kept_crlf_bom_and_comments(self):
+        src = ("\ufeff# header comment\r\n" + BUGGY.replace("\n", "  # keep\r\n")).encode()
+        with Tree({}) as t:
+            with open(t.path("w.py"), "wb") as f:
+                f.write(src)
+            rc, out, err = run("--isolated", *SEL, "--fix", "w.py", cwd=t.dir)
+            self.assertEqual(rc, 0, out + err)
+            want = src.replace(b"F.softmax(model(x), dim=1)", b"model(x)") + \
+                b"    opt.zero_grad(set_to_none=True)\r\n"
+            self.assertEqual(read_bytes(t.path("w.py")), want)
+
+    def test_suppressed_findings_are_not_fixed(self):
+        text = with_comments(l9="# tpf: ignore[TPF006]")
+        with Tree({"t.py": text}) as t:
+            rc, out, err = run("--isolated", *SEL, "--fix", "t.py", cwd=t.dir)
+            self.assertEqual(rc, 0, out + err)
+            got = read_bytes(t.path("t.py")).decode()
+            self.assertIn("F.softmax(model(x), dim=1)  # tpf: ignore[TPF006]", got)
+            self.assertTrue(got.endswith("    opt.step()\n    opt.zero_grad(set_to_none=True)\n"))
+
+    def test_no_fix_where_it_would_be_unsure(self):
+        # one-line bodies and pos_weight (BCELoss has none) are left alone
+        text = BUGGY.replace("    loss.backward()\n    opt.step()\n",
+                             "    loss.backward(); opt.step()\n")
+        with Tree({"t.py": text}) as t:
+            rc, out, err = run("--isolated", "--select", "TPF003", "--diff", "t.py", cwd=t.dir)
+            self.assertEqual((rc, out), (0, ""), err)
+
+    def test_every_positive_fixture(self):
+        """Each fires*.py fixture: --diff equals its golden <name>.diff (none
+        without fixes), --fix gives a file that parses, in which every fixed
+        finding is gone and nothing new appears."""
+        update = os.environ.get("TPF_UPDATE_GOLDEN") not in (None, "", "0")
+        checks = os.path.join(ROOT, "test", "checks")
+        fixed_total = 0
+        for rule in sorted(os.listdir(checks)):
+            folder = os.path.join(checks, rule)
+            if not os.path.isdir(folder):
+                continue
+            for name in sorted(os.listdir(folder)):
+                if not (name.startswith("fires") and name.endswith(".py")):
+                    continue
+                with self.subTest(fixture=rule + "/" + name), Tree({}) as t:
+                    with open(os.path.join(folder, name), "rb") as f:
+                        original = f.read()
+                    with open(t.path(name), "wb") as f:
+                        f.write(original)
+                    rc, out, err = run("--isolated", "--format", "json", name, cwd=t.dir)
+                    before = json.loads(out)["diagnostics"]
+                    fixable = [d for d in before if d["fix"]]
+                    rc, diff, err = run("--isolated", "--diff", name, cwd=t.dir)
+                    self.assertEqual(rc, 1 if fixable else 0, err)
+                    golden = os.path.join(folder, name[:-3] + ".diff")
+                    if update:
+                        if diff:
+                            with open(golden, "w", encoding="utf-8", newline="") as f:
+                                f.write(diff)
+                        elif os.path.exists(golden):
+                            os.remove(golden)
+                    if diff:
+                        with open(golden, encoding="utf-8", newline="") as f:
+                            self.assertEqual(diff, f.read())
+                    else:
+                        self.assertFalse(os.path.exists(golden))
+                    rc, out, err = run("--isolated", "--fix", name, cwd=t.dir)
+                    self.assertNotEqual(rc, 2, err)  # parses
+                    rc, out, err = run("--isolated", "--format", "json", name, cwd=t.dir)
+                    after = json.loads(out)["diagnostics"]
+                    self.assertEqual([d for d in after if d["fix"]], [])
+                    left = {}
+                    for d in before:
+                        if not d["fix"]:
+                            left[d["rule"]] = left.get(d["rule"], 0) + 1
+                    for d in after:
+                        left[d["rule"]] = left.get(d["rule"], 0) - 1
+                        self.assertGreaterEqual(left[d["rule"]], 0, d)
+                    fixed_total += len(fixable)
+        self.assertGreaterEqual(fixed_total, 25)
 
 
 class Configuration(unittest.TestCase):
@@ -536,7 +724,7 @@ class Integrations(unittest.TestCase):
     # Every option the driver accepts; --help must list each one.
     OPTIONS = ["--help", "--version", "--format", "--quiet", "--no-color", "--stdin-filename",
                "--jobs", "--config", "--isolated", "--select", "--ignore", "--fail-on",
-               "--report-unused-suppressions", "--explain", "--list-rules", "--target",
+               "--report-unused-suppressions", "--fix", "--diff", "--explain", "--list-rules", "--target",
                "--list-targets", "--breakdown", "--batch-size", "--seq-len", "--dtype",
                "--world-size", "--dump-tokens", "--dump-ast", "--dump-ir", "--dump-facts"]
 

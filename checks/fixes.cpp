@@ -1,0 +1,154 @@
+#include "checks/fixes.h"
+
+#include "checks/facts.h"
+
+namespace tpf::checks {
+
+using ast::NodeId;
+using ast::NodeKind;
+
+namespace {
+
+bool blank(char c) { return c == ' ' || c == '\t'; }
+bool newline(char c) { return c == '\n' || c == '\r'; }
+
+/// Offset of the start of the line holding `offset`.
+uint32_t line_begin(const CheckContext& ctx, uint32_t offset) {
+  return ctx.src.lines.line_start(ctx.src.pos(offset).line);
+}
+
+}  // namespace
+
+NodeId node_at(const CheckContext& ctx, Span span, NodeKind kind) {
+  const auto& nodes = ctx.ast.nodes;
+  for (uint32_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].kind == kind && nodes[i].span == span) return NodeId{i};
+  return ast::kNoNode;
+}
+
+NodeId statement_at(const CheckContext& ctx, Span span) {
+  const auto& nodes = ctx.ast.nodes;
+  NodeId best;
+  for (uint32_t i = 0; i < nodes.size(); ++i) {
+    const ast::Node& n = nodes[i];
+    if (ast::category(n.kind) != ast::Category::Stmt) continue;
+    if (n.span.begin > span.begin || n.span.end < span.end) continue;
+    if (!best.valid() || n.span.end - n.span.begin < ctx.ast[best].span.end - ctx.ast[best].span.begin)
+      best = NodeId{i};
+  }
+  return best;
+}
+
+bool is_atomic(const CheckContext& ctx, NodeId e) {
+  const ast::Node& n = ctx.ast[e];
+  switch (n.kind) {
+    case NodeKind::Name:
+    case NodeKind::Attribute:
+    case NodeKind::Subscript:
+    case NodeKind::Call:
+    case NodeKind::List:
+    case NodeKind::Dict:
+    case NodeKind::Set:
+    case NodeKind::ListComp:
+    case NodeKind::SetComp:
+    case NodeKind::DictComp:
+      return true;
+    default:
+      return false;  // numbers too: `1.detach()` does not parse
+  }
+}
+
+std::string atom_text(const CheckContext& ctx, NodeId e) {
+  std::string t(source_text(ctx, ctx.ast[e].span));
+  return is_atomic(ctx, e) ? t : "(" + t + ")";
+}
+
+Edit append_to(const CheckContext& ctx, NodeId e, std::string_view suffix) {
+  Span s = ctx.ast[e].span;
+  if (is_atomic(ctx, e)) return {{s.end, s.end}, std::string(suffix)};
+  return {s, "(" + std::string(source_text(ctx, s)) + ")" + std::string(suffix)};
+}
+
+std::optional<Edit> insert_line_after(const CheckContext& ctx, Span span, std::string_view code) {
+  NodeId st = statement_at(ctx, span);
+  if (!st.valid()) return std::nullopt;
+  std::string_view text = ctx.src.text;
+  Span s = ctx.ast[st].span;
+  uint32_t lb = line_begin(ctx, s.begin);
+  std::string_view indent = text.substr(lb, s.begin - lb);
+  for (char c : indent)
+    if (!blank(c)) return std::nullopt;  // shares its line with a header or another statement
+  if (indent.find('\t') != std::string_view::npos && indent.find(' ') != std::string_view::npos)
+    return std::nullopt;
+  uint32_t p = s.end;
+  while (p < text.size() && blank(text[p])) ++p;
+  if (p < text.size() && text[p] == '#')
+    while (p < text.size() && !newline(text[p])) ++p;
+  if (p < text.size() && !newline(text[p])) return std::nullopt;  // `;` or a backslash
+  std::string eol = "\n";
+  if (p < text.size()) {
+    if (text[p] == '\r' && p + 1 < text.size() && text[p + 1] == '\n') eol = "\r\n";
+    else if (text[p] == '\r') eol = "\r";
+    p += static_cast<uint32_t>(eol.size());
+    return Edit{{p, p}, std::string(indent) + std::string(code) + eol};
+  }
+  return Edit{{p, p}, eol + std::string(indent) + std::string(code) + eol};
+}
+
+std::optional<Edit> remove_element(const CheckContext& ctx, std::span<const NodeId> elts,
+                                   size_t index) {
+  if (elts.size() < 2 || index >= elts.size()) return std::nullopt;
+  for (NodeId e : elts)
+    if (!e.valid() || (ctx.ast[e].flags & ast::kParenthesized)) return std::nullopt;
+  std::string_view text = ctx.src.text;
+  Span s = ctx.ast[elts[index]].span;
+  // Its own line: blank before it; after it an optional comma and comment.
+  uint32_t lb = line_begin(ctx, s.begin);
+  bool own_line = true;
+  for (uint32_t q = lb; q < s.begin; ++q) own_line &= blank(text[q]);
+  uint32_t p = s.end;
+  while (p < text.size() && blank(text[p])) ++p;
+  if (p < text.size() && text[p] == ',') ++p;
+  while (p < text.size() && blank(text[p])) ++p;
+  if (p < text.size() && text[p] == '#')
+    while (p < text.size() && !newline(text[p])) ++p;
+  own_line &= p < text.size() && newline(text[p]);
+  if (own_line) {
+    // The elements around it keep their own lines.
+    if (index > 0 && ctx.src.pos(ctx.ast[elts[index - 1]].span.end).line == ctx.src.pos(lb).line)
+      own_line = false;
+    if (index + 1 < elts.size() &&
+        ctx.src.pos(ctx.ast[elts[index + 1]].span.begin).line == ctx.src.pos(s.end).line)
+      own_line = false;
+  }
+  if (own_line) {
+    if (text[p] == '\r' && p + 1 < text.size() && text[p + 1] == '\n') ++p;
+    return Edit{{lb, p + 1}, ""};
+  }
+  if (index > 0) return Edit{{ctx.ast[elts[index - 1]].span.end, s.end}, ""};
+  return Edit{{s.begin, ctx.ast[elts[index + 1]].span.begin}, ""};
+}
+
+std::optional<Span> callee_name_span(const CheckContext& ctx, NodeId call) {
+  if (!call.valid() || ctx.ast[call].kind != NodeKind::Call) return std::nullopt;
+  NodeId func = ctx.ast.child(call, ast::slot::Call::func);
+  const ast::Node& f = ctx.ast[func];
+  if (f.kind == NodeKind::Name && !(f.flags & ast::kParenthesized)) return f.span;
+  if (f.kind == NodeKind::Attribute) {
+    std::string_view attr = ctx.ast.name(f.f[ast::slot::Attribute::attr]);
+    auto len = static_cast<uint32_t>(attr.size());
+    if (f.span.end - f.span.begin > len &&
+        source_text(ctx, {f.span.end - len, f.span.end}) == attr)
+      return Span{f.span.end - len, f.span.end};
+  }
+  return std::nullopt;
+}
+
+Fix make_fix(std::string title, Edit e) {
+  Fix f;
+  f.title = std::move(title);
+  f.edits.push_back(std::move(e));
+  return f;
+}
+
+}  // namespace tpf::checks

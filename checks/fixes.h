@@ -1,0 +1,54 @@
+// Building blocks of the rules' autofixes (--fix / --diff): source edits
+// located through the AST (the IR keeps one span per instruction, not the
+// spans of its operands), each refusing (nullopt) when the source is not in
+// a shape the edit is sure to be right for: a statement sharing its line, a
+// line continued with a backslash, a file decoded from another encoding.
+// requires: CheckContext (the AST with exact spans). produces: Edits only;
+// tools/fix.cpp applies them and re-analyzes the result.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "checks/check.h"
+
+namespace tpf::checks {
+
+/// The node of `kind` whose span is exactly `span`, or kNoNode.
+ast::NodeId node_at(const CheckContext& ctx, Span span, ast::NodeKind kind);
+/// The innermost statement containing `span`, or kNoNode.
+ast::NodeId statement_at(const CheckContext& ctx, Span span);
+
+/// The expression can take a postfix (`.detach()`) or stand where a call
+/// stood without parentheses: a name, attribute, subscript, call, constant,
+/// or anything written in parentheses.
+bool is_atomic(const CheckContext& ctx, ast::NodeId e);
+/// The expression's source, parenthesized unless atomic.
+std::string atom_text(const CheckContext& ctx, ast::NodeId e);
+
+/// `e` becomes `e<suffix>` (`loss` -> `loss.detach()`, `a + b` ->
+/// `(a + b).detach()`).
+Edit append_to(const CheckContext& ctx, ast::NodeId e, std::string_view suffix);
+
+/// A new line `code` right after the statement containing `span`, at the
+/// statement's indentation. Refused when the statement does not have its
+/// lines to itself (`if c: opt.step()`, `a(); b()`, a backslash
+/// continuation) or its indentation mixes tabs into spaces.
+std::optional<Edit> insert_line_after(const CheckContext& ctx, Span span, std::string_view code);
+
+/// Removes element `elt` of a list-like node (a call's arguments, a list
+/// or tuple): its own line when it has one, else it and the comma before
+/// it. Refused for the only element.
+std::optional<Edit> remove_element(const CheckContext& ctx, std::span<const ast::NodeId> elts,
+                                   size_t index);
+
+/// The span of the last identifier of a callee (`BCELoss` in
+/// `nn.BCELoss`, `softmax` in `F.softmax`), or nullopt for other callees.
+std::optional<Span> callee_name_span(const CheckContext& ctx, ast::NodeId call);
+
+/// A fix with one edit.
+Fix make_fix(std::string title, Edit e);
+
+}  // namespace tpf::checks

@@ -1,0 +1,37 @@
+// Autofix (--fix / --diff): applies the fixes rules attach to their
+// diagnostics as byte-exact edits of the original source, and renders the
+// change as a unified diff. The driver re-analyzes the result before
+// keeping it (the fixed file must parse and the fixed findings must be
+// gone); this file only edits and prints.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lexer/diag.h"
+
+namespace tpf::tools {
+
+struct FixResult {
+  std::string text;             // the source with the fixes applied
+  std::vector<size_t> applied;  // indices of the diagnostics whose fix is in `text`
+  std::vector<Edit> edits;      // the edits made, sorted by offset, non-overlapping
+};
+
+/// Applies the fixes of `diags` (those with one, and whose index `take`
+/// marks; an empty `take` takes all) to `text`, in offset order; a fix
+/// whose edits overlap an earlier accepted one is skipped, one identical
+/// to it counts as applied.
+FixResult apply_fixes(std::string_view text, std::span<const Diagnostic> diags,
+                      const std::vector<bool>& take);
+
+/// A unified diff (3 lines of context, `--- PATH` / `+++ PATH` headers, as
+/// ruff prints it: `patch -p0` applies it) of `edits` applied to `before`;
+/// "" when there are none.
+std::string unified_diff(std::string_view path, std::string_view before,
+                         std::span<const Edit> edits);
+
+}  // namespace tpf::tools
