@@ -106,8 +106,8 @@ void add_output_options(po::options_description& d, Options& opt) {
 void add_config_options(po::options_description& d, Options& opt) {
   d.add_options()
       ("config", po::value<std::string>(&opt.config),
-       "read [tool.tpf] from this file instead of the nearest pyproject.toml above the "
-       "first PATH")
+       "read [tool.tpf] from this file for every input, instead of the nearest "
+       "pyproject.toml above each file")
       ("isolated", po::bool_switch(&opt.isolated), "read no configuration file");
 }
 
@@ -175,7 +175,7 @@ void print_help(const po::options_description& visible) {
                "  tpf-analyze --explain TPF003\n"
                "  tpf-analyze --target h100 train.py\n"
                "  tpf-analyze --dump-ast --format json train.py\n"
-               "\nconfiguration: [tool.tpf] in the nearest pyproject.toml above the first PATH\n"
+               "\nconfiguration: [tool.tpf] in the nearest pyproject.toml above each file\n"
                "(keys select, ignore, fail_on, target, severity, exclude, per-file-ignores);\n"
                "the command line wins. Silence one line with `# tpf: ignore[TPF003]`,\n"
                "`# tpf: ignore` or `# noqa: TPF003`.\n"
@@ -434,10 +434,13 @@ bool analyze_file(const tpf::SourceFile& src, const std::string& path, const Opt
   return true;
 }
 
+struct Setup;
+
 /// One input's run: filled by a worker thread, read by the driver in order.
 struct FileRun {
   std::string path;   // as given (`-` for stdin)
   std::string shown;  // as reported
+  const Setup* setup = nullptr;   // the file's options and configuration
   tpf::checks::RunOptions rules;  // the run's, minus this file's per-file-ignores
   std::unique_ptr<tpf::SourceFile> src;
   bool ok = false;
@@ -466,8 +469,19 @@ void run_parallel(std::vector<FileRun>& runs, int jobs, F fn) {
   for (std::thread& t : pool) t.join();
 }
 
-/// Finds and reads the configuration (unless --isolated) and merges it into
-/// `opt` under the command line. Errors go to stderr; returns false then.
+/// Merges [tool.tpf] into `opt` under the command line: --select replaces
+/// its select, --ignore adds to its ignore, --fail-on and --target win.
+void merge_config(Options& opt, const po::variables_map& vm, const tpf::tools::Config& cfg) {
+  if (cfg.select && opt.select.empty()) opt.select = *cfg.select;
+  opt.ignore.insert(opt.ignore.begin(), cfg.ignore.begin(), cfg.ignore.end());
+  if (cfg.fail_on && vm["fail-on"].defaulted()) opt.fail_on = *cfg.fail_on;
+  if (cfg.target && opt.target.empty()) opt.target = *cfg.target;
+}
+
+/// Finds and reads the configuration of the run (unless --isolated: the one
+/// --config names, else the nearest above the first PATH) and merges it
+/// into `opt` under the command line. Errors go to stderr; returns false
+/// then.
 bool apply_config(Options& opt, const po::variables_map& vm, tpf::tools::Config& cfg) {
   if (opt.isolated && !opt.config.empty()) {
     std::cerr << "tpf-analyze: error: --config and --isolated exclude each other\n";
@@ -501,12 +515,112 @@ bool apply_config(Options& opt, const po::variables_map& vm, tpf::tools::Config&
     std::cerr << "tpf-analyze: error: " << error << "\n";
     return false;
   }
-  if (cfg.select && opt.select.empty()) opt.select = *cfg.select;
-  opt.ignore.insert(opt.ignore.begin(), cfg.ignore.begin(), cfg.ignore.end());
-  if (cfg.fail_on && vm["fail-on"].defaulted()) opt.fail_on = *cfg.fail_on;
-  if (cfg.target && opt.target.empty()) opt.target = *cfg.target;
+  merge_config(opt, vm, cfg);
   return true;
 }
+
+/// The settings files under one configuration run with: the command line
+/// merged over that [tool.tpf] (or over none), the target resolved, the
+/// rules selected.
+struct Setup {
+  Options opt;
+  tpf::tools::Config cfg;
+  tpf::checks::RunOptions run;
+};
+
+/// Resolves `s.opt`'s target and selects its rules (with the config's
+/// severity overrides). On a problem returns false with `error` set.
+bool finish_setup(Setup& s, std::string& error, std::vector<std::string>& notes) {
+  if (!s.opt.target.empty()) {
+    tpf::targets::LookupResult t = tpf::targets::lookup_target(s.opt.target);
+    if (!t.ok()) {
+      error = t.error.message() + " (see --list-targets)";
+      if (!s.cfg.file.empty()) error += "; the target is from " + s.cfg.file.string();
+      return false;
+    }
+    s.opt.resolved_target = *t.target;
+  }
+  if (s.opt.fail_on != "error" && s.opt.fail_on != "warning" && s.opt.fail_on != "never") {
+    error = "unknown --fail-on '" + s.opt.fail_on + "' (expected error, warning or never)";
+    return false;
+  }
+  if (!tpf::checks::select_rules(s.opt.select, s.opt.ignore, s.run, error, notes)) {
+    if (!s.cfg.file.empty()) error += " (with " + s.cfg.file.string() + ")";
+    return false;
+  }
+  for (const auto& [id, level] : s.cfg.severity) s.run.severity[static_cast<size_t>(id)] = level;
+  return true;
+}
+
+/// Which Setup each file gets: with --config or --isolated, the one of the
+/// run; otherwise the nearest pyproject.toml with [tool.tpf] above the file
+/// (each read once; looked up once per folder), or the command line alone
+/// when there is none.
+class Setups {
+ public:
+  Setups(const Options& cli, const po::variables_map& vm, std::unique_ptr<Setup> base)
+      : cli_(cli), vm_(vm), fixed_(cli.isolated || !cli.config.empty()) {
+    base_ = base.get();
+    if (!base->cfg.file.empty()) by_file_[base->cfg.file.string()] = base.get();
+    all_.push_back(std::move(base));
+  }
+
+  /// The setup for `path` (as given), or null after printing why a
+  /// configuration could not be used.
+  const Setup* for_file(const std::string& path, std::ostream& es) {
+    if (fixed_ || path == "-") return base_;
+    std::filesystem::path dir = std::filesystem::path(path).parent_path();
+    if (dir.empty()) dir = ".";
+    std::string key = dir.string();
+    auto hit = by_dir_.find(key);
+    if (hit != by_dir_.end()) return hit->second;
+    const Setup* s = lookup(dir, es);
+    by_dir_[key] = s;
+    return s;
+  }
+
+ private:
+  const Setup* lookup(const std::filesystem::path& dir, std::ostream& es) {
+    std::string error;
+    std::optional<std::filesystem::path> file = tpf::tools::find_config(dir, error);
+    if (!error.empty()) {
+      es << "tpf-analyze: error: " << error << "\n";
+      return nullptr;
+    }
+    std::string name = file ? file->string() : std::string();
+    if (name.empty() && base_->cfg.file.empty()) return base_;
+    auto it = by_file_.find(name);
+    if (it != by_file_.end()) return it->second;
+    auto s = std::make_unique<Setup>();
+    s->opt = cli_;
+    if (file) {
+      if (!tpf::tools::load_config(*file, s->cfg, error)) {
+        es << "tpf-analyze: error: " << error << "\n";
+        by_file_[name] = nullptr;
+        return nullptr;
+      }
+      merge_config(s->opt, vm_, s->cfg);
+    }
+    std::vector<std::string> notes;
+    if (!finish_setup(*s, error, notes)) {
+      es << "tpf-analyze: error: " << error << "\n";
+      by_file_[name] = nullptr;
+      return nullptr;
+    }
+    const Setup* out = s.get();
+    by_file_[name] = out;
+    all_.push_back(std::move(s));
+    return out;
+  }
+
+  const Options& cli_;
+  const po::variables_map& vm_;
+  bool fixed_;
+  const Setup* base_ = nullptr;
+  std::vector<std::unique_ptr<Setup>> all_;
+  std::map<std::string, const Setup*> by_file_;  // config file ("" none) -> setup
+  std::map<std::string, const Setup*> by_dir_;   // folder -> setup
+};
 
 bool at_or_above(tpf::Severity s, const std::string& fail_on) {
   if (fail_on == "never") return false;
@@ -560,6 +674,7 @@ int main(int argc, char** argv) {
   }
   // pyproject.toml [tool.tpf]: the command line wins over it (--select
   // replaces its select, --ignore adds to its ignore).
+  const Options cli = opt;  // before any configuration: per-file setups start from it
   tpf::tools::Config cfg;
   if (!apply_config(opt, vm, cfg)) return kExitUsage;
 
@@ -598,14 +713,6 @@ int main(int argc, char** argv) {
     std::cout << tpf::targets::list_targets();
     return kExitOk;
   }
-  if (!opt.target.empty()) {
-    tpf::targets::LookupResult t = tpf::targets::lookup_target(opt.target);
-    if (!t.ok()) {
-      std::cerr << "tpf-analyze: error: " << t.error.message() << " (see --list-targets)\n";
-      return kExitUsage;
-    }
-    opt.resolved_target = *t.target;
-  }
   if (!opt.dtype.empty() && !tpf::memory::parse_dtype(opt.dtype)) {
     std::cerr << "tpf-analyze: error: unknown --dtype '" << opt.dtype << "' (expected fp32, bf16 or fp16)\n";
     return kExitUsage;
@@ -619,17 +726,20 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
 
-  tpf::checks::RunOptions run;
+  auto base = std::make_unique<Setup>();
+  base->opt = opt;
+  base->cfg = cfg;
   {
     std::string error;
     std::vector<std::string> notes;
-    if (!tpf::checks::select_rules(opt.select, opt.ignore, run, error, notes)) {
+    if (!finish_setup(*base, error, notes)) {
       std::cerr << "tpf-analyze: error: " << error << "\n";
       return kExitUsage;
     }
     for (const std::string& n : notes) std::cerr << "tpf-analyze: note: " << n << "\n";
-    for (const auto& [id, level] : cfg.severity) run.severity[static_cast<size_t>(id)] = level;
   }
+  opt.resolved_target = base->opt.resolved_target;
+  Setups setups(cli, vm, std::move(base));
   if (opt.paths.empty()) {
     std::cerr << "tpf-analyze: error: no input paths\ntry 'tpf-analyze --help'\n";
     return kExitUsage;
@@ -648,10 +758,18 @@ int main(int argc, char** argv) {
     std::cerr << p.path << ": error: " << p.message << "\n";
     rc = kExitUsage;
   }
-  std::vector<std::string> files;
-  if (read_stdin) files.push_back("-");
-  for (const std::string& f : inputs.files)
-    if (!tpf::tools::matches_any(cfg, cfg.exclude, f)) files.push_back(f);
+  // Each file with the setup of its nearest configuration; its `exclude`
+  // drops it.
+  std::vector<std::pair<std::string, const Setup*>> files;
+  if (read_stdin) files.emplace_back("-", setups.for_file("-", std::cerr));
+  for (const std::string& f : inputs.files) {
+    const Setup* s = setups.for_file(f, std::cerr);
+    if (!s) {
+      rc = kExitUsage;
+      continue;
+    }
+    if (!tpf::tools::matches_any(s->cfg, s->cfg.exclude, f)) files.emplace_back(f, s);
+  }
 
   // Files are analyzed in parallel (--jobs); each writes into its own
   // buffers, printed here in input order, so the output does not depend on
@@ -662,15 +780,17 @@ int main(int argc, char** argv) {
     stdin_bytes.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
   std::vector<FileRun> runs(files.size());
   for (size_t i = 0; i < files.size(); ++i) {
-    runs[i].path = files[i];
-    runs[i].shown = files[i] == "-" ? opt.stdin_filename : files[i];
-    runs[i].rules = tpf::tools::rules_for(cfg, run, runs[i].shown);
+    runs[i].path = files[i].first;
+    runs[i].setup = files[i].second;
+    runs[i].shown = runs[i].path == "-" ? opt.stdin_filename : runs[i].path;
+    runs[i].rules = tpf::tools::rules_for(runs[i].setup->cfg, runs[i].setup->run, runs[i].shown);
   }
   auto analyze_one = [&](FileRun& r) {
-    r.src = load(r.path, opt, r.path == "-" ? stdin_bytes : std::string(), r.err);
+    const Options& o = r.setup->opt;
+    r.src = load(r.path, o, r.path == "-" ? stdin_bytes : std::string(), r.err);
     r.fix.stdin_input = r.path == "-";
     if (r.src)
-      r.ok = analyze_file(*r.src, r.shown, opt, r.rules, r.findings, r.estimates, r.fix, r.out, r.err);
+      r.ok = analyze_file(*r.src, r.shown, o, r.rules, r.findings, r.estimates, r.fix, r.out, r.err);
     if (r.fix.src) r.src = std::move(r.fix.src);  // the findings index the fixed file
   };
   run_parallel(runs, opt.jobs, analyze_one);
@@ -680,6 +800,7 @@ int main(int argc, char** argv) {
   nlohmann::ordered_json estimates = nlohmann::ordered_json::array();
   tpf::tools::Totals totals;
   size_t would_fix = 0, files_to_fix = 0;
+  bool failing = false;
   for (FileRun& r : runs) {
     std::cout << r.out.str();
     std::cerr << r.err.str();
@@ -693,6 +814,7 @@ int main(int argc, char** argv) {
     totals.fixed += r.fix.fixed;
     would_fix += r.fix.would_fix;
     if (r.fix.would_fix) ++files_to_fix;
+    for (const tpf::Diagnostic& d : r.findings) failing |= at_or_above(d.severity, r.setup->opt.fail_on);
     if (r.findings.empty()) continue;
     results.push_back({r.shown, r.src.get(), std::move(r.findings)});
     kept.push_back(std::move(r.src));
@@ -729,9 +851,6 @@ int main(int argc, char** argv) {
     style.quiet = opt.quiet;
     tpf::tools::report_text(report, results, totals, style);
   }
-  bool failing = false;
-  for (const tpf::tools::FileDiagnostics& f : results)
-    for (const tpf::Diagnostic& d : f.diags) failing |= at_or_above(d.severity, opt.fail_on);
   if (failing && rc == kExitOk) rc = kExitFindings;
   return rc;
 }

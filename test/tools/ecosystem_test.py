@@ -556,6 +556,37 @@ class Configuration(unittest.TestCase):
             self.assertEqual([(d["rule"], d["severity"]) for d in json.loads(out)["diagnostics"]],
                              [("TPF006", "warning"), ("TPF003", "error")])
 
+    def test_each_file_gets_its_nearest_config(self):
+        files = {"pyproject.toml": '[tool.tpf]\nselect = ["TPF003"]\n',
+                 "a.py": BUGGY,
+                 "sub/pyproject.toml": '[tool.tpf]\nselect = ["TPF006"]\nfail_on = "never"\n'
+                                       'exclude = ["skip.py"]\n',
+                 "sub/b.py": BUGGY, "sub/skip.py": BUGGY,
+                 # a pyproject without the table does not stop the walk
+                 "sub/deep/pyproject.toml": "[project]\nname = 'x'\n", "sub/deep/c.py": BUGGY}
+        with Tree(files) as t:
+            rc, out, err = run("--format", "json", ".", cwd=t.dir)
+            got = [(d["path"], d["rule"]) for d in json.loads(out)["diagnostics"]]
+            self.assertEqual(got, [("./a.py", "TPF003"), ("./sub/b.py", "TPF006"),
+                                   ("./sub/deep/c.py", "TPF006")])
+            self.assertEqual(json.loads(out)["files"], 3)
+            self.assertEqual(rc, 1, err)  # a.py's TPF003 fails under the root config
+            # only files under sub/: its fail_on = "never" holds
+            rc, out, err = run("--format", "json", "sub", cwd=t.dir)
+            self.assertEqual(rc, 0, err)
+            self.assertEqual(len(json.loads(out)["diagnostics"]), 2)
+            # --config and --isolated apply one configuration to every file
+            rc, out, _ = run("--format", "json", "--config", "pyproject.toml", ".", cwd=t.dir)
+            self.assertEqual({d["rule"] for d in json.loads(out)["diagnostics"]}, {"TPF003"})
+            self.assertEqual(json.loads(out)["files"], 4)
+            # a broken nested config: an error naming it, the other files still analyzed
+            with open(t.path("sub/pyproject.toml"), "a") as f:
+                f.write("bogus = 1\n")
+            rc, out, err = run("--format", "json", ".", cwd=t.dir)
+            self.assertEqual(rc, 2)
+            self.assertRegex(err, r"sub/pyproject\.toml:5:1: .*bogus")
+            self.assertEqual([d["path"] for d in json.loads(out)["diagnostics"]], ["./a.py"])
+
     def test_exclude_and_per_file_ignores(self):
         with self.tree() as t:
             rc, out, err = run("--format", "json", ".", cwd=t.dir)
