@@ -85,6 +85,8 @@ struct Options {
   bool dump_ast = false;
   bool dump_ir = false;
   std::string dump_facts;  // a dataflow::is_fact_name
+  // ---- hidden ----
+  bool verify_ir = false;  // --verify-ir: check the IR invariants (the tests and fuzzers do)
 
   bool dumping() const { return dump_tokens || dump_ast || dump_ir || !dump_facts.empty(); }
 };
@@ -254,7 +256,7 @@ bool recheck(const tpf::SourceFile& src, const std::string& path, const Options&
   tpf::lexer::TokenStream toks = tpf::lexer::tokenize(src, diags);
   tpf::ast::Module module = tpf::parser::parse(src, toks, diags);
   if (diags.has_errors()) return false;
-  tpf::ir::Module ir = tpf::ir::build(module, src, diags, tpf::ir::kVerify);
+  tpf::ir::Module ir = tpf::ir::build(module, src, diags, opt.verify_ir);
   tpf::dataflow::FileFacts facts = tpf::dataflow::compute_facts(ir);
   est = estimate_for(ir, path, opt);
   run = rule_findings(src, toks.comments, module, ir, facts, est, opt, rules);
@@ -402,7 +404,7 @@ bool analyze_file(const tpf::SourceFile& src, const std::string& path, const Opt
   }
   if (opt.dumping() && !opt.dump_ir && opt.dump_facts.empty()) return true;
 
-  tpf::ir::Module ir = tpf::ir::build(module, src, diags, tpf::ir::kVerify);
+  tpf::ir::Module ir = tpf::ir::build(module, src, diags, opt.verify_ir);
   tpf::dataflow::FileFacts facts = tpf::dataflow::compute_facts(ir);
   if (opt.dump_ir || !opt.dump_facts.empty()) {
     std::string out;
@@ -649,7 +651,8 @@ int main(int argc, char** argv) {
   po::options_description visible;
   visible.add(general).add(output).add(config).add(rules).add(estimator).add(dumps);
   po::options_description hidden;
-  hidden.add_options()("path", po::value<std::vector<std::string>>(&opt.paths));
+  hidden.add_options()("path", po::value<std::vector<std::string>>(&opt.paths))(
+      "verify-ir", po::bool_switch(&opt.verify_ir), "check the IR invariants of every function");
   po::options_description all;
   all.add(visible).add(hidden);
   po::positional_options_description pos;
