@@ -53,6 +53,16 @@ def evaluate(model, loader, device):
     return correct / len(loader.dataset)
 
 
+def warm_up_blur_head(model, loader, device):
+    head_opt = torch.optim.SGD(model.blurry.parameters(), lr=0.01)
+    for x, _, b in loader:
+        _, blur = model(x.to(device))
+        loss = F.mse_loss(blur.squeeze(1), b.to(device))
+        loss.backward()
+        head_opt.zero_grad()  # expect: TPF014 (the step applies cleared gradients)
+        head_opt.step()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--epochs", type=int, default=10)
@@ -82,6 +92,7 @@ def main():
 
     losses = []
     model.train()
+    warm_up_blur_head(model, train_loader, device)
     for epoch in range(args.epochs):
         for step, (x, y, b) in enumerate(train_loader):
             model.to(device)  # expect: TPF011 (the same move every step)

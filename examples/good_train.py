@@ -48,6 +48,16 @@ def evaluate(model, loader, device):
     return correct / len(loader.dataset)
 
 
+def warm_up_blur_head(model, loader, device):
+    head_opt = torch.optim.SGD(model.blurry.parameters(), lr=0.01)
+    for x, _, b in loader:
+        head_opt.zero_grad(set_to_none=True)
+        _, blur = model(x.to(device))
+        loss = F.binary_cross_entropy_with_logits(blur.squeeze(1), b.to(device))
+        loss.backward()
+        head_opt.step()
+
+
 def seed_everything(seed):
     random.seed(seed)
     np.random.seed(seed)
@@ -85,6 +95,8 @@ def main():
     w = torch.ones(10).cuda()
 
     losses = []
+    model.train()
+    warm_up_blur_head(model, train_loader, device)
     for epoch in range(args.epochs):
         if sampler is not None:
             sampler.set_epoch(epoch)
