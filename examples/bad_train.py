@@ -74,6 +74,7 @@ def main():
     torch.manual_seed(0)  # expect: TPF010 (random and numpy are used but not seeded)
     device = torch.device("cuda")
     images = torch.randn(1024, 3, 32, 32)
+    images.half()  # expect: TPF016 (returns a half copy; images stays float32)
     labels = torch.randint(0, 10, (1024,))
     blurry = torch.from_numpy(np.random.rand(1024) > 0.5).float()
     train_set = TensorDataset(images[:896], labels[:896], blurry[:896])
