@@ -101,7 +101,8 @@ def main():
             x, y, b = x.to(device), y.to(device), b.to(device)
             if random.random() < 0.5:
                 x = torch.flip(x, dims=[3])
-            probs, blur = model(x)
+            with torch.autocast("cuda"):  # expect: TPF017 (float16 without a GradScaler)
+                probs, blur = model(x)
             loss = F.cross_entropy(probs, y, weight=w) + blur_criterion(blur.squeeze(1), b)
             loss.backward()  # expect: TPF003, TPF004 (not divided by args.accum)
             if (step + 1) % args.accum == 0:

@@ -106,7 +106,8 @@ def main():
             x, y, b = x.to(device), y.to(device), b.to(device)
             if random.random() < 0.5:
                 x = torch.flip(x, dims=[3])
-            logits, blur = model(x)
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                logits, blur = model(x)
             loss = F.cross_entropy(logits, y, weight=w) + blur_criterion(blur.squeeze(1), b)
             (loss / args.accum).backward()
             if (step + 1) % args.accum == 0:
