@@ -89,12 +89,14 @@ def main():
 
     blur_criterion = nn.BCEWithLogitsLoss()
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=3, gamma=0.5)
     class_weights = torch.ones(10)
 
     losses = []
     model.train()
     warm_up_blur_head(model, train_loader, device)
     for epoch in range(args.epochs):
+        scheduler.step()  # expect: TPF015 (before this epoch's optimizer steps)
         for step, (x, y, b) in enumerate(train_loader):
             model.to(device)  # expect: TPF011 (the same move every step)
             w = class_weights.cuda()  # expect: TPF011

@@ -92,6 +92,7 @@ def main():
 
     blur_criterion = nn.BCEWithLogitsLoss()
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=3, gamma=0.5)
     w = torch.ones(10).cuda()
 
     losses = []
@@ -114,6 +115,7 @@ def main():
                 optimizer.step()
                 optimizer.zero_grad(set_to_none=True)
             losses.append(loss.item())
+        scheduler.step()
         acc = evaluate(model, val_loader, device)
         print(f"epoch {epoch}: loss {sum(losses) / len(losses):.3f} acc {acc:.3f}")
     torch.save(model.state_dict(), "net.pt")
