@@ -53,7 +53,7 @@ def evaluate(model, loader, device):
     return correct / len(loader.dataset)
 
 
-def warm_up_blur_head(model, loader, device):
+def warm_up_blur_head(model, loader, val_loader, device):
     head_opt = torch.optim.SGD(model.blurry.parameters(), lr=0.01)
     for x, _, b in loader:
         _, blur = model(x.to(device))
@@ -61,6 +61,12 @@ def warm_up_blur_head(model, loader, device):
         loss.backward()
         head_opt.zero_grad()  # expect: TPF014 (the step applies cleared gradients)
         head_opt.step()
+    blur_err = 0.0
+    with torch.no_grad():
+        for x, _, b in val_loader:
+            _, blur = model(x.to(device))  # expect: TPF018 (dropout and batch norm still in train mode)
+            blur_err += F.mse_loss(blur.squeeze(1), b.to(device)).item()
+    return blur_err / len(val_loader)
 
 
 def main():
@@ -94,7 +100,7 @@ def main():
 
     losses = []
     model.train()
-    warm_up_blur_head(model, train_loader, device)
+    warm_up_blur_head(model, train_loader, val_loader, device)
     for epoch in range(args.epochs):
         scheduler.step()  # expect: TPF015 (before this epoch's optimizer steps)
         for step, (x, y, b) in enumerate(train_loader):

@@ -48,7 +48,7 @@ def evaluate(model, loader, device):
     return correct / len(loader.dataset)
 
 
-def warm_up_blur_head(model, loader, device):
+def warm_up_blur_head(model, loader, val_loader, device):
     head_opt = torch.optim.SGD(model.blurry.parameters(), lr=0.01)
     for x, _, b in loader:
         head_opt.zero_grad(set_to_none=True)
@@ -56,6 +56,14 @@ def warm_up_blur_head(model, loader, device):
         loss = F.binary_cross_entropy_with_logits(blur.squeeze(1), b.to(device))
         loss.backward()
         head_opt.step()
+    model.eval()
+    blur_err = 0.0
+    with torch.no_grad():
+        for x, _, b in val_loader:
+            _, blur = model(x.to(device))
+            blur_err += F.binary_cross_entropy_with_logits(blur.squeeze(1), b.to(device)).item()
+    model.train()
+    return blur_err / len(val_loader)
 
 
 def seed_everything(seed):
@@ -97,7 +105,7 @@ def main():
 
     losses = []
     model.train()
-    warm_up_blur_head(model, train_loader, device)
+    warm_up_blur_head(model, train_loader, val_loader, device)
     for epoch in range(args.epochs):
         if sampler is not None:
             sampler.set_epoch(epoch)
