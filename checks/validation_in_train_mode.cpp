@@ -24,9 +24,12 @@
 // Not flagged: `model.eval()` (or a helper of the file that may call it, or
 //   any call handed the model) between the training step and the
 //   validation; helpers that call `eval()` themselves; loops with grad
-//   enabled (TPF002's case); functions no training step leads to (an
-//   inference script, MC dropout after an explicit `model.train()`);
-//   models the file does not train in that function.
+//   enabled (TPF002's case); loops over `range(...)` (RL rollouts,
+//   generation); functions no training step leads to (an inference
+//   script, MC dropout after an explicit `model.train()`); models the file
+//   does not train in that function. Whether the model has dropout or batch
+//   norm is not checked (torchvision and timm models are not visible); the
+//   model must be one the function trains and then evaluates.
 #include <algorithm>
 #include <set>
 
@@ -81,6 +84,7 @@ Not flagged
   - calls between them that are handed the model or may call eval()
     (a helper of the file, another library's function)
   - loops that record gradients (that is TPF002's finding)
+  - loops over `range(...)`: RL rollouts and token-by-token generation
   - evaluation no training step of the same model leads to (inference
     scripts, Monte Carlo dropout after an explicit `model.train()`)
 )";
@@ -117,6 +121,14 @@ ir::InstId eval_forward(const CheckContext& ctx, ir::FunctionId fid, const std::
   const ir::LoopInfo& li = loops_of(ctx, fid);
   for (uint32_t l = 0; l < li.loops.size(); ++l) {
     if (f.terminator(li.loops[l].header).op != ir::Op::ForIter) continue;
+    // Over data, not over `range(...)`: rollouts of an RL policy and
+    // token-by-token generation run in train mode by convention.
+    ir::BlockId body = f.block(li.loops[l].header).succ[0];
+    if (!body.valid() || f.inst(f.first_inst(body)).op != ir::Op::NextItem) continue;
+    ir::ValueId it = loop_iterable(ctx, fid, f.inst(f.first_inst(body)).result);
+    if (!it.valid()) continue;
+    if (f.def(it).op == ir::Op::Call && call_target_name(ctx, fid, f.def_id(it)) == "builtins.range")
+      continue;
     std::vector<ir::InstId> insts = loop_insts(ctx, fid, l);
     bool train = false;
     for (ir::InstId j : insts) train = train || trains(call_effects(ctx, fid, j));

@@ -95,3 +95,15 @@ def fit_ema(model, ema_model, train_loader, val_loader, opt):
     with torch.no_grad():
         for x, y in val_loader:
             print(F.mse_loss(ema_model(x), y).item())
+
+
+# case: an RL rollout over range() after a policy update
+def ppo(policy, env, opt, batches, horizon):
+    for obs, act, adv in batches:
+        opt.zero_grad()
+        (-(policy(obs).log_softmax(-1)[act] * adv).mean()).backward()
+        opt.step()
+    obs = env.reset()
+    with torch.no_grad():
+        for t in range(horizon):
+            obs = env.interact(policy(obs).argmax(-1))
