@@ -33,7 +33,8 @@ namespace tpf::checks::fp16_grad_scaling {
 
 constexpr const RuleInfo& kRule = rule_info(RuleId::TPF017);
 
-const std::string_view kExplain = R"(TPF017 fp16_grad_scaling: gradients clipped while scaled, or fp16 training without a GradScaler
+const std::string_view kExplain =
+    R"(TPF017 fp16_grad_scaling: gradients clipped while scaled, or fp16 training without a GradScaler
 
 What it finds
   1. `torch.nn.utils.clip_grad_norm_` (or `clip_grad_value_`) after
@@ -123,11 +124,11 @@ void check_clip(const CheckContext& ctx, ir::FunctionId fid, DiagSink& out) {
       ir::ValueId scaler = call_receiver(f, f.def(call_receiver(f, f.inst(b))));
       std::string sk = access_key(ctx, fid, scaler);
       if (sk.empty()) sk = "scaler";
-      Diagnostic d = make_diagnostic(
-          kRule, ci.span,
-          "`" + call_text(ctx, f, ci) + "` clips gradients still multiplied by the GradScaler's "
-              "scale factor; nearly every step is shrunk by that factor",
-          "call `" + sk + ".unscale_(optimizer)` before clipping");
+      Diagnostic d = make_diagnostic(kRule, ci.span,
+                                     "`" + call_text(ctx, f, ci) +
+                                         "` clips gradients still multiplied by the GradScaler's "
+                                         "scale factor; nearly every step is shrunk by that factor",
+                                     "call `" + sk + ".unscale_(optimizer)` before clipping");
       d.notes.push_back({f.inst(b).span, "the scaled backward"});
       out.report(std::move(d));
     }
@@ -204,8 +205,10 @@ void check_unscaled(const CheckContext& ctx, ir::FunctionId fid, DiagSink& out) 
     const ir::Inst& ai = f.inst(ac);
     Diagnostic d = make_diagnostic(
         kRule, ai.span,
-        "`" + call_text(ctx, f, ai) + "` trains in float16 and nothing scales the loss; small "
-            "gradients underflow to zero in `" + call_text(ctx, f, f.inst(backward)) + "`",
+        "`" + call_text(ctx, f, ai) +
+            "` trains in float16 and nothing scales the loss; small "
+            "gradients underflow to zero in `" +
+            call_text(ctx, f, f.inst(backward)) + "`",
         "scale the loss with `torch.amp.GradScaler(\"cuda\")` (scale, unscale_, step, update), "
         "or autocast to `torch.bfloat16`");
     d.severity = Severity::Warning;

@@ -33,7 +33,8 @@ namespace tpf::checks::lr_scheduler_step_misplaced {
 
 constexpr const RuleInfo& kRule = rule_info(RuleId::TPF015);
 
-const std::string_view kExplain = R"(TPF015 lr_scheduler_step_misplaced: the learning-rate scheduler steps before the optimizer, or per batch on an epoch schedule
+const std::string_view kExplain =
+    R"(TPF015 lr_scheduler_step_misplaced: the learning-rate scheduler steps before the optimizer, or per batch on an epoch schedule
 
 What it finds
   1. `scheduler.step()` before `optimizer.step()` in the same iteration of
@@ -209,8 +210,10 @@ class Rule {
     if (has_unpacked_args(g, c)) return false;
     double v;
     if (kind == "ReduceLROnPlateau") return true;
-    if (kind == "StepLR") return const_number(cf, call_arg(ctx_, g, c, 1, "step_size"), v) && v <= 100;
-    if (kind == "ExponentialLR") return const_number(cf, call_arg(ctx_, g, c, 1, "gamma"), v) && v <= 0.98;
+    if (kind == "StepLR")
+      return const_number(cf, call_arg(ctx_, g, c, 1, "step_size"), v) && v <= 100;
+    if (kind == "ExponentialLR")
+      return const_number(cf, call_arg(ctx_, g, c, 1, "gamma"), v) && v <= 0.98;
     if (kind == "MultiStepLR") {
       ir::ValueId m = call_arg(ctx_, g, c, 1, "milestones");
       if (!m.valid()) return false;
@@ -244,11 +247,12 @@ class Rule {
   void report_order(ir::InstId x, ir::InstId s, DiagSink& out) const {
     const ir::Inst& xi = f_.inst(x);
     std::string xt = call_text(ctx_, f_, xi), st = call_text(ctx_, f_, f_.inst(s));
-    Diagnostic d = make_diagnostic(
-        kRule, xi.span,
-        "`" + xt + "` runs before `" + st + "` in the training loop; the schedule's first "
-            "learning rate is skipped and every change comes one step early",
-        "call `" + xt + "` after `" + st + "`");
+    Diagnostic d =
+        make_diagnostic(kRule, xi.span,
+                        "`" + xt + "` runs before `" + st +
+                            "` in the training loop; the schedule's first "
+                            "learning rate is skipped and every change comes one step early",
+                        "call `" + xt + "` after `" + st + "`");
     d.notes.push_back({f_.inst(s).span, "the optimizer steps here, after the scheduler"});
     out.report(std::move(d));
   }
@@ -264,8 +268,9 @@ class Rule {
     Diagnostic d = make_diagnostic(
         kRule, xi.span,
         "`" + xt + "` steps the epoch schedule `" + kind + "` once per batch; " + cost,
-        "call `" + xt + "` once per epoch, after the batch loop (or use a per-batch schedule "
-        "such as OneCycleLR)");
+        "call `" + xt +
+            "` once per epoch, after the batch loop (or use a per-batch schedule "
+            "such as OneCycleLR)");
     out.report(std::move(d));
   }
 

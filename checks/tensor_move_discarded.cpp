@@ -27,7 +27,8 @@ namespace tpf::checks::tensor_move_discarded {
 
 constexpr const RuleInfo& kRule = rule_info(RuleId::TPF016);
 
-const std::string_view kExplain = R"(TPF016 tensor_move_discarded: a tensor's `.to()`, `.cuda()` or cast is discarded
+const std::string_view kExplain =
+    R"(TPF016 tensor_move_discarded: a tensor's `.to()`, `.cuda()` or cast is discarded
 
 What it finds
   `x.to(device)`, `x.cuda()`, `x.cpu()`, `x.half()`, `x.float()`,
@@ -66,8 +67,8 @@ Not flagged
 namespace {
 
 bool is_move(std::string_view m) {
-  return m == "to" || m == "cuda" || m == "cpu" || m == "half" || m == "float" ||
-         m == "double" || m == "bfloat16";
+  return m == "to" || m == "cuda" || m == "cpu" || m == "half" || m == "float" || m == "double" ||
+         m == "bfloat16";
 }
 
 void check_function(const CheckContext& ctx, ir::FunctionId fid, DiagSink& out) {
@@ -93,12 +94,15 @@ void check_function(const CheckContext& ctx, ir::FunctionId fid, DiagSink& out) 
     if (!used_after || !is_tensor(ctx, fid, recv)) continue;
     std::string key = access_key(ctx, fid, recv);
     std::string moved = value_text(ctx, f, in.result);
-    Diagnostic d = make_diagnostic(
-        kRule, in.span,
-        "`" + moved + "` returns a new tensor and the result is discarded; `" + key +
-            "` keeps its old " + (m == "to" ? "device and dtype" : (m == "cuda" || m == "cpu") ? "device" : "dtype") +
-            " (tensors are not moved in place, unlike modules)",
-        "assign the result: `" + key + " = " + moved + "`");
+    Diagnostic d =
+        make_diagnostic(kRule, in.span,
+                        "`" + moved + "` returns a new tensor and the result is discarded; `" +
+                            key + "` keeps its old " +
+                            (m == "to"                     ? "device and dtype"
+                             : (m == "cuda" || m == "cpu") ? "device"
+                                                           : "dtype") +
+                            " (tensors are not moved in place, unlike modules)",
+                        "assign the result: `" + key + " = " + moved + "`");
     out.report(std::move(d));
   }
 }

@@ -39,7 +39,8 @@ namespace tpf::checks::validation_in_train_mode {
 
 constexpr const RuleInfo& kRule = rule_info(RuleId::TPF018);
 
-const std::string_view kExplain = R"(TPF018 validation_in_train_mode: validation runs with the model in train mode
+const std::string_view kExplain =
+    R"(TPF018 validation_in_train_mode: validation runs with the model in train mode
 
 What it finds
   An evaluation loop (the model's forward under `torch.no_grad()` or
@@ -106,7 +107,8 @@ std::string forward_key(const CheckContext& ctx, ir::FunctionId fid, ir::InstId 
   ir::CallTarget t = ctx.facts.res.call_target(fid, i);
   if (t.kind == ir::CallTarget::Kind::InstanceCall) {
     if (!t.cls.valid() || !ctx.facts.res.is_module_class(t.cls)) return {};
-  } else if (t.kind != ir::CallTarget::Kind::Unknown && t.kind != ir::CallTarget::Kind::ResultCall) {
+  } else if (t.kind != ir::CallTarget::Kind::Unknown &&
+             t.kind != ir::CallTarget::Kind::ResultCall) {
     return {};
   }
   TorchCall k = torch_call(ctx, fid, i);
@@ -127,14 +129,16 @@ ir::InstId eval_forward(const CheckContext& ctx, ir::FunctionId fid, const std::
     if (!body.valid() || f.inst(f.first_inst(body)).op != ir::Op::NextItem) continue;
     ir::ValueId it = loop_iterable(ctx, fid, f.inst(f.first_inst(body)).result);
     if (!it.valid()) continue;
-    if (f.def(it).op == ir::Op::Call && call_target_name(ctx, fid, f.def_id(it)) == "builtins.range")
+    if (f.def(it).op == ir::Op::Call &&
+        call_target_name(ctx, fid, f.def_id(it)) == "builtins.range")
       continue;
     std::vector<ir::InstId> insts = loop_insts(ctx, fid, l);
     bool train = false;
     for (ir::InstId j : insts) train = train || trains(call_effects(ctx, fid, j));
     if (train) continue;
     for (ir::InstId j : insts) {
-      if (f.inst(j).op != ir::Op::Call || ctx.facts.grad_mode(fid, j) != dataflow::GradMode::Disabled)
+      if (f.inst(j).op != ir::Op::Call ||
+          ctx.facts.grad_mode(fid, j) != dataflow::GradMode::Disabled)
         continue;
       std::string k = forward_key(ctx, fid, j);
       if (!k.empty() && k == key) return j;
@@ -212,8 +216,8 @@ class Rule {
   }
 
   /// The parameter of `g` that a call's argument `a` (operand index) binds.
-  static ir::Symbol param_for(const ir::Module& m, const ir::Function& f, const ir::Inst& call,
-                              const ir::Function& g, bool bound, size_t a) {
+  static ir::Symbol param_for(const ir::Function& f, const ir::Inst& call, const ir::Function& g,
+                              bool bound, size_t a) {
     const ir::CallInfo& ci = f.call_info(call);
     if (ci.star_mask) return ir::kNoSymbol;
     size_t skip = bound ? 1 : 0;
@@ -226,7 +230,6 @@ class Rule {
     }
     size_t kw = a - 1 - ci.npos;
     if (kw >= ci.nkw) return ir::kNoSymbol;
-    (void)m;
     return f.kw_names[ci.kw_first + kw];
   }
 
@@ -245,7 +248,7 @@ class Rule {
     auto ops = f_.operands(in);
     for (size_t a = 1; a < ops.size(); ++a) {
       if (access_key(ctx_, fid_, ops[a]) != model) continue;
-      ir::Symbol p = param_for(ctx_.ir, f_, in, g, bound, a);
+      ir::Symbol p = param_for(f_, in, g, bound, a);
       if (p == ir::kNoSymbol) continue;
       inner = eval_forward(ctx_, gid, std::string(ctx_.ir.names.str(p)));
       if (inner.valid()) return true;
@@ -286,11 +289,13 @@ class Rule {
     const ir::Inst& ti = f_.inst(target);
     std::string tt = call_text(ctx_, f_, ti);
     std::string message =
-        inner.valid()
-            ? "`" + tt + "` evaluates `" + model + "` under no_grad while it is still in train "
-                  "mode; dropout and batch norm make the validation metrics wrong"
-            : "`" + model + "` runs this no_grad evaluation loop in train mode; dropout and batch "
-                  "norm make the validation metrics wrong and batch norm learns from validation data";
+        inner.valid() ? "`" + tt + "` evaluates `" + model +
+                            "` under no_grad while it is still in train "
+                            "mode; dropout and batch norm make the validation metrics wrong"
+                      : "`" + model +
+                            "` runs this no_grad evaluation loop in train mode; dropout and batch "
+                            "norm make the validation metrics wrong and batch norm learns from "
+                            "validation data";
     Diagnostic d = make_diagnostic(kRule, ti.span, std::move(message),
                                    "call `" + model + ".eval()` before evaluating (and `" + model +
                                        ".train()` before the next training step)");

@@ -30,7 +30,8 @@ namespace tpf::checks::zero_grad_before_step {
 
 constexpr const RuleInfo& kRule = rule_info(RuleId::TPF014);
 
-const std::string_view kExplain = R"(TPF014 zero_grad_before_step: gradients are cleared between backward and the optimizer step
+const std::string_view kExplain =
+    R"(TPF014 zero_grad_before_step: gradients are cleared between backward and the optimizer step
 
 What it finds
   `optimizer.zero_grad()` on a path from `loss.backward()` to
@@ -95,9 +96,12 @@ class Rule {
       ir::InstId id(i);
       if (f_.insts[i].op != ir::Op::Call) continue;
       TorchCall k = torch_call(ctx_, fid_, id);
-      if (k == TorchCall::Backward || k == TorchCall::AutogradBackward) backwards.push_back(id);
-      else if (!step_optimizer(id).empty()) steps.push_back(id);
-      else if (k == TorchCall::ZeroGrad && !cleared_optimizer(id).empty()) clears.push_back(id);
+      if (k == TorchCall::Backward || k == TorchCall::AutogradBackward)
+        backwards.push_back(id);
+      else if (!step_optimizer(id).empty())
+        steps.push_back(id);
+      else if (k == TorchCall::ZeroGrad && !cleared_optimizer(id).empty())
+        clears.push_back(id);
     }
     if (backwards.empty() || steps.empty() || clears.empty()) return;
     std::set<uint32_t> reported;
