@@ -27,9 +27,11 @@
 //   enabled (TPF002's case); loops over `range(...)` (RL rollouts,
 //   generation); functions no training step leads to (an inference
 //   script, MC dropout after an explicit `model.train()`); models the file
-//   does not train in that function. Whether the model has dropout or batch
-//   norm is not checked (torchvision and timm models are not visible); the
-//   model must be one the function trains and then evaluates.
+//   does not train in that function; instances of the file's own classes
+//   when no name of the file mentions dropout or a norm layer (eval()
+//   would change nothing). Other models (parameters, torchvision, timm) are
+//   not looked into: the model must be one the function trains, then
+//   evaluates.
 #include <algorithm>
 #include <set>
 
@@ -86,6 +88,8 @@ Not flagged
     (a helper of the file, another library's function)
   - loops that record gradients (that is TPF002's finding)
   - loops over `range(...)`: RL rollouts and token-by-token generation
+  - models of the file's own classes in a file that never mentions dropout
+    or a norm layer (train and eval mode then compute the same thing)
   - evaluation no training step of the same model leads to (inference
     scripts, Monte Carlo dropout after an explicit `model.train()`)
 )";
@@ -159,12 +163,31 @@ class Rule {
       for (const std::string& m : models) {
         ir::InstId target, inner;
         if (!find_eval(s, m, target, inner) || !reported.insert(target.v).second) continue;
+        if (!inner.valid() && without_mode_layers(target)) continue;
         report(s, target, inner, m, out);
       }
     }
   }
 
  private:
+  /// The evaluated model is an instance of one of the file's classes, and
+  /// nothing in the file names a layer that behaves differently in train
+  /// mode (dropout, batch norm): eval() would change nothing.
+  bool without_mode_layers(ir::InstId forward) const {
+    const ir::Referent& r = ctx_.facts.res.ref(fid_, f_.operands(f_.inst(forward))[0]);
+    if (r.kind != ir::Referent::Kind::Instance) return false;
+    const ir::Names& names = ctx_.ir.names;
+    for (size_t i = 0; i < names.symbol_count(); ++i) {
+      std::string t(names.str(static_cast<ir::Symbol>(i)));
+      std::transform(t.begin(), t.end(), t.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      if (t.find("drop") != std::string::npos || t.find("norm") != std::string::npos ||
+          t.starts_with("bn"))
+        return false;
+    }
+    return true;
+  }
+
   /// The models a training step trains: for a direct `opt.step()` /
   /// `loss.backward()` in a loop, the objects that loop calls with grad
   /// enabled; for a helper of the file that trains (and never evals), the
