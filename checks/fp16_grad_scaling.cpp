@@ -124,11 +124,25 @@ void check_clip(const CheckContext& ctx, ir::FunctionId fid, DiagSink& out) {
       ir::ValueId scaler = call_receiver(f, f.def(call_receiver(f, f.inst(b))));
       std::string sk = access_key(ctx, fid, scaler);
       if (sk.empty()) sk = "scaler";
+      // The optimizer as the scaler's step names it: `scaler.step(opt)`.
+      std::string opt;
+      reachable(f, c, [&](ir::InstId j, const ir::Inst& u) {
+        if (!opt.empty()) return PathStep::Kill;
+        TorchCall k = torch_call(ctx, fid, j);
+        if (u.op == ir::Op::Call && (k == TorchCall::ScalerStep || k == TorchCall::ScalerStepAmp ||
+                                     call_method(ctx, f, u) == "step")) {
+          ir::ValueId o = call_arg(ctx, f, u, 0, "optimizer");
+          if (o.valid()) opt = access_key(ctx, fid, o);
+          return PathStep::Kill;
+        }
+        return PathStep::Pass;
+      });
+      if (opt.empty()) opt = "optimizer";
       Diagnostic d = make_diagnostic(kRule, ci.span,
                                      "`" + call_text(ctx, f, ci) +
                                          "` clips gradients still multiplied by the GradScaler's "
                                          "scale factor; nearly every step is shrunk by that factor",
-                                     "call `" + sk + ".unscale_(optimizer)` before clipping");
+                                     "call `" + sk + ".unscale_(" + opt + ")` before clipping");
       d.notes.push_back({f.inst(b).span, "the scaled backward"});
       out.report(std::move(d));
     }
