@@ -82,3 +82,16 @@ def run(model, train_loader, val_loader, optimizer, epochs):
         train_one_epoch(model, train_loader, optimizer)
         acc = validate(model, val_loader)  # expect: TPF018
         print(epoch, acc)
+
+
+# case: periodic validation inside the step loop, model.train() only once before it
+def train_steps(model, train_loader, val_loader, opt, every):
+    model.train()
+    for step, (x, y) in enumerate(train_loader):
+        opt.zero_grad()
+        F.cross_entropy(model(x), y).backward()
+        opt.step()
+        if step % every == 0:
+            with torch.no_grad():
+                for vx, vy in val_loader:
+                    print(F.cross_entropy(model(vx), vy).item())  # expect: TPF018
