@@ -163,18 +163,29 @@ class Rule {
       for (const std::string& m : models) {
         ir::InstId target, inner;
         if (!find_eval(s, m, target, inner) || !reported.insert(target.v).second) continue;
-        if (!inner.valid() && without_mode_layers(target)) continue;
+        if (without_mode_layers(model_value(target, inner, m))) continue;
         report(s, target, inner, m, out);
       }
     }
   }
 
  private:
+  /// The model value at the reported call: the callee of a forward, the
+  /// argument named `key` of an evaluation helper call.
+  ir::ValueId model_value(ir::InstId target, ir::InstId inner, const std::string& key) const {
+    auto ops = f_.operands(f_.inst(target));
+    if (!inner.valid()) return ops[0];
+    for (size_t a = 1; a < ops.size(); ++a)
+      if (access_key(ctx_, fid_, ops[a]) == key) return ops[a];
+    return ir::kNoValue;
+  }
+
   /// The evaluated model is an instance of one of the file's classes, and
   /// nothing in the file names a layer that behaves differently in train
   /// mode (dropout, batch norm): eval() would change nothing.
-  bool without_mode_layers(ir::InstId forward) const {
-    const ir::Referent& r = ctx_.facts.res.ref(fid_, f_.operands(f_.inst(forward))[0]);
+  bool without_mode_layers(ir::ValueId model) const {
+    if (!model.valid()) return false;
+    const ir::Referent& r = ctx_.facts.res.ref(fid_, model);
     if (r.kind != ir::Referent::Kind::Instance) return false;
     const ir::Names& names = ctx_.ir.names;
     for (size_t i = 0; i < names.symbol_count(); ++i) {
@@ -311,6 +322,11 @@ class Rule {
               DiagSink& out) const {
     const ir::Inst& ti = f_.inst(target);
     std::string tt = call_text(ctx_, f_, ti);
+    // A decorated helper's callee is the decorator's result: name the function.
+    if (inner.valid())
+      tt = std::string(
+               ctx_.ir.names.str(ctx_.ir.fn(ctx_.facts.summaries.callee(fid_, target)).name)) +
+           "()";
     std::string message =
         inner.valid() ? "`" + tt + "` evaluates `" + model +
                             "` under no_grad while it is still in train "
