@@ -656,3 +656,121 @@ uint32_t outermost_loop(const CheckContext& ctx, FunctionId fid, InstId i) {
 }
 
 }  // namespace tpf::checks
+
+// ---- TPF014-TPF018 ----
+
+namespace tpf::checks {
+
+namespace {
+
+/// Torch functions that always return a tensor.
+bool tensor_factory(std::string_view n) {
+  static constexpr std::string_view kNames[] = {
+      "torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.randn", "torch.rand",
+      "torch.randint", "torch.randperm", "torch.zeros", "torch.ones", "torch.empty",
+      "torch.full", "torch.arange", "torch.linspace", "torch.logspace", "torch.eye",
+      "torch.zeros_like", "torch.ones_like", "torch.empty_like", "torch.full_like",
+      "torch.randn_like", "torch.rand_like", "torch.randint_like", "torch.stack", "torch.cat",
+      "torch.concat", "torch.FloatTensor", "torch.LongTensor", "torch.Tensor",
+      "torch.normal", "torch.bernoulli", "torch.multinomial", "torch.matmul",
+      "torch.nn.functional.one_hot", "torch.nn.functional.pad", "torch.nn.functional.interpolate"};
+  return std::find(std::begin(kNames), std::end(kNames), n) != std::end(kNames);
+}
+
+/// `v` is the item (or a part of the item: tuple element, dict value) of a
+/// loop over a DataLoader of this file that uses the default collate.
+bool default_loader_item(const CheckContext& ctx, FunctionId fid, ValueId v) {
+  const ir::Function& f = ctx.ir.fn(fid);
+  for (int depth = 0; v.valid() && depth < 8; ++depth) {
+    const ir::Inst& d = f.def(v);
+    if (d.op == Op::Element || d.op == Op::Unpack || d.op == Op::GetItem) {
+      if (d.op == Op::Element && (d.flags & ir::kStarElem)) return false;
+      v = f.operands(d)[0];
+      continue;
+    }
+    if (d.op != Op::NextItem) return false;
+    ValueId it = loop_iterable(ctx, fid, v);
+    FunctionId lf = fid;
+    if (!it.valid()) return false;
+    if (ctx.ir.fn(lf).def(it).op == Op::LoadGlobal) {
+      it = ctx.ir.global_binding(ctx.ir.fn(lf).def(it).aux);
+      lf = FunctionId(0);
+      if (!it.valid()) return false;
+    }
+    const ir::Function& g = ctx.ir.fn(lf);
+    const ir::Inst& c = g.def(it);
+    if (c.op != Op::Call || !is_dataloader(ctx, lf, g.def_id(it))) return false;
+    if (has_unpacked_args(g, c)) return false;
+    return !call_arg(ctx, g, c, -1, "collate_fn").valid();
+  }
+  return false;
+}
+
+bool tensor_leaf(const CheckContext& ctx, const Origin& o) {
+  const ir::Function& f = ctx.ir.fn(o.fn);
+  const ir::Inst& d = f.def(o.value);
+  if (d.op == Op::NextItem || d.op == Op::GetItem || d.op == Op::Element)
+    return default_loader_item(ctx, o.fn, o.value);
+  if (d.op != Op::Call) return false;
+  InstId ci = f.def_id(o.value);
+  ir::CallTarget t = ctx.facts.res.call_target(o.fn, ci);
+  std::string name = call_target_name(ctx, o.fn, ci);
+  if (t.kind == ir::CallTarget::Kind::External) return tensor_factory(name);
+  if (t.kind != ir::CallTarget::Kind::ResultCall) return false;
+  // Calling a module built from torch.nn (not a wrapper such as DDP, whose
+  // output is the wrapped model's), torchvision or timm.
+  dataflow::TorchCall k = torch_call(ctx, o.fn, ci);
+  if (k == dataflow::TorchCall::TorchModule)
+    return !name.starts_with("torch.nn.parallel") && name != "torch.nn.DataParallel" &&
+           name.find("RNN") == std::string::npos && name.find("LSTM") == std::string::npos &&
+           name.find("GRU") == std::string::npos && name.find("Attention") == std::string::npos &&
+           name.find("Transformer") == std::string::npos;
+  return k == dataflow::TorchCall::VisionModel || k == dataflow::TorchCall::TimmModel;
+}
+
+}  // namespace
+
+bool is_tensor(const CheckContext& ctx, FunctionId f, ValueId v) {
+  if (!v.valid()) return false;
+  Origins o = trace_origins(ctx, f, v);
+  if (!o.complete || o.leaves.empty()) return false;
+  for (const Origin& l : o.leaves)
+    if (!tensor_leaf(ctx, l)) return false;
+  return true;
+}
+
+ValueId loop_iterable(const CheckContext& ctx, FunctionId fid, ValueId item) {
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::Inst& next = f.def(item);
+  if (next.op != Op::NextItem || next.nops == 0) return ir::kNoValue;
+  const ir::Inst& gi = f.def(f.operands(next)[0]);
+  if (gi.op != Op::GetIter) return ir::kNoValue;
+  ValueId v = f.operands(gi)[0];
+  for (int depth = 0; v.valid() && depth < 4; ++depth) {
+    const ir::Inst& d = f.def(v);
+    if (d.op != Op::Call) break;
+    std::string n = call_target_name(ctx, fid, f.def_id(v));
+    if (n == "builtins.enumerate" || n == "builtins.iter" || n == "builtins.zip" ||
+        n.starts_with("tqdm") || n.starts_with("rich.progress")) {
+      if (positional_count(f, d) == 0) break;
+      v = f.operands(d)[1];
+      continue;
+    }
+    break;
+  }
+  return v;
+}
+
+std::vector<InstId> users_of(const ir::Function& f, ValueId v) {
+  std::vector<InstId> out;
+  if (!v.valid()) return out;
+  for (uint32_t i = 0; i < f.insts.size(); ++i)
+    for (ValueId o : f.operands(f.insts[i]))
+      if (o == v) {
+        out.push_back(InstId(i));
+        break;
+      }
+  return out;
+}
+
+}  // namespace tpf::checks

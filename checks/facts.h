@@ -163,3 +163,27 @@ bool uses_cuda(const CheckContext& ctx);
 uint32_t outermost_loop(const CheckContext& ctx, ir::FunctionId f, ir::InstId i);
 
 }  // namespace tpf::checks
+
+// ---- TPF014-TPF018 ----
+
+namespace tpf::checks {
+
+/// The value is a torch.Tensor on every path, as far as the file shows:
+/// every origin (trace_origins) is a tensor factory (`torch.randn`,
+/// `torch.tensor`, `torch.from_numpy`, `torch.stack`, ...), the output of a
+/// torch.nn / torchvision / timm module, or an item of a loop over a
+/// `torch.utils.data.DataLoader` built in the file with the default collate
+/// function (`for x, y in loader`, `batch["input_ids"]`). False when any
+/// origin is unknown (a parameter, a helper's result, a module of the file):
+/// rules that need "is a tensor, not an nn.Module" stay silent then.
+bool is_tensor(const CheckContext& ctx, ir::FunctionId f, ir::ValueId v);
+
+/// The value the `for` loop whose body starts with NextItem `item` iterates,
+/// through `enumerate(...)`, `tqdm(...)`, `iter(...)`, `zip(a, ...)` (first
+/// argument), or kNoValue.
+ir::ValueId loop_iterable(const CheckContext& ctx, ir::FunctionId f, ir::ValueId item);
+
+/// The values of function `f` that use `v` as an operand (computed per call).
+std::vector<ir::InstId> users_of(const ir::Function& f, ir::ValueId v);
+
+}  // namespace tpf::checks

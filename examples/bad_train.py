@@ -53,6 +53,22 @@ def evaluate(model, loader, device):
     return correct / len(loader.dataset)
 
 
+def warm_up_blur_head(model, loader, val_loader, device):
+    head_opt = torch.optim.SGD(model.blurry.parameters(), lr=0.01)
+    for x, _, b in loader:
+        _, blur = model(x.to(device))
+        loss = F.mse_loss(blur.squeeze(1), b.to(device))
+        loss.backward()
+        head_opt.zero_grad()  # expect: TPF014 (the step applies cleared gradients)
+        head_opt.step()
+    blur_err = 0.0
+    with torch.no_grad():
+        for x, _, b in val_loader:
+            _, blur = model(x.to(device))  # expect: TPF018 (dropout and batch norm still in train mode)
+            blur_err += F.mse_loss(blur.squeeze(1), b.to(device)).item()
+    return blur_err / len(val_loader)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--epochs", type=int, default=10)
@@ -64,6 +80,7 @@ def main():
     torch.manual_seed(0)  # expect: TPF010 (random and numpy are used but not seeded)
     device = torch.device("cuda")
     images = torch.randn(1024, 3, 32, 32)
+    images.half()  # expect: TPF016 (returns a half copy; images stays float32)
     labels = torch.randint(0, 10, (1024,))
     blurry = torch.from_numpy(np.random.rand(1024) > 0.5).float()
     train_set = TensorDataset(images[:896], labels[:896], blurry[:896])
@@ -78,18 +95,22 @@ def main():
 
     blur_criterion = nn.BCEWithLogitsLoss()
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=3, gamma=0.5)
     class_weights = torch.ones(10)
 
     losses = []
     model.train()
+    warm_up_blur_head(model, train_loader, val_loader, device)
     for epoch in range(args.epochs):
+        scheduler.step()  # expect: TPF015 (before this epoch's optimizer steps)
         for step, (x, y, b) in enumerate(train_loader):
             model.to(device)  # expect: TPF011 (the same move every step)
             w = class_weights.cuda()  # expect: TPF011
             x, y, b = x.to(device), y.to(device), b.to(device)
             if random.random() < 0.5:
                 x = torch.flip(x, dims=[3])
-            probs, blur = model(x)
+            with torch.autocast("cuda"):  # expect: TPF017 (float16 without a GradScaler)
+                probs, blur = model(x)
             loss = F.cross_entropy(probs, y, weight=w) + blur_criterion(blur.squeeze(1), b)
             loss.backward()  # expect: TPF003, TPF004 (not divided by args.accum)
             if (step + 1) % args.accum == 0:

@@ -48,6 +48,24 @@ def evaluate(model, loader, device):
     return correct / len(loader.dataset)
 
 
+def warm_up_blur_head(model, loader, val_loader, device):
+    head_opt = torch.optim.SGD(model.blurry.parameters(), lr=0.01)
+    for x, _, b in loader:
+        head_opt.zero_grad(set_to_none=True)
+        _, blur = model(x.to(device))
+        loss = F.binary_cross_entropy_with_logits(blur.squeeze(1), b.to(device))
+        loss.backward()
+        head_opt.step()
+    model.eval()
+    blur_err = 0.0
+    with torch.no_grad():
+        for x, _, b in val_loader:
+            _, blur = model(x.to(device))
+            blur_err += F.binary_cross_entropy_with_logits(blur.squeeze(1), b.to(device)).item()
+    model.train()
+    return blur_err / len(val_loader)
+
+
 def seed_everything(seed):
     random.seed(seed)
     np.random.seed(seed)
@@ -82,9 +100,12 @@ def main():
 
     blur_criterion = nn.BCEWithLogitsLoss()
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=3, gamma=0.5)
     w = torch.ones(10).cuda()
 
     losses = []
+    model.train()
+    warm_up_blur_head(model, train_loader, val_loader, device)
     for epoch in range(args.epochs):
         if sampler is not None:
             sampler.set_epoch(epoch)
@@ -94,13 +115,15 @@ def main():
             x, y, b = x.to(device), y.to(device), b.to(device)
             if random.random() < 0.5:
                 x = torch.flip(x, dims=[3])
-            logits, blur = model(x)
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                logits, blur = model(x)
             loss = F.cross_entropy(logits, y, weight=w) + blur_criterion(blur.squeeze(1), b)
             (loss / args.accum).backward()
             if (step + 1) % args.accum == 0:
                 optimizer.step()
                 optimizer.zero_grad(set_to_none=True)
             losses.append(loss.item())
+        scheduler.step()
         acc = evaluate(model, val_loader, device)
         print(f"epoch {epoch}: loss {sum(losses) / len(losses):.3f} acc {acc:.3f}")
     torch.save(model.state_dict(), "net.pt")

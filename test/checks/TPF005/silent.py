@@ -21,10 +21,12 @@ def main(model, train_set, val_set, epochs, rank):
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     for epoch in range(epochs):
         sampler.set_epoch(epoch)
+        model.train()
         for x, y in train_loader:
             opt.zero_grad()
             F.cross_entropy(model(x.to(rank)), y.to(rank)).backward()
             opt.step()
+        model.eval()
         with torch.no_grad():
             for x, y in val_loader:
                 model(x.to(rank))

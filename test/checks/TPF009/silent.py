@@ -86,9 +86,11 @@ def train_with_dev(model, train_iter, dev_iter, opt, dev_every=1000):
         opt.step()
         if step % dev_every == 0:
             correct = 0
+            model.eval()
             with torch.no_grad():
                 for dev in dev_iter:
                     correct += (model(dev.x).argmax(1) == dev.y).sum().item()
+            model.train()
             print(step, correct)
 
 

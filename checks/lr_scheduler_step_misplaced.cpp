@@ -1,0 +1,289 @@
+// TPF015 lr_scheduler_step_misplaced
+//
+// What it finds: (1) `scheduler.step()` of a torch.optim.lr_scheduler
+//   object that comes before `optimizer.step()` of its optimizer within one
+//   iteration of the training loop (the epoch loop or the batch loop).
+//   (2) an epoch-style scheduler stepped in the batch loop of an
+//   epoch loop: StepLR with a constant step_size of at most 100,
+//   MultiStepLR with constant milestones all at most 1000, ExponentialLR
+//   with a constant gamma of at most 0.98, ReduceLROnPlateau.
+// Why it costs: (1) since PyTorch 1.1 the scheduler must step after the
+//   optimizer; stepping first skips the first value of the schedule
+//   (warmup starts late, a step schedule decays one period early);
+//   PyTorch warns once at runtime, easily missed in a log. (2) a schedule
+//   meant in epochs runs len(loader) times faster: the learning rate
+//   collapses within the first epoch and the rest of the run trains with a
+//   learning rate near zero.
+// Example:
+//     for epoch in range(epochs):
+//         scheduler.step()
+//         train_one_epoch(model, loader, optimizer)
+// Fix: call `scheduler.step()` after `optimizer.step()` (per batch for
+//   per-batch schedules, after the batch loop for epoch schedules).
+// Not flagged: per-batch schedulers stepped per batch (OneCycleLR,
+//   CyclicLR, LambdaLR, CosineAnnealingLR, transformers warmup schedules);
+//   schedulers whose kind or arguments are not known; `scheduler.step(epoch)`
+//   with an explicit epoch; fast-forwarding a scheduler before the training
+//   loop on resume; stepping after the batch loop.
+#include <algorithm>
+
+#include "checks/facts.h"
+
+namespace tpf::checks::lr_scheduler_step_misplaced {
+
+constexpr const RuleInfo& kRule = rule_info(RuleId::TPF015);
+
+const std::string_view kExplain =
+    R"(TPF015 lr_scheduler_step_misplaced: the learning-rate scheduler steps before the optimizer, or per batch on an epoch schedule
+
+What it finds
+  1. `scheduler.step()` before `optimizer.step()` in the same iteration of
+     the training loop, for a torch.optim.lr_scheduler scheduler.
+  2. An epoch schedule stepped in the batch loop of an epoch loop: StepLR
+     (step_size at most 100), MultiStepLR (milestones at most 1000),
+     ExponentialLR (gamma at most 0.98) or ReduceLROnPlateau.
+
+Why it costs
+  1. Since PyTorch 1.1 `scheduler.step()` belongs after `optimizer.step()`.
+     Called first, it skips the schedule's first value: warmup starts late
+     and every decay comes one period early. PyTorch warns only once, at
+     runtime.
+  2. A schedule written in epochs then advances once per batch, hundreds of
+     times faster: the learning rate decays to almost zero within the first
+     epoch and the remaining GPU hours barely move the model.
+
+Example
+  for epoch in range(epochs):
+      scheduler.step()
+      for x, y in loader:
+          ...
+          optimizer.step()
+
+Fix
+  for epoch in range(epochs):
+      for x, y in loader:
+          ...
+          optimizer.step()
+      scheduler.step()
+
+Not flagged
+  - per-batch schedules stepped per batch: OneCycleLR, CyclicLR, LambdaLR,
+    CosineAnnealingLR, transformers `get_*_schedule_with_warmup`
+  - schedulers whose class or arguments are not known (stays silent)
+  - `scheduler.step(epoch)` with an explicit epoch
+  - fast-forwarding a scheduler on resume, before the training loop
+  - `scheduler.step()` after the batch loop
+)";
+
+namespace {
+
+using dataflow::TorchCall;
+
+class Rule {
+ public:
+  Rule(const CheckContext& ctx, ir::FunctionId fid)
+      : ctx_(ctx), fid_(fid), f_(ctx.ir.fn(fid)), li_(loops_of(ctx, fid)) {}
+
+  void run(DiagSink& out) {
+    if (li_.loops.empty()) return;
+    for (uint32_t i = 0; i < f_.insts.size(); ++i) {
+      ir::InstId x(i);
+      const ir::Inst& in = f_.insts[i];
+      if (in.op != ir::Op::Call || torch_call(ctx_, fid_, x) != TorchCall::SchedulerStep) continue;
+      ir::ValueId sched = call_receiver(f_, in);
+      std::string kind = scheduler_class(sched);
+      if (kind.empty()) continue;
+      // ReduceLROnPlateau steps on a metric (`step(val_loss)`): only its
+      // frequency matters. Other schedulers given an epoch set the rate
+      // explicitly.
+      bool plateau = kind == "ReduceLROnPlateau";
+      bool args = f_.call_info(in).npos != 0 || f_.call_info(in).nkw != 0;
+      if (args && !plateau) continue;
+      ir::FunctionId cf;
+      ir::InstId cc;
+      bool ctor = constructor(sched, cf, cc);
+      std::string opt;
+      if (ctor) {
+        const ir::Function& g = ctx_.ir.fn(cf);
+        opt = access_key(ctx_, cf, call_arg(ctx_, g, g.inst(cc), 0, "optimizer"));
+      }
+      ir::InstId s;
+      if (!plateau && steps_first(x, opt, s)) {
+        report_order(x, s, out);
+        continue;
+      }
+      if (ctor && epoch_schedule(kind, cf, cc) && per_batch(x)) report_per_batch(x, kind, out);
+    }
+  }
+
+ private:
+  /// "StepLR" for a torch.optim.lr_scheduler.StepLR object, or "".
+  std::string scheduler_class(ir::ValueId v) const {
+    if (!v.valid()) return {};
+    const ir::Referent& r = ctx_.facts.res.ref(fid_, v);
+    if (r.kind != ir::Referent::Kind::Result) return {};
+    std::string p = ctx_.ir.names.str(r.path());
+    const std::string_view prefix = "torch.optim.lr_scheduler.";
+    if (!p.starts_with(prefix)) return {};
+    return p.substr(prefix.size());
+  }
+
+  /// The scheduler's constructor call: a local or module-level binding.
+  bool constructor(ir::ValueId v, ir::FunctionId& cf, ir::InstId& cc) const {
+    const ir::Inst& d = f_.def(v);
+    if (d.op == ir::Op::Call) {
+      cf = fid_;
+      cc = f_.def_id(v);
+      return true;
+    }
+    if (d.op == ir::Op::LoadGlobal) {
+      ir::ValueId g = ctx_.ir.global_binding(d.aux);
+      if (!g.valid() || ctx_.ir.fn(ir::FunctionId(0)).def(g).op != ir::Op::Call) return false;
+      cf = ir::FunctionId(0);
+      cc = ctx_.ir.fn(cf).def_id(g);
+      return true;
+    }
+    return false;
+  }
+
+  /// An optimizer step of `opt` ("" when not known: any optimizer): a
+  /// direct step, or a helper of the file that steps and is handed `opt`.
+  bool is_step(ir::InstId j, const std::string& opt) const {
+    const ir::Inst& in = f_.inst(j);
+    if (in.op != ir::Op::Call) return false;
+    TorchCall k = torch_call(ctx_, fid_, j);
+    ir::ValueId o;
+    if (k == TorchCall::OptimizerStep) {
+      if (positional_count(f_, in) != 0) return false;
+      o = call_receiver(f_, in);
+    } else if (k == TorchCall::ScalerStep || k == TorchCall::ScalerStepAmp) {
+      o = call_arg(ctx_, f_, in, 0, "optimizer");
+    } else if (calls_file_function(ctx_, fid_, j) &&
+               (call_effects(ctx_, fid_, j) & dataflow::kOptimizerStep)) {
+      if (opt.empty()) return true;
+      auto ops = f_.operands(in);
+      for (size_t a = 1; a < ops.size(); ++a)
+        if (same_object(access_key(ctx_, fid_, ops[a]), opt)) return true;
+      return false;
+    } else {
+      return false;
+    }
+    return opt.empty() || access_key(ctx_, fid_, o) == opt;
+  }
+
+  /// A step of the scheduler's optimizer reachable from `x` within one
+  /// iteration of a loop around both.
+  bool steps_first(ir::InstId x, const std::string& opt, ir::InstId& found) const {
+    std::vector<ir::InstId> cands;
+    for (uint32_t j = 0; j < f_.insts.size(); ++j)
+      if (is_step(ir::InstId(j), opt)) cands.push_back(ir::InstId(j));
+    for (ir::InstId s : cands) {
+      uint32_t l = common_loop(ctx_, fid_, x, s);
+      if (l == UINT32_MAX) continue;
+      ir::BlockId header = li_.loops[l].header;
+      bool hit = false;
+      reachable(f_, x, [&](ir::InstId j, const ir::Inst&) {
+        if (j == f_.first_inst(header) && f_.block_of(j) == header) return PathStep::Kill;
+        if (j == s) hit = true;
+        return PathStep::Pass;
+      });
+      if (hit) {
+        found = s;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  bool const_number(ir::FunctionId cf, ir::ValueId v, double& out) const {
+    if (!v.valid()) return false;
+    const ir::ConstValue& c = ctx_.facts.res.constant(cf, v);
+    if (!c.is_number()) return false;
+    out = c.kind == ir::ConstValue::Kind::Float ? c.d : static_cast<double>(c.i);
+    return true;
+  }
+
+  /// The scheduler is an epoch schedule by its class and constant arguments.
+  bool epoch_schedule(const std::string& kind, ir::FunctionId cf, ir::InstId cc) const {
+    const ir::Function& g = ctx_.ir.fn(cf);
+    const ir::Inst& c = g.inst(cc);
+    if (has_unpacked_args(g, c)) return false;
+    double v;
+    if (kind == "ReduceLROnPlateau") return true;
+    if (kind == "StepLR")
+      return const_number(cf, call_arg(ctx_, g, c, 1, "step_size"), v) && v <= 100;
+    if (kind == "ExponentialLR")
+      return const_number(cf, call_arg(ctx_, g, c, 1, "gamma"), v) && v <= 0.98;
+    if (kind == "MultiStepLR") {
+      ir::ValueId m = call_arg(ctx_, g, c, 1, "milestones");
+      if (!m.valid()) return false;
+      const ir::Inst& md = g.def(m);
+      if (md.op != ir::Op::BuildList && md.op != ir::Op::BuildTuple) return false;
+      auto ops = g.operands(md);
+      if (ops.empty()) return false;
+      for (ir::ValueId e : ops)
+        if (!const_number(cf, e, v) || v > 1000) return false;
+      return true;
+    }
+    return false;
+  }
+
+  /// `x` runs once per batch: it is in a loop that steps the optimizer and
+  /// runs backward, and that loop is inside another loop (the epochs).
+  bool per_batch(ir::InstId x) const {
+    uint32_t l = li_.loop_of(f_.block_of(x));
+    if (l == UINT32_MAX || li_.loops[l].parent == UINT32_MAX) return false;
+    bool step = false, backward = false;
+    for (ir::InstId j : loop_insts(ctx_, fid_, l)) {
+      if (f_.inst(j).op != ir::Op::Call) continue;
+      uint32_t e = call_effects(ctx_, fid_, j);
+      if ((e & dataflow::kOptimizerStep) && torch_call(ctx_, fid_, j) != TorchCall::SchedulerStep)
+        step = true;
+      if (e & dataflow::kBackward) backward = true;
+    }
+    return step && backward;
+  }
+
+  void report_order(ir::InstId x, ir::InstId s, DiagSink& out) const {
+    const ir::Inst& xi = f_.inst(x);
+    std::string xt = call_text(ctx_, f_, xi), st = call_text(ctx_, f_, f_.inst(s));
+    Diagnostic d =
+        make_diagnostic(kRule, xi.span,
+                        "`" + xt + "` runs before `" + st +
+                            "` in the training loop; the schedule's first "
+                            "learning rate is skipped and every change comes one step early",
+                        "call `" + xt + "` after `" + st + "`");
+    d.notes.push_back({f_.inst(s).span, "the optimizer steps here, after the scheduler"});
+    out.report(std::move(d));
+  }
+
+  void report_per_batch(ir::InstId x, const std::string& kind, DiagSink& out) const {
+    const ir::Inst& xi = f_.inst(x);
+    std::string xt = call_text(ctx_, f_, xi);
+    std::string cost = kind == "ReduceLROnPlateau"
+                           ? "its patience counts batches instead of epochs, so the learning rate "
+                             "is cut on per-batch noise, far too early"
+                           : "the learning rate decays len(loader) times too fast and the run "
+                             "trains with a learning rate near zero";
+    Diagnostic d = make_diagnostic(
+        kRule, xi.span,
+        "`" + xt + "` steps the epoch schedule `" + kind + "` once per batch; " + cost,
+        "call `" + xt +
+            "` once per epoch, after the batch loop (or use a per-batch schedule "
+            "such as OneCycleLR)");
+    out.report(std::move(d));
+  }
+
+  const CheckContext& ctx_;
+  ir::FunctionId fid_;
+  const ir::Function& f_;
+  const ir::LoopInfo& li_;
+};
+
+}  // namespace
+
+void check(const CheckContext& ctx, DiagSink& out) {
+  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) Rule(ctx, ir::FunctionId(fi)).run(out);
+}
+
+}  // namespace tpf::checks::lr_scheduler_step_misplaced

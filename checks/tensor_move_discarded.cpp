@@ -1,0 +1,117 @@
+// TPF016 tensor_move_discarded
+//
+// What it finds: `x.to(device)`, `x.cuda()`, `x.cpu()`, `x.half()`,
+//   `x.float()`, `x.double()` or `x.bfloat16()` as a statement of its own,
+//   its result discarded, where `x` is a tensor (decided by dataflow: a
+//   batch of a DataLoader, a torch factory, the output of a torch.nn,
+//   torchvision or timm module) and `x` is used again afterwards.
+// Why it costs: for a tensor these methods return a new tensor and leave
+//   `x` as it was (PyTorch 2.x, Tensor.to docs: "returns a Tensor"); only
+//   nn.Module.to/cuda/half move or cast in place. The code that follows
+//   runs on the old device or dtype: a device-mismatch error hours into a
+//   job, a silent CPU run, or fp32 where fp16 was intended.
+// Example:
+//     for x, y in loader:
+//         x.to(device)
+//         out = model(x)
+// Fix: assign the result: `x = x.to(device)`.
+// Not flagged: modules (`model.to(device)`, `self.cuda()`, layers, the
+//   file's nn.Module classes); anything whose origin is not known to be a
+//   tensor (a parameter, a helper's result, a custom collate_fn's batch, a
+//   transformers BatchEncoding, whose `.to` moves in place); a tensor never
+//   used again (`torch.zeros(1).cuda()` to initialize CUDA, `out.cpu()` as
+//   a sync point in a benchmark).
+#include "checks/facts.h"
+
+namespace tpf::checks::tensor_move_discarded {
+
+constexpr const RuleInfo& kRule = rule_info(RuleId::TPF016);
+
+const std::string_view kExplain =
+    R"(TPF016 tensor_move_discarded: a tensor's `.to()`, `.cuda()` or cast is discarded
+
+What it finds
+  `x.to(device)`, `x.cuda()`, `x.cpu()`, `x.half()`, `x.float()`,
+  `x.double()` or `x.bfloat16()` written as a statement, its result thrown
+  away, where `x` is a tensor (a DataLoader batch, a torch factory's
+  result, a module's output) that is used again afterwards.
+
+Why it costs
+  Unlike `nn.Module.to()`, which moves a module's parameters in place,
+  `Tensor.to()` and the casts return a new tensor and leave `x` unchanged.
+  The code after it still sees the old device or dtype: the job fails with
+  a device-mismatch error after the setup time is paid, trains on the CPU
+  while the GPU idles, or computes in fp32 where fp16 or bf16 was meant.
+
+Example
+  for x, y in loader:
+      x.to(device)
+      y.to(device)
+      loss = criterion(model(x), y)
+
+Fix
+  for x, y in loader:
+      x, y = x.to(device), y.to(device)
+      loss = criterion(model(x), y)
+
+Not flagged
+  - modules: `model.to(device)`, `self.cuda()`, layers, instances of the
+    file's nn.Module classes (their `.to()` works in place)
+  - values not known to be tensors: parameters of a function, results of
+    helpers, batches of a DataLoader with a custom `collate_fn`, objects
+    whose `.to()` works in place (transformers' BatchEncoding)
+  - a tensor not used again (`torch.zeros(1).cuda()` to initialize CUDA,
+    `out.cpu()` as a synchronization point)
+)";
+
+namespace {
+
+bool is_move(std::string_view m) {
+  return m == "to" || m == "cuda" || m == "cpu" || m == "half" || m == "float" || m == "double" ||
+         m == "bfloat16";
+}
+
+void check_function(const CheckContext& ctx, ir::FunctionId fid, DiagSink& out) {
+  const ir::Function& f = ctx.ir.fn(fid);
+  for (uint32_t i = 0; i < f.insts.size(); ++i) {
+    const ir::Inst& in = f.insts[i];
+    if (in.op != ir::Op::Call) continue;
+    ir::InstId id(i);
+    std::string_view m = call_method(ctx, f, in);
+    if (!is_move(m)) continue;
+    if (ctx.facts.res.call_target(fid, id).kind != ir::CallTarget::Kind::Method) continue;
+    if (!users_of(f, in.result).empty()) continue;  // the result is used
+    ir::ValueId recv = call_receiver(f, in);
+    if (!recv.valid() || access_key(ctx, fid, recv).empty()) continue;
+    // The receiver is used again after the statement (not only by it).
+    ir::InstId getattr = f.def_id(f.operands(in)[0]);
+    bool used_after = !reachable(f, id, [&](ir::InstId j, const ir::Inst& u) {
+                         if (j == getattr || j == id) return PathStep::Pass;
+                         for (ir::ValueId o : f.operands(u))
+                           if (o == recv) return PathStep::Target;
+                         return PathStep::Pass;
+                       }).empty();
+    if (!used_after || !is_tensor(ctx, fid, recv)) continue;
+    std::string key = access_key(ctx, fid, recv);
+    std::string moved = value_text(ctx, f, in.result);
+    Diagnostic d =
+        make_diagnostic(kRule, in.span,
+                        "`" + moved + "` returns a new tensor and the result is discarded; `" +
+                            key + "` keeps its old " +
+                            (m == "to"                     ? "device and dtype"
+                             : (m == "cuda" || m == "cpu") ? "device"
+                                                           : "dtype") +
+                            " (tensors are not moved in place, unlike modules)",
+                        "assign the result: `" + key + " = " + moved + "`");
+    out.report(std::move(d));
+  }
+}
+
+}  // namespace
+
+void check(const CheckContext& ctx, DiagSink& out) {
+  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi)
+    check_function(ctx, ir::FunctionId(fi), out);
+}
+
+}  // namespace tpf::checks::tensor_move_discarded

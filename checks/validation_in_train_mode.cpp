@@ -1,0 +1,360 @@
+// TPF018 validation_in_train_mode
+//
+// What it finds: an evaluation loop (a model's forward under
+//   `torch.no_grad()` / `inference_mode`, no backward, no optimizer step)
+//   reachable from a training step of that model without passing
+//   `model.eval()`: validation inside the epoch loop with the model still in
+//   train mode. Also through a helper: `evaluate(model, loader)` whose body
+//   is such a loop and never calls `eval()`, called after training without
+//   `model.eval()` at the call site.
+// Why it costs: in train mode dropout keeps dropping activations and batch
+//   norm normalizes with the validation batch's statistics and updates its
+//   running averages with validation data (PyTorch 2.x, nn.Module.train,
+//   nn.BatchNorm*). The validation metrics are noisy and pessimistic, so
+//   checkpoint selection and early stopping act on wrong numbers, and the
+//   batch-norm statistics of the saved model are polluted.
+// Example:
+//     for epoch in range(epochs):
+//         model.train()
+//         for x, y in train_loader: ...; optimizer.step()
+//         with torch.no_grad():
+//             for x, y in val_loader: correct += (model(x).argmax(1) == y).sum()
+// Fix: call `model.eval()` before the validation loop (and `model.train()`
+//   at the top of each epoch).
+// Not flagged: `model.eval()` (or a helper of the file that may call it, or
+//   any call handed the model) between the training step and the
+//   validation; helpers that call `eval()` themselves; loops with grad
+//   enabled (TPF002's case); loops over `range(...)` (RL rollouts,
+//   generation); functions no training step leads to (an inference
+//   script, MC dropout after an explicit `model.train()`); models the file
+//   does not train in that function; instances of the file's own classes
+//   when no name of the file mentions dropout or a norm layer (eval()
+//   would change nothing). Other models (parameters, torchvision, timm) are
+//   not looked into: the model must be one the function trains, then
+//   evaluates.
+#include <algorithm>
+#include <set>
+
+#include "checks/facts.h"
+
+namespace tpf::checks::validation_in_train_mode {
+
+constexpr const RuleInfo& kRule = rule_info(RuleId::TPF018);
+
+const std::string_view kExplain =
+    R"(TPF018 validation_in_train_mode: validation runs with the model in train mode
+
+What it finds
+  An evaluation loop (the model's forward under `torch.no_grad()` or
+  `torch.inference_mode()`, no backward, no optimizer step) reached from a
+  training step of the same model with no `model.eval()` in between, for
+  example validation at the end of each epoch. A helper such as
+  `evaluate(model, loader)` that runs such a loop and never calls `eval()`
+  is reported at its call site when the call follows training without
+  `model.eval()`.
+
+Why it costs
+  In train mode dropout is still active and batch norm normalizes with each
+  validation batch's own statistics, and updates its running averages with
+  validation data. Validation loss and accuracy come out noisy and wrong,
+  so checkpoint selection, early stopping and hyperparameter searches pick
+  on bad numbers (paid for in extra runs), and the saved model carries
+  polluted batch-norm statistics.
+
+Example
+  for epoch in range(epochs):
+      model.train()
+      for x, y in train_loader:
+          ...
+          optimizer.step()
+      with torch.no_grad():
+          for x, y in val_loader:
+              correct += (model(x).argmax(1) == y).sum().item()
+
+Fix
+  for epoch in range(epochs):
+      model.train()
+      for x, y in train_loader:
+          ...
+      model.eval()
+      with torch.no_grad():
+          for x, y in val_loader:
+              ...
+
+Not flagged
+  - `model.eval()` (or `model.train(False)`) between training and
+    validation, at the call site or inside the validation helper
+  - calls between them that are handed the model or may call eval()
+    (a helper of the file, another library's function)
+  - loops that record gradients (that is TPF002's finding)
+  - loops over `range(...)`: RL rollouts and token-by-token generation
+  - models of the file's own classes in a file that never mentions dropout
+    or a norm layer (train and eval mode then compute the same thing)
+  - evaluation no training step of the same model leads to (inference
+    scripts, Monte Carlo dropout after an explicit `model.train()`)
+)";
+
+namespace {
+
+using dataflow::TorchCall;
+
+bool trains(uint32_t effects) {
+  return (effects & (dataflow::kBackward | dataflow::kOptimizerStep)) != 0;
+}
+
+/// Forward calls: calling an object (not a function of the file, not a
+/// torch API name), keyed by the object's access key.
+std::string forward_key(const CheckContext& ctx, ir::FunctionId fid, ir::InstId i) {
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::Inst& in = f.inst(i);
+  if (in.op != ir::Op::Call || in.nops == 0) return {};
+  ir::CallTarget t = ctx.facts.res.call_target(fid, i);
+  if (t.kind == ir::CallTarget::Kind::InstanceCall) {
+    if (!t.cls.valid() || !ctx.facts.res.is_module_class(t.cls)) return {};
+  } else if (t.kind != ir::CallTarget::Kind::Unknown &&
+             t.kind != ir::CallTarget::Kind::ResultCall) {
+    return {};
+  }
+  TorchCall k = torch_call(ctx, fid, i);
+  if (k != TorchCall::None && dataflow::info(k).grad != dataflow::GradRule::Model) return {};
+  return access_key(ctx, fid, f.operands(in)[0]);
+}
+
+/// The first forward of `key` in a no-grad evaluation loop of `fid`, or an
+/// invalid id: in a loop with no training call, with autograd off.
+ir::InstId eval_forward(const CheckContext& ctx, ir::FunctionId fid, const std::string& key) {
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::LoopInfo& li = loops_of(ctx, fid);
+  for (uint32_t l = 0; l < li.loops.size(); ++l) {
+    if (f.terminator(li.loops[l].header).op != ir::Op::ForIter) continue;
+    // Over data, not over `range(...)`: rollouts of an RL policy and
+    // token-by-token generation run in train mode by convention.
+    ir::BlockId body = f.block(li.loops[l].header).succ[0];
+    if (!body.valid() || f.inst(f.first_inst(body)).op != ir::Op::NextItem) continue;
+    ir::ValueId it = loop_iterable(ctx, fid, f.inst(f.first_inst(body)).result);
+    if (!it.valid()) continue;
+    if (f.def(it).op == ir::Op::Call &&
+        call_target_name(ctx, fid, f.def_id(it)) == "builtins.range")
+      continue;
+    std::vector<ir::InstId> insts = loop_insts(ctx, fid, l);
+    bool train = false;
+    for (ir::InstId j : insts) train = train || trains(call_effects(ctx, fid, j));
+    if (train) continue;
+    for (ir::InstId j : insts) {
+      if (f.inst(j).op != ir::Op::Call ||
+          ctx.facts.grad_mode(fid, j) != dataflow::GradMode::Disabled)
+        continue;
+      std::string k = forward_key(ctx, fid, j);
+      if (!k.empty() && k == key) return j;
+    }
+  }
+  return {};
+}
+
+class Rule {
+ public:
+  Rule(const CheckContext& ctx, ir::FunctionId fid) : ctx_(ctx), fid_(fid), f_(ctx.ir.fn(fid)) {}
+
+  void run(DiagSink& out) {
+    std::set<uint32_t> reported;
+    for (uint32_t i = 0; i < f_.insts.size(); ++i) {
+      ir::InstId s(i);
+      std::vector<std::string> models = trained_models(s);
+      for (const std::string& m : models) {
+        ir::InstId target, inner;
+        if (!find_eval(s, m, target, inner) || !reported.insert(target.v).second) continue;
+        if (without_mode_layers(model_value(target, inner, m))) continue;
+        report(s, target, inner, m, out);
+      }
+    }
+  }
+
+ private:
+  /// The model value at the reported call: the callee of a forward, the
+  /// argument named `key` of an evaluation helper call.
+  ir::ValueId model_value(ir::InstId target, ir::InstId inner, const std::string& key) const {
+    auto ops = f_.operands(f_.inst(target));
+    if (!inner.valid()) return ops[0];
+    for (size_t a = 1; a < ops.size(); ++a)
+      if (access_key(ctx_, fid_, ops[a]) == key) return ops[a];
+    return ir::kNoValue;
+  }
+
+  /// The evaluated model is an instance of one of the file's classes, and
+  /// nothing in the file names a layer that behaves differently in train
+  /// mode (dropout, batch norm): eval() would change nothing.
+  bool without_mode_layers(ir::ValueId model) const {
+    if (!model.valid()) return false;
+    const ir::Referent& r = ctx_.facts.res.ref(fid_, model);
+    if (r.kind != ir::Referent::Kind::Instance) return false;
+    const ir::Names& names = ctx_.ir.names;
+    for (size_t i = 0; i < names.symbol_count(); ++i) {
+      std::string t(names.str(static_cast<ir::Symbol>(i)));
+      std::transform(t.begin(), t.end(), t.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      if (t.find("drop") != std::string::npos || t.find("norm") != std::string::npos ||
+          t.starts_with("bn"))
+        return false;
+    }
+    return true;
+  }
+
+  /// The models a training step trains: for a direct `opt.step()` /
+  /// `loss.backward()` in a loop, the objects that loop calls with grad
+  /// enabled; for a helper of the file that trains (and never evals), the
+  /// objects handed to it.
+  std::vector<std::string> trained_models(ir::InstId s) const {
+    std::vector<std::string> out;
+    const ir::Inst& in = f_.inst(s);
+    if (in.op != ir::Op::Call) return out;
+    uint32_t e = call_effects(ctx_, fid_, s);
+    if (!trains(e)) return out;
+    if (calls_file_function(ctx_, fid_, s)) {
+      if (e & dataflow::kEval) return out;
+      auto ops = f_.operands(in);
+      for (size_t a = 1; a < ops.size(); ++a) {
+        std::string k = access_key(ctx_, fid_, ops[a]);
+        if (!k.empty()) out.push_back(k);
+      }
+      return out;
+    }
+    uint32_t l = loops_of(ctx_, fid_).loop_of(f_.block_of(s));
+    if (l == UINT32_MAX) return out;
+    for (ir::InstId j : loop_insts(ctx_, fid_, l)) {
+      if (ctx_.facts.grad_mode(fid_, j) != dataflow::GradMode::Enabled) continue;
+      std::string k = forward_key(ctx_, fid_, j);
+      if (!k.empty() && std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+    }
+    return out;
+  }
+
+  /// Puts `model` in eval mode, or may: eval/train(False) on it or its
+  /// container, a helper of the file that may eval, any other call handed
+  /// the model (torch functions excepted).
+  bool may_eval(ir::InstId j, const std::string& model) const {
+    const ir::Inst& in = f_.inst(j);
+    if (in.op != ir::Op::Call) return false;
+    TorchCall k = torch_call(ctx_, fid_, j);
+    std::string_view m = call_method(ctx_, f_, in);
+    std::string recv = access_key(ctx_, fid_, call_receiver(f_, in));
+    if ((k == TorchCall::Eval || k == TorchCall::Train || m == "apply" || m == "eval") &&
+        same_object(recv, model))
+      return true;
+    if (call_effects(ctx_, fid_, j) & dataflow::kEval) return true;
+    std::string name = call_target_name(ctx_, fid_, j);
+    if (name.starts_with("torch.")) return false;
+    auto ops = f_.operands(in);
+    for (size_t a = 1; a < ops.size(); ++a)
+      if (same_object(access_key(ctx_, fid_, ops[a]), model)) return true;
+    return false;
+  }
+
+  /// The parameter of `g` that a call's argument `a` (operand index) binds.
+  static ir::Symbol param_for(const ir::Function& f, const ir::Inst& call, const ir::Function& g,
+                              bool bound, size_t a) {
+    const ir::CallInfo& ci = f.call_info(call);
+    if (ci.star_mask) return ir::kNoSymbol;
+    size_t skip = bound ? 1 : 0;
+    if (a >= 1 && a <= ci.npos) {
+      size_t p = a - 1 + skip;
+      if (p >= g.params.size()) return ir::kNoSymbol;
+      ir::ParamKind pk = g.params[p].kind;
+      if (pk != ir::ParamKind::PosOnly && pk != ir::ParamKind::Normal) return ir::kNoSymbol;
+      return g.params[p].name;
+    }
+    size_t kw = a - 1 - ci.npos;
+    if (kw >= ci.nkw) return ir::kNoSymbol;
+    return f.kw_names[ci.kw_first + kw];
+  }
+
+  /// A file function call that evaluates `model` in a no-grad loop and
+  /// never changes the mode itself: returns its inner forward.
+  bool eval_helper(ir::InstId c, const std::string& model, ir::InstId& inner) const {
+    const ir::Inst& in = f_.inst(c);
+    if (in.op != ir::Op::Call || !calls_file_function(ctx_, fid_, c)) return false;
+    uint32_t e = call_effects(ctx_, fid_, c);
+    if (e & (dataflow::kEval | dataflow::kTrain | dataflow::kBackward | dataflow::kOptimizerStep))
+      return false;
+    ir::FunctionId gid = ctx_.facts.summaries.callee(fid_, c);
+    if (!gid.valid()) return false;
+    const ir::Function& g = ctx_.ir.fn(gid);
+    bool bound = ctx_.facts.res.call_target(fid_, c).bound;
+    auto ops = f_.operands(in);
+    for (size_t a = 1; a < ops.size(); ++a) {
+      if (access_key(ctx_, fid_, ops[a]) != model) continue;
+      ir::Symbol p = param_for(f_, in, g, bound, a);
+      if (p == ir::kNoSymbol) continue;
+      inner = eval_forward(ctx_, gid, std::string(ctx_.ir.names.str(p)));
+      if (inner.valid()) return true;
+    }
+    return false;
+  }
+
+  /// From training step `s`: a no-grad evaluation of `model` (a forward in
+  /// an evaluation loop here, or an evaluation helper call) reachable
+  /// without passing anything that may put the model in eval mode.
+  bool find_eval(ir::InstId s, const std::string& model, ir::InstId& target,
+                 ir::InstId& inner) const {
+    ir::InstId direct = eval_forward(ctx_, fid_, model);
+    bool found = false;
+    reachable(f_, s, [&](ir::InstId j, const ir::Inst& in) {
+      if (found) return PathStep::Kill;
+      if (in.op != ir::Op::Call) return PathStep::Pass;
+      if (j == direct) {
+        found = true;
+        target = j;
+        inner = ir::InstId();
+        return PathStep::Kill;
+      }
+      ir::InstId h;
+      if (eval_helper(j, model, h)) {
+        found = true;
+        target = j;
+        inner = h;
+        return PathStep::Kill;
+      }
+      return may_eval(j, model) ? PathStep::Kill : PathStep::Pass;
+    });
+    return found;
+  }
+
+  void report(ir::InstId s, ir::InstId target, ir::InstId inner, const std::string& model,
+              DiagSink& out) const {
+    const ir::Inst& ti = f_.inst(target);
+    std::string tt = call_text(ctx_, f_, ti);
+    // A decorated helper's callee is the decorator's result: name the function.
+    if (inner.valid())
+      tt = std::string(
+               ctx_.ir.names.str(ctx_.ir.fn(ctx_.facts.summaries.callee(fid_, target)).name)) +
+           "()";
+    std::string message =
+        inner.valid() ? "`" + tt + "` evaluates `" + model +
+                            "` under no_grad while it is still in train "
+                            "mode; dropout and batch norm make the validation metrics wrong"
+                      : "`" + model +
+                            "` runs this no_grad evaluation loop in train mode; dropout and batch "
+                            "norm make the validation metrics wrong and batch norm learns from "
+                            "validation data";
+    Diagnostic d = make_diagnostic(kRule, ti.span, std::move(message),
+                                   "call `" + model + ".eval()` before evaluating (and `" + model +
+                                       ".train()` before the next training step)");
+    d.notes.push_back({f_.inst(s).span, "trained here, in train mode"});
+    if (inner.valid()) {
+      const ir::Function& g = ctx_.ir.fn(ctx_.facts.summaries.callee(fid_, target));
+      d.notes.push_back({g.inst(inner).span, "the evaluation forward pass"});
+    }
+    out.report(std::move(d));
+  }
+
+  const CheckContext& ctx_;
+  ir::FunctionId fid_;
+  const ir::Function& f_;
+};
+
+}  // namespace
+
+void check(const CheckContext& ctx, DiagSink& out) {
+  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) Rule(ctx, ir::FunctionId(fi)).run(out);
+}
+
+}  // namespace tpf::checks::validation_in_train_mode

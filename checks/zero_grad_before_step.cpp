@@ -1,0 +1,247 @@
+// TPF014 zero_grad_before_step
+//
+// What it finds: `optimizer.zero_grad()` on a path from `loss.backward()` to
+//   `optimizer.step()` of the same optimizer, in the same iteration of the
+//   loops around both, with no second backward between the clear and the
+//   step: the step applies cleared gradients.
+// Why it costs: zero_grad sets every `.grad` to None (set_to_none=True, the
+//   default since PyTorch 2.0) or to zero; `step()` skips parameters whose
+//   grad is None and applies a zero update otherwise (torch/optim/*.py).
+//   The backward pass was computed for nothing: the model does not learn
+//   (or only weight decay and momentum move it) while the GPU bill runs.
+// Example:
+//     loss.backward()
+//     optimizer.zero_grad()
+//     optimizer.step()
+// Fix: clear before the forward pass (top of the iteration) or after
+//   `step()`.
+// Not flagged: zero_grad at the top of the iteration or after step;
+//   gradient accumulation (zero_grad under a condition at the top); a
+//   second backward between the clear and the step (two losses, a GAN's
+//   generator after the discriminator); zero_grad of another optimizer;
+//   gradients written by hand (`p.grad = g`) or by a helper of the file
+//   between the clear and the step; `model.zero_grad()` (which parameters
+//   the optimizer holds is not known).
+#include <set>
+
+#include "checks/facts.h"
+
+namespace tpf::checks::zero_grad_before_step {
+
+constexpr const RuleInfo& kRule = rule_info(RuleId::TPF014);
+
+const std::string_view kExplain =
+    R"(TPF014 zero_grad_before_step: gradients are cleared between backward and the optimizer step
+
+What it finds
+  `optimizer.zero_grad()` on a path from `loss.backward()` to
+  `optimizer.step()` of the same optimizer, within one iteration, with no
+  other backward between the clear and the step.
+
+Why it costs
+  zero_grad sets the gradients to None (the default since PyTorch 2.0) or
+  to zero, so the step that follows applies nothing: the backward pass was
+  wasted and the model does not learn (weight decay and momentum may still
+  move it, which hides the problem in the loss curve). Every GPU hour of the
+  run is spent on forward and backward passes whose result is thrown away.
+
+Example
+  for x, y in loader:
+      loss = criterion(model(x), y)
+      loss.backward()
+      optimizer.zero_grad()
+      optimizer.step()
+
+Fix
+  for x, y in loader:
+      optimizer.zero_grad(set_to_none=True)
+      loss = criterion(model(x), y)
+      loss.backward()
+      optimizer.step()
+
+Not flagged
+  - zero_grad at the top of the iteration or right after `step()`
+  - gradient accumulation that clears under a condition at the top
+  - a second backward between the clear and the step (two models, as in a
+    GAN: the discriminator's step, then the generator's clear and backward)
+  - zero_grad of a different optimizer than the one stepping
+  - gradients written by hand (`p.grad = g`) or by a helper of the file
+    between the clear and the step
+  - `model.zero_grad()`: which parameters the optimizer holds is not known
+)";
+
+namespace {
+
+using dataflow::TorchCall;
+
+/// The receiver chain of a value mentions `.grad` (p.grad.copy_(g)).
+bool touches_grad(const CheckContext& ctx, const ir::Function& f, ir::ValueId v) {
+  for (int depth = 0; v.valid() && depth < 8; ++depth) {
+    const ir::Inst& d = f.def(v);
+    if (d.op != ir::Op::GetAttr) return false;
+    if (ctx.ir.names.str(d.aux) == "grad") return true;
+    v = f.operands(d)[0];
+  }
+  return false;
+}
+
+class Rule {
+ public:
+  Rule(const CheckContext& ctx, ir::FunctionId fid)
+      : ctx_(ctx), fid_(fid), f_(ctx.ir.fn(fid)), li_(loops_of(ctx, fid)) {}
+
+  void run(DiagSink& out) {
+    std::vector<ir::InstId> backwards, steps, clears;
+    for (uint32_t i = 0; i < f_.insts.size(); ++i) {
+      ir::InstId id(i);
+      if (f_.insts[i].op != ir::Op::Call) continue;
+      TorchCall k = torch_call(ctx_, fid_, id);
+      if (k == TorchCall::Backward || k == TorchCall::AutogradBackward)
+        backwards.push_back(id);
+      else if (!step_optimizer(id).empty())
+        steps.push_back(id);
+      else if (k == TorchCall::ZeroGrad && !cleared_optimizer(id).empty())
+        clears.push_back(id);
+    }
+    if (backwards.empty() || steps.empty() || clears.empty()) return;
+    std::set<uint32_t> reported;
+    for (ir::InstId b : backwards)
+      for (ir::InstId s : steps) {
+        ir::InstId z;
+        if (!find_clear(b, s, z) || !reported.insert(z.v).second) continue;
+        report(b, z, s, out);
+      }
+  }
+
+ private:
+  /// The key of the optimizer a step call steps: `opt` in `opt.step()` (no
+  /// arguments, or a torch.optim object), `opt` in `scaler.step(opt)`; "" if
+  /// not a step or not named.
+  std::string step_optimizer(ir::InstId i) const {
+    const ir::Inst& in = f_.inst(i);
+    TorchCall k = torch_call(ctx_, fid_, i);
+    ir::ValueId v;
+    if (k == TorchCall::ScalerStep || k == TorchCall::ScalerStepAmp) {
+      v = call_arg(ctx_, f_, in, 0, "optimizer");
+    } else if (k == TorchCall::OptimizerStep) {
+      v = call_receiver(f_, in);
+      // `env.step(action)`: a step with arguments only on a torch.optim object.
+      if (positional_count(f_, in) != 0 && !is_optimizer(v)) return {};
+    } else {
+      return {};
+    }
+    return access_key(ctx_, fid_, v);
+  }
+
+  /// `opt` in `opt.zero_grad()` when `opt` is stepped somewhere in the
+  /// function or is a torch.optim object (not `model.zero_grad()`).
+  std::string cleared_optimizer(ir::InstId i) const {
+    ir::ValueId r = call_receiver(f_, f_.inst(i));
+    std::string key = access_key(ctx_, fid_, r);
+    if (key.empty()) return {};
+    if (is_optimizer(r)) return key;
+    for (uint32_t j = 0; j < f_.insts.size(); ++j)
+      if (f_.insts[j].op == ir::Op::Call && step_optimizer(ir::InstId(j)) == key) return key;
+    return {};
+  }
+
+  bool is_optimizer(ir::ValueId v) const {
+    if (!v.valid()) return false;
+    const ir::Referent& r = ctx_.facts.res.ref(fid_, v);
+    return r.kind == ir::Referent::Kind::Result &&
+           ctx_.ir.names.str(r.path()).starts_with("torch.optim.");
+  }
+
+  /// A backward of any kind: `.backward()`, torch.autograd.grad, a helper
+  /// of the file that may run one.
+  bool any_backward(ir::InstId i) const {
+    return f_.inst(i).op == ir::Op::Call && (call_effects(ctx_, fid_, i) & dataflow::kBackward);
+  }
+
+  /// Gradients may be written here: `p.grad = g`, `p.grad.copy_(g)`, or a
+  /// helper of the file (an all-reduce, a gradient surgery step).
+  bool writes_grads(ir::InstId i) const {
+    const ir::Inst& in = f_.inst(i);
+    if (in.op == ir::Op::SetAttr && ctx_.ir.names.str(in.aux) == "grad") return true;
+    if (in.op != ir::Op::Call) return false;
+    if (calls_file_function(ctx_, fid_, i)) return true;
+    return touches_grad(ctx_, f_, call_receiver(f_, in));
+  }
+
+  /// The iteration boundary: the first instruction of the header of a loop
+  /// around both `b` and `s` (a path through it is the next iteration).
+  bool next_iteration(ir::InstId j, const std::vector<ir::BlockId>& headers) const {
+    ir::BlockId bl = f_.block_of(j);
+    if (j != f_.first_inst(bl)) return false;
+    for (ir::BlockId h : headers)
+      if (h == bl) return true;
+    return false;
+  }
+
+  /// A zero_grad of `s`'s optimizer on a path backward `b` -> clear -> step
+  /// `s` within one iteration, with no backward, grad write or earlier step
+  /// of that optimizer in between.
+  bool find_clear(ir::InstId b, ir::InstId s, ir::InstId& found) const {
+    std::string opt = step_optimizer(s);
+    if (opt.empty()) return false;
+    std::vector<ir::BlockId> headers;
+    for (uint32_t l = common_loop(ctx_, fid_, b, s); l != UINT32_MAX; l = li_.loops[l].parent)
+      headers.push_back(li_.loops[l].header);
+    std::vector<ir::InstId> zs = reachable(f_, b, [&](ir::InstId j, const ir::Inst& in) {
+      if (next_iteration(j, headers) || any_backward(j)) return PathStep::Kill;
+      if (in.op != ir::Op::Call) return PathStep::Pass;
+      if (step_optimizer(j) == opt) return PathStep::Kill;
+      if (torch_call(ctx_, fid_, j) == TorchCall::ZeroGrad && cleared_optimizer(j) == opt)
+        return PathStep::Target;
+      return PathStep::Pass;
+    });
+    for (ir::InstId z : zs) {
+      // A grad write anywhere between the clear and the step (also one in
+      // a loop a path may skip) means the clear is on purpose.
+      bool reaches = false, written = false;
+      reachable(f_, z, [&](ir::InstId j, const ir::Inst&) {
+        if (next_iteration(j, headers) || any_backward(j)) return PathStep::Kill;
+        if (j == s) {
+          reaches = true;
+          return PathStep::Kill;
+        }
+        if (writes_grads(j)) written = true;
+        return PathStep::Pass;
+      });
+      if (reaches && !written) {
+        found = z;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  void report(ir::InstId b, ir::InstId z, ir::InstId s, DiagSink& out) const {
+    const ir::Inst& zi = f_.inst(z);
+    std::string ztext = call_text(ctx_, f_, zi);
+    std::string btext = call_text(ctx_, f_, f_.inst(b));
+    std::string stext = call_text(ctx_, f_, f_.inst(s));
+    Diagnostic d = make_diagnostic(
+        kRule, zi.span,
+        "`" + ztext + "` clears the gradients of `" + btext + "` before `" + stext +
+            "` applies them; the step updates nothing and the backward pass is wasted",
+        "move `" + ztext + "` to the top of the iteration (before the forward pass) or after `" +
+            stext + "`");
+    d.notes.push_back({f_.inst(b).span, "the gradients are computed here"});
+    d.notes.push_back({f_.inst(s).span, "the optimizer steps here, on cleared gradients"});
+    out.report(std::move(d));
+  }
+
+  const CheckContext& ctx_;
+  ir::FunctionId fid_;
+  const ir::Function& f_;
+  const ir::LoopInfo& li_;
+};
+
+}  // namespace
+
+void check(const CheckContext& ctx, DiagSink& out) {
+  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) Rule(ctx, ir::FunctionId(fi)).run(out);
+}
+
+}  // namespace tpf::checks::zero_grad_before_step
