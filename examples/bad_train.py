@@ -19,6 +19,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data.distributed import DistributedSampler
 
 
 class Net(nn.Module):
@@ -53,6 +54,18 @@ def evaluate(model, loader, device):
     return correct / len(loader.dataset)
 
 
+def warmup(model, warm_set, optimizer, device):
+    sampler = DistributedSampler(warm_set)  # expect: TPF019 (no sampler.set_epoch(epoch))
+    loader = DataLoader(warm_set, batch_size=64, sampler=sampler, num_workers=2, pin_memory=True)
+    model.train()
+    for epoch in range(2):
+        for x, _, b in loader:
+            optimizer.zero_grad()
+            _, blur = model(x.to(device))
+            F.binary_cross_entropy(blur.squeeze(1), b.to(device)).backward()
+            optimizer.step()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--epochs", type=int, default=10)
@@ -79,6 +92,8 @@ def main():
     blur_criterion = nn.BCEWithLogitsLoss()
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
     class_weights = torch.ones(10)
+    if args.distributed:
+        warmup(model, train_set, optimizer, device)
 
     losses = []
     model.train()
