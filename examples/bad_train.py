@@ -72,6 +72,7 @@ def main():
     parser.add_argument("--lr", type=float, default=3e-4)
     parser.add_argument("--accum", type=int, default=4)
     parser.add_argument("--distributed", action="store_true")
+    parser.add_argument("--resume", default="")
     args = parser.parse_args()
 
     torch.manual_seed(0)  # expect: TPF010 (random and numpy are used but not seeded)
@@ -83,6 +84,8 @@ def main():
     val_set = TensorDataset(images[896:], labels[896:], blurry[896:])
 
     model = Net().to(device)
+    if args.resume:
+        model.load_state_dict(torch.load(args.resume))  # expect: TPF020 (no weights_only=True)
     if args.distributed:
         dist.init_process_group("nccl")
         model = DDP(model)
