@@ -17,6 +17,7 @@ import torch
 import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
+from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
 from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
@@ -73,6 +74,7 @@ def main():
     parser.add_argument("--accum", type=int, default=4)
     parser.add_argument("--distributed", action="store_true")
     parser.add_argument("--resume", default="")
+    parser.add_argument("--fsdp", action="store_true")
     args = parser.parse_args()
 
     torch.manual_seed(0)  # expect: TPF010 (random and numpy are used but not seeded)
@@ -94,6 +96,8 @@ def main():
 
     blur_criterion = nn.BCEWithLogitsLoss()
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
+    if args.fsdp:
+        model = FSDP(model)  # expect: TPF021 (the optimizer holds the unflattened parameters)
     class_weights = torch.ones(10)
     if args.distributed:
         warmup(model, train_set, optimizer, device)
