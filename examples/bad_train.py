@@ -92,7 +92,7 @@ def main():
         dist.init_process_group("nccl")
         model = DDP(model)
     train_loader = DataLoader(train_set, batch_size=64, shuffle=True)  # expect: TPF005, TPF012
-    val_loader = DataLoader(val_set, batch_size=256, num_workers=2, pin_memory=True)
+    val_loader = DataLoader(val_set, batch_size=256, shuffle=True, num_workers=2, pin_memory=True)  # expect: TPF005, TPF023 (evaluation needs no shuffle)
 
     blur_criterion = nn.BCEWithLogitsLoss()
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
