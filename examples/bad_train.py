@@ -63,7 +63,7 @@ def warmup(model, warm_set, optimizer, device):
         for x, _, b in loader:
             optimizer.zero_grad()
             _, blur = model(x.to(device))
-            F.binary_cross_entropy(blur.squeeze(1), b.to(device)).backward()
+            F.binary_cross_entropy(blur.squeeze(1), b.to(device), reduction="none").backward()  # expect: TPF022 (a loss per sample)
             optimizer.step()
 
 
