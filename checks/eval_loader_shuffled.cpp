@@ -75,7 +75,7 @@ namespace {
 constexpr const RuleInfo& kRule = rule_info(RuleId::TPF023);
 
 bool eval_word(std::string_view name) {
-  return name_has_word(name, {"val", "valid", "validation", "test", "eval", "dev", "testing"}) &&
+  return name_has_word(name, {"val", "valid", "validation", "test", "eval", "evaluation", "dev", "testing"}) &&
          !name_has_word(name, {"train", "trainval", "training"});
 }
 
