@@ -655,6 +655,105 @@ uint32_t outermost_loop(const CheckContext& ctx, FunctionId fid, InstId i) {
   return l;
 }
 
+// ------------------------------------------------------ TPF019-TPF023 ----
+
+bool is_program(const CheckContext& ctx) {
+  ir::Symbol dunder = ctx.ir.names.find("__name__");
+  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
+    FunctionId fid(fi);
+    const ir::Function& f = ctx.ir.fn(fid);
+    for (uint32_t i = 0; i < f.insts.size(); ++i) {
+      const ir::Inst& in = f.insts[i];
+      if (fi == 0 && dunder != ir::kNoSymbol && in.op == Op::LoadGlobal && in.aux == dunder)
+        return true;
+      if (in.op != Op::Call) continue;
+      if (call_method(ctx, f, in) == "parse_args") return true;
+      dataflow::TorchCall k = torch_call(ctx, fid, InstId(i));
+      if (fi == 0 && k != dataflow::TorchCall::None &&
+          (dataflow::info(k).effects & dataflow::kBackward) &&
+          dataflow::in_loop(ctx.facts, ctx.ir, fid, InstId(i)))
+        return true;
+    }
+  }
+  return false;
+}
+
+std::vector<InstId> calls_taking(const ir::Function& f, ValueId v) {
+  std::vector<InstId> out;
+  if (!v.valid()) return out;
+  for (uint32_t i = 0; i < f.insts.size(); ++i) {
+    const ir::Inst& in = f.insts[i];
+    if (in.op != Op::Call) continue;
+    auto ops = f.operands(in);
+    if (std::find(ops.begin() + 1, ops.end(), v) != ops.end()) out.push_back(InstId(i));
+  }
+  return out;
+}
+
+bool escapes_by_store(const ir::Function& f, ValueId v) {
+  if (!v.valid()) return false;
+  for (const ir::Inst& in : f.insts) {
+    auto ops = f.operands(in);
+    switch (in.op) {
+      case Op::SetAttr:  // obj.attr = v
+        if (ops.size() > 1 && ops[1] == v) return true;
+        break;
+      case Op::SetItem:  // obj[key] = v
+        if (ops.size() > 2 && ops[2] == v) return true;
+        break;
+      case Op::BuildTuple:
+      case Op::BuildList:
+      case Op::BuildSet:
+      case Op::BuildDict:
+      case Op::ListAppend:
+      case Op::ListExtend:
+      case Op::SetAdd:
+      case Op::MapAdd:
+      case Op::DictUpdate:
+      case Op::Return:
+      case Op::Yield:
+      case Op::YieldFrom:
+      case Op::StoreGlobal:
+      case Op::StoreFree:
+      case Op::MakeFunction:
+        if (std::find(ops.begin(), ops.end(), v) != ops.end()) return true;
+        break;
+      default:
+        break;
+    }
+  }
+  return false;
+}
+
+bool name_has_word(std::string_view name, std::initializer_list<std::string_view> words) {
+  std::string word;
+  auto flush = [&]() {
+    bool hit = std::find(words.begin(), words.end(), word) != words.end();
+    word.clear();
+    return hit;
+  };
+  char prev = 0;
+  for (char c : name) {
+    bool upper = c >= 'A' && c <= 'Z';
+    bool lower = c >= 'a' && c <= 'z';
+    if (!upper && !lower) {
+      if (flush()) return true;
+    } else {
+      if (upper && prev >= 'a' && prev <= 'z' && flush()) return true;
+      word += upper ? static_cast<char>(c - 'A' + 'a') : c;
+    }
+    prev = c;
+  }
+  return flush();
+}
+
+std::string_view value_var_name(const CheckContext& ctx, const ir::Function& f, ValueId v) {
+  if (!v.valid()) return {};
+  ir::VarId var = f.values[v.v].var;
+  if (!var.valid() || f.vars[var.v].name == ir::kNoSymbol) return {};
+  return ctx.ir.names.str(f.vars[var.v].name);
+}
+
 }  // namespace tpf::checks
 
 // ---- TPF014-TPF018 ----

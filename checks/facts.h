@@ -162,6 +162,26 @@ bool uses_cuda(const CheckContext& ctx);
 /// The loop of `f` around instruction `i` that is outermost, or UINT32_MAX.
 uint32_t outermost_loop(const CheckContext& ctx, ir::FunctionId f, ir::InstId i);
 
+// ------------------------------------------------------ TPF019-TPF023 ----
+
+/// The file is run as a program, not imported as a library: it tests
+/// `__name__` at module level, calls `parse_args()`, or backwards in a loop
+/// at module level.
+bool is_program(const CheckContext& ctx);
+/// The calls of `f` that take `v` as an argument (positional or keyword,
+/// not as the callee or a method's receiver), in layout order.
+std::vector<ir::InstId> calls_taking(const ir::Function& f, ir::ValueId v);
+/// The value escapes the function other than as a call argument: stored
+/// in an attribute, subscript or container, returned or yielded (a nested
+/// function's use through a free variable is not seen).
+bool escapes_by_store(const ir::Function& f, ir::ValueId v);
+/// The identifier's words (split at `_` and lowercase-uppercase
+/// boundaries, lowercased) include one of `words`: "val_loader" and
+/// "valLoader" have "val".
+bool name_has_word(std::string_view name, std::initializer_list<std::string_view> words);
+/// The local variable name a value was stored into, or "".
+std::string_view value_var_name(const CheckContext& ctx, const ir::Function& f, ir::ValueId v);
+
 }  // namespace tpf::checks
 
 // ---- TPF014-TPF018 ----

@@ -17,8 +17,10 @@ import torch
 import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
+from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
 from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data.distributed import DistributedSampler
 
 
 class Net(nn.Module):
@@ -53,7 +55,7 @@ def evaluate(model, loader, device):
     return correct / len(loader.dataset)
 
 
-def warm_up_blur_head(model, loader, val_loader, device):
+def warm_up_blur_head(model, loader, device):
     head_opt = torch.optim.SGD(model.blurry.parameters(), lr=0.01)
     for x, _, b in loader:
         _, blur = model(x.to(device))
@@ -61,12 +63,27 @@ def warm_up_blur_head(model, loader, val_loader, device):
         loss.backward()
         head_opt.zero_grad()  # expect: TPF014 (the step applies cleared gradients)
         head_opt.step()
+
+
+def blur_error(model, val_loader, device):
     blur_err = 0.0
     with torch.no_grad():
         for x, _, b in val_loader:
-            _, blur = model(x.to(device))  # expect: TPF018 (dropout and batch norm still in train mode)
+            _, blur = model(x.to(device))
             blur_err += F.mse_loss(blur.squeeze(1), b.to(device)).item()
     return blur_err / len(val_loader)
+
+
+def warmup(model, warm_set, optimizer, device):
+    sampler = DistributedSampler(warm_set)  # expect: TPF019 (no sampler.set_epoch(epoch))
+    loader = DataLoader(warm_set, batch_size=64, sampler=sampler, num_workers=2, pin_memory=True)
+    model.train()
+    for epoch in range(2):
+        for x, _, b in loader:
+            optimizer.zero_grad()
+            _, blur = model(x.to(device))
+            F.binary_cross_entropy(blur.squeeze(1), b.to(device), reduction="none").backward()  # expect: TPF022 (a loss per sample)
+            optimizer.step()
 
 
 def main():
@@ -75,6 +92,8 @@ def main():
     parser.add_argument("--lr", type=float, default=3e-4)
     parser.add_argument("--accum", type=int, default=4)
     parser.add_argument("--distributed", action="store_true")
+    parser.add_argument("--resume", default="")
+    parser.add_argument("--fsdp", action="store_true")
     args = parser.parse_args()
 
     torch.manual_seed(0)  # expect: TPF010 (random and numpy are used but not seeded)
@@ -87,20 +106,27 @@ def main():
     val_set = TensorDataset(images[896:], labels[896:], blurry[896:])
 
     model = Net().to(device)
+    if args.resume:
+        model.load_state_dict(torch.load(args.resume))  # expect: TPF020 (no weights_only=True)
     if args.distributed:
         dist.init_process_group("nccl")
         model = DDP(model)
     train_loader = DataLoader(train_set, batch_size=64, shuffle=True)  # expect: TPF005, TPF012
-    val_loader = DataLoader(val_set, batch_size=256, num_workers=2, pin_memory=True)
+    val_loader = DataLoader(val_set, batch_size=256, shuffle=True, num_workers=2, pin_memory=True)  # expect: TPF005, TPF023 (evaluation needs no shuffle)
 
     blur_criterion = nn.BCEWithLogitsLoss()
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
     scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=3, gamma=0.5)
+    if args.fsdp:
+        model = FSDP(model)  # expect: TPF021 (the optimizer holds the unflattened parameters)
     class_weights = torch.ones(10)
+    if args.distributed:
+        warmup(model, train_set, optimizer, device)
 
     losses = []
     model.train()
-    warm_up_blur_head(model, train_loader, val_loader, device)
+    warm_up_blur_head(model, train_loader, device)
+    print(f"blur error {blur_error(model, val_loader, device):.3f}")  # expect: TPF018 (dropout and batch norm still in train mode)
     for epoch in range(args.epochs):
         scheduler.step()  # expect: TPF015 (before this epoch's optimizer steps)
         for step, (x, y, b) in enumerate(train_loader):

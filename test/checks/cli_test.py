@@ -287,6 +287,7 @@ class Cli(unittest.TestCase):
         rc, out, _ = run("--list-rules")
         self.assertEqual(rc, 0)
         lines = out.splitlines()
+        # Every row of checks/registry.def, in table order.
         with open(os.path.join(ROOT, "checks", "registry.def")) as f:
             codes = re.findall(r"^TPF_RULE\((TPF\d{3}),", f.read(), re.M)
         self.assertEqual([l.split()[0] for l in lines], codes)

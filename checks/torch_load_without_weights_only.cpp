@@ -1,0 +1,318 @@
+// TPF020 torch_load_without_weights_only
+//
+// What it finds: `torch.load(path)` without `weights_only=` in a script
+//   (a file run as a program), where the path comes from outside the
+//   script: a command-line argument (`args.resume`, `sys.argv[1]`), an
+//   environment variable, or a download, directly or through
+//   `os.path.join`, an f-string, `Path(...) / ...`, `open(...)`, a local
+//   variable or a parameter of the file's own loader function that a call
+//   site fills that way.
+// Why it costs: without `weights_only=True`, torch.load unpickles
+//   arbitrary objects, so a crafted checkpoint runs its code on the
+//   training machine with the job's credentials (torch < 2.6, where
+//   `weights_only` defaults to False). From torch 2.6 the default is True
+//   and the same call fails on checkpoints holding non-tensor objects, so
+//   the script's behaviour depends on the installed version.
+// Example:
+//     checkpoint = torch.load(args.resume, map_location="cpu")
+// Fix: `torch.load(args.resume, map_location="cpu", weights_only=True)`;
+//   allow needed classes with `torch.serialization.add_safe_globals`.
+// Not flagged: any explicit `weights_only=` (False is a deliberate choice
+//   for a trusted file), `**kwargs`, the script's own checkpoint (the same
+//   variable, expression or string that the script passes to `torch.save`,
+//   or a path built from the same option, `args.out_dir`, as a saved one),
+//   paths the script fixes itself (string constants, joins of constants:
+//   files of the project), paths of unknown origin (a helper of another
+//   module), and library code: files that are not run as a program (torch
+//   itself calls torch.load on paths its caller chose).
+#include <algorithm>
+#include <set>
+
+#include "checks/facts.h"
+
+namespace tpf::checks::torch_load_without_weights_only {
+
+const std::string_view kExplain = R"(TPF020 torch_load_without_weights_only: torch.load of a path from outside the script without weights_only=True
+
+What it finds
+  `torch.load(path)` without `weights_only=` in a script (a file run as a
+  program), where the path comes from outside the script: a command-line
+  argument (`args.resume`, `sys.argv[1]`), an environment variable, or a
+  download, directly or through `os.path.join`, an f-string,
+  `Path(...) / ...`, `open(...)`, a local variable, or a parameter of the
+  file's own loader function that a call site fills that way.
+
+Why it costs
+  without `weights_only=True`, torch.load unpickles arbitrary objects: a
+  crafted checkpoint runs its code on the training machine, with the job's
+  data and cloud credentials (torch < 2.6, where the default is False).
+  From torch 2.6 the default is True and the same call fails on checkpoints
+  holding non-tensor objects, so the run breaks or not depending on the
+  installed version, often hours in, when it resumes.
+
+Example
+  checkpoint = torch.load(args.resume, map_location="cpu")
+
+Fix
+  `torch.load(args.resume, map_location="cpu", weights_only=True)`; allow
+  extra classes the checkpoint needs with
+  `torch.serialization.add_safe_globals([...])`.
+
+Not flagged
+  - any explicit `weights_only=`: `weights_only=False` is a deliberate
+    choice for a trusted file
+  - `**kwargs` that may pass it
+  - the script's own checkpoint: the same variable, expression or string
+    the script passes to `torch.save`, or a path built from the same option
+    (`args.out_dir`) as a path it saves to
+  - paths the script fixes itself (string constants, joins of constants):
+    files of the project
+  - paths of unknown origin, such as the result of another module's helper
+  - library code: files not run as a program (they test no `__name__`,
+    parse no arguments); torch itself loads paths its caller chose
+)";
+
+namespace {
+
+constexpr const RuleInfo& kRule = rule_info(RuleId::TPF020);
+
+// A path goes through at most a handful of joins and variables; 8 levels
+// (and 256 values) keep the search small on generated code.
+constexpr int kMaxDepth = 8;
+
+bool is_one_of(std::string_view s, std::initializer_list<std::string_view> names) {
+  return std::find(names.begin(), names.end(), s) != names.end();
+}
+
+/// Names of the command-line namespace by convention (`args = parse_args()`
+/// in another function, `main(args)`).
+bool is_cli_name(std::string_view n) { return is_one_of(n, {"args", "opt", "opts", "FLAGS", "flags"}); }
+
+bool is_download(std::string_view n) {
+  return n.find("download") != std::string_view::npos ||
+         n.find("urlretrieve") != std::string_view::npos || n.ends_with("cached_path") ||
+         n.ends_with("cached_download");
+}
+
+class Rule {
+ public:
+  explicit Rule(const CheckContext& ctx) : ctx_(ctx) {}
+
+  void run(DiagSink& out) {
+    if (!is_program(ctx_)) return;
+    collect_saves();
+    for (uint32_t fi = 0; fi < ctx_.ir.functions.size(); ++fi) {
+      ir::FunctionId fid(fi);
+      const ir::Function& f = ctx_.ir.fn(fid);
+      for (uint32_t i = 0; i < f.insts.size(); ++i) {
+        if (torch_call(ctx_, fid, ir::InstId(i)) != dataflow::TorchCall::TorchLoad) continue;
+        check_load(fid, ir::InstId(i), out);
+      }
+    }
+  }
+
+ private:
+  /// How `torch.save(obj, f)` names its file: key, text, constant.
+  void names_of(ir::FunctionId fid, ir::ValueId v, std::set<std::string>& out) const {
+    const ir::Function& f = ctx_.ir.fn(fid);
+    if (!v.valid()) return;
+    std::string k = access_key(ctx_, fid, v);
+    if (!k.empty()) out.insert("k:" + k);
+    // value_text is the defining expression: for `path = os.path.join(...)`
+    // the join, so a load and a save of the same join match.
+    std::string t = value_text(ctx_, f, v);
+    if (!t.empty()) out.insert("t:" + t);
+    const ir::ConstValue& c = ctx_.facts.res.constant(fid, v);
+    if (c.kind == ir::ConstValue::Kind::Str) out.insert("s:" + std::string(c.s));
+  }
+
+  void collect_saves() {
+    for (uint32_t fi = 0; fi < ctx_.ir.functions.size(); ++fi) {
+      ir::FunctionId fid(fi);
+      const ir::Function& f = ctx_.ir.fn(fid);
+      for (uint32_t i = 0; i < f.insts.size(); ++i) {
+        const ir::Inst& in = f.insts[i];
+        if (in.op != ir::Op::Call) continue;
+        ir::InstId id(i);
+        if (torch_call(ctx_, fid, id) != dataflow::TorchCall::TorchSave &&
+            call_target_name(ctx_, fid, id) != "torch.save")
+          continue;
+        ir::ValueId p = call_arg(ctx_, f, in, 1, "f");
+        names_of(fid, p, saved_);
+        // The option parts of the path (`args.out_dir`): a load from the
+        // same output folder reads what the script wrote there.
+        visits_ = 0;
+        keys_.clear();
+        outside(fid, p, 0);
+        saved_keys_.insert(keys_.begin(), keys_.end());
+      }
+    }
+  }
+
+  bool own_checkpoint(ir::FunctionId fid, ir::ValueId v) const {
+    std::set<std::string> names;
+    names_of(fid, v, names);
+    for (const std::string& n : names)
+      if (saved_.count(n)) return true;
+    return false;
+  }
+
+  /// Where the path comes from when it comes from outside the script
+  /// ("a command-line argument", ...), else "".
+  std::string outside(ir::FunctionId fid, ir::ValueId v, int depth) {
+    if (!v.valid() || depth > kMaxDepth || ++visits_ > 256) return {};
+    const ir::Function& f = ctx_.ir.fn(fid);
+    const ir::Inst& d = f.def(v);
+    auto ops = f.operands(d);
+    switch (d.op) {
+      case ir::Op::Param: {
+        std::string_view n = ctx_.ir.names.str(f.params[d.aux].name);
+        if (is_cli_name(n)) return "a command-line argument";
+        return from_callers(fid, d.aux, depth);
+      }
+      case ir::Op::LoadGlobal:
+        if (is_cli_name(ctx_.ir.names.str(d.aux))) return "a command-line argument";
+        return {};
+      case ir::Op::GetAttr: {
+        std::string k = access_key(ctx_, fid, v);
+        if (!k.empty()) keys_.insert(k);
+        return outside(fid, ops[0], depth + 1);
+      }
+      case ir::Op::GetItem: {
+        ir::PathId q = ctx_.facts.res.qualname(fid, ops[0]);
+        if (q.valid()) {
+          std::string_view qn = ctx_.ir.names.str(q);
+          if (qn == "sys.argv") return "a command-line argument";
+          if (qn == "os.environ") return "an environment variable";
+        }
+        return outside(fid, ops[0], depth + 1);
+      }
+      case ir::Op::Phi:
+        for (ir::ValueId o : ops)
+          if (o != v) {
+            std::string s = outside(fid, o, depth + 1);
+            if (!s.empty()) return s;
+          }
+        return {};
+      case ir::Op::BinOp:
+      case ir::Op::BuildString:
+      case ir::Op::FormatValue:
+        for (ir::ValueId o : ops) {
+          std::string s = outside(fid, o, depth + 1);
+          if (!s.empty()) return s;
+        }
+        return {};
+      case ir::Op::Element:
+        // `args, _ = parser.parse_known_args()`
+        if (f.def(ops[0]).op == ir::Op::Unpack) return outside(fid, f.operands(f.def(ops[0]))[0], depth + 1);
+        return {};
+      case ir::Op::Call:
+        return from_call(fid, f.def_id(v), depth);
+      default:
+        return {};
+    }
+  }
+
+  std::string from_call(ir::FunctionId fid, ir::InstId ci, int depth) {
+    const ir::Function& f = ctx_.ir.fn(fid);
+    const ir::Inst& call = f.inst(ci);
+    std::string_view m = call_method(ctx_, f, call);
+    if (m == "parse_args" || m == "parse_known_args") return "a command-line argument";
+    // `args = get_args()`: the file's helper returning parse_args(), or one
+    // of another module bound to the conventional name.
+    if (is_cli_name(value_var_name(ctx_, f, call.result))) return "a command-line argument";
+    ir::CallTarget t = ctx_.facts.res.call_target(fid, ci);
+    if (t.kind == ir::CallTarget::Kind::Function && t.fn.valid()) {
+      const ir::Function& g = ctx_.ir.fn(t.fn);
+      for (const ir::Inst& in : g.insts)
+        if (in.op == ir::Op::Return && in.nops > 0) {
+          std::string s = outside(t.fn, g.operands(in)[0], depth + 1);
+          if (!s.empty()) return s;
+        }
+      return {};
+    }
+    std::string n = call_target_name(ctx_, fid, ci);
+    if (n == "os.getenv" || n == "os.environ.get") return "an environment variable";
+    if (m == "get" && ctx_.facts.res.qualname(fid, call_receiver(f, call)).valid() &&
+        ctx_.ir.names.str(ctx_.facts.res.qualname(fid, call_receiver(f, call))) == "os.environ")
+      return "an environment variable";
+    if (m == "getenv") return "an environment variable";
+    if (is_download(n) || is_download(m)) return "a download";
+    if (builtins_input(n)) return "a command-line argument";
+    // Path builders: the path is outside when a part is.
+    bool builder = n.starts_with("os.path.") || n.starts_with("pathlib.") || n == "builtins.str" ||
+                   n == "builtins.open" || n == "io.open" || m == "format" || m == "joinpath" ||
+                   m == "expanduser" || m == "resolve" || m == "absolute" || m == "replace";
+    if (!builder) return {};
+    auto ops = f.operands(call);
+    for (size_t a = 1; a < ops.size(); ++a) {
+      std::string s = outside(fid, ops[a], depth + 1);
+      if (!s.empty()) return s;
+    }
+    ir::ValueId r = call_receiver(f, call);
+    if (r.valid() && !n.starts_with("os.path.") && !n.starts_with("pathlib.")) return outside(fid, r, depth + 1);
+    return {};
+  }
+
+  static bool builtins_input(std::string_view n) { return n == "builtins.input"; }
+
+  /// A parameter of the file's function: outside when a call site passes
+  /// an outside value for it (plain calls, not bound methods).
+  std::string from_callers(ir::FunctionId callee, uint32_t param, int depth) {
+    const ir::Function& g = ctx_.ir.fn(callee);
+    if (param >= g.params.size()) return {};
+    std::string_view pname = ctx_.ir.names.str(g.params[param].name);
+    for (uint32_t fi = 0; fi < ctx_.ir.functions.size(); ++fi) {
+      ir::FunctionId fid(fi);
+      const ir::Function& f = ctx_.ir.fn(fid);
+      for (uint32_t i = 0; i < f.insts.size(); ++i) {
+        if (f.insts[i].op != ir::Op::Call) continue;
+        ir::CallTarget t = ctx_.facts.res.call_target(fid, ir::InstId(i));
+        if (t.kind != ir::CallTarget::Kind::Function || t.fn != callee || t.bound) continue;
+        ir::ValueId a = call_arg(ctx_, f, f.insts[i], static_cast<int>(param), pname);
+        std::string s = outside(fid, a, depth + 1);
+        if (!s.empty()) return s;
+      }
+    }
+    return {};
+  }
+
+  void check_load(ir::FunctionId fid, ir::InstId li, DiagSink& out) {
+    const ir::Function& f = ctx_.ir.fn(fid);
+    const ir::Inst& load = f.inst(li);
+    if (has_unpacked_args(f, load)) return;
+    if (call_arg(ctx_, f, load, -1, "weights_only").valid()) return;
+    ir::ValueId path = call_arg(ctx_, f, load, 0, "f");
+    if (!path.valid() || own_checkpoint(fid, path)) return;
+    // `torch.load(open(p, "rb"))`: the file opened is the one that counts.
+    const ir::Inst& pd = f.def(path);
+    if (pd.op == ir::Op::Call && call_target_name(ctx_, fid, f.def_id(path)) == "builtins.open" &&
+        own_checkpoint(fid, call_arg(ctx_, f, pd, 0, "file")))
+      return;
+    visits_ = 0;
+    keys_.clear();
+    std::string from = outside(fid, path, 0);
+    if (from.empty()) return;
+    for (const std::string& k : keys_)
+      if (saved_keys_.count(k)) return;
+    out.report(make_diagnostic(
+        kRule, load.span,
+        "`" + call_text(ctx_, f, load) + "` unpickles `" + value_text(ctx_, f, path) + "`, " +
+            from + ", without `weights_only=True`; a crafted file runs its code on this machine "
+            "(torch < 2.6), and torch >= 2.6 rejects non-tensor contents",
+        "pass `weights_only=True` (allow extra classes with "
+        "`torch.serialization.add_safe_globals`), or `weights_only=False` if the file is trusted"));
+  }
+
+  const CheckContext& ctx_;
+  std::set<std::string> saved_;       // how torch.save calls name their files
+  std::set<std::string> saved_keys_;  // attributes (`args.out_dir`) save paths are built from
+  std::set<std::string> keys_;        // attributes the last outside() search passed
+  int visits_ = 0;
+};
+
+}  // namespace
+
+void check(const CheckContext& ctx, DiagSink& out) { Rule(ctx).run(out); }
+
+}  // namespace tpf::checks::torch_load_without_weights_only
