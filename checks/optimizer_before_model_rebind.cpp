@@ -183,7 +183,9 @@ class Rule {
     });
     for (ir::InstId r : rebinds) {
       std::vector<ir::InstId> steps = reachable(f_, r, [&](ir::InstId id, const ir::Inst& in) {
-        if (rebuilt(in)) return PathStep::Kill;
+        // The same constructor again (next iteration of a loop that builds
+        // a model and its optimizer each time) builds it from the new model.
+        if (id == oi || rebuilt(in)) return PathStep::Kill;
         if (in.op != ir::Op::Call) return PathStep::Pass;
         dataflow::TorchCall k = torch_call(ctx_, fid_, id);
         if (k == dataflow::TorchCall::OptimizerStep && holds_var(call_receiver(f_, in), opt_var))

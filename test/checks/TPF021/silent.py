@@ -3,6 +3,7 @@
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+import torchvision
 from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -71,6 +72,19 @@ def cross_validate(folds):
             opt.zero_grad()
             F.cross_entropy(model(x), y).backward()
             opt.step()
+
+
+# case: model and optimizer built only inside the fold loop (the next fold's rebinding is followed by its own optimizer)
+def cross_validate_inside(folds, accelerator):
+    for train_loader in folds:
+        model = torchvision.models.resnet18(num_classes=2)
+        model = model.to(accelerator.device)
+        optimizer = torch.optim.AdamW(params=model.parameters(), lr=1e-3)
+        model, optimizer = accelerator.prepare(model, optimizer)
+        for batch in train_loader:
+            accelerator.backward(F.cross_entropy(model(batch[0]), batch[1]))
+            optimizer.step()
+            optimizer.zero_grad()
 
 
 # case: a wrapper built from the old model shares its parameters
