@@ -14,7 +14,9 @@
 //             correct += 1
 // Fix: compare on the device and sync once: `correct += (preds ==
 //   labels).sum().item()`.
-// Not flagged: one `.item()` per step for logging, syncs outside the
+// Not flagged: one `.item()` per step for logging (or per micro-batch of
+//   a loop that itself backwards), per-element loops only some steps run
+//   (`if step % eval_every == 0`), syncs outside the
 //   training step (evaluation helpers), syncs under no_grad (a validation
 //   pass run from the step loop), syncs of values fixed for the inner loop,
 //   synchronize under a condition (a logging interval), and synchronize in
@@ -47,7 +49,9 @@ Fix
   labels).sum().item()`.
 
 Not flagged
-  - one `.item()` per step for logging
+  - one `.item()` per step for logging, or per micro-batch of an inner
+    loop that itself runs backward (gradient accumulation)
+  - per-element loops that only some steps run (`if step % eval_every == 0:`)
   - syncs outside the training step (an evaluation helper), and under
     no_grad (a validation pass run every N steps from the step loop)
   - `torch.cuda.synchronize()` in files not run as a program (test suites,
@@ -91,7 +95,10 @@ class Rule {
           k != TorchCall::Cpu)
         continue;
       uint32_t p = li_.loops[l].parent;
-      if (p == UINT32_MAX || steps_in(l) || !steps_in(p)) continue;
+      if (p == UINT32_MAX || trains_in(l) || !steps_in(p)) continue;
+      // An inner loop only some steps run (`if step % eval_every == 0:`) is
+      // periodic logging or evaluation, not a per-step cost.
+      if (!every_iteration(first_inst(li_.loops[l].header), p)) continue;
       // Under no_grad the inner loop is a validation pass run from the
       // step loop (every N steps), one sync per batch: not per element.
       if (dataflow::under_no_grad(ctx_.facts, fid_, id)) continue;
@@ -123,6 +130,17 @@ class Rule {
         return true;
     return false;
   }
+
+  /// Loop `l` backwards or steps anywhere, nested loops included: a loop
+  /// over micro-batches is part of the step, one sync per micro-batch is
+  /// per-step logging.
+  bool trains_in(uint32_t l) const {
+    for (ir::InstId k : loop_insts(ctx_, fid_, l))
+      if (call_effects(ctx_, fid_, k) & (dataflow::kBackward | dataflow::kOptimizerStep)) return true;
+    return false;
+  }
+
+  ir::InstId first_inst(ir::BlockId b) const { return ir::InstId(f_.block(b).first); }
 
   /// A test of a test suite (`test_*`): it synchronizes to check results
   /// step by step, on purpose.

@@ -102,3 +102,26 @@ class TestDistributedSteps:
             net(x).sum().backward()
             opt.step()
             torch.cuda.synchronize()
+
+
+# case: pass@k logged per k, but only on evaluation steps (every eval_every steps)
+def rl_steps(model, opt, batches, num_steps, eval_every, k_max):
+    for step in range(num_steps):
+        if step % eval_every == 0:
+            passk = torch.zeros(k_max)
+            print([f"pass@{k}: {passk[k - 1].item():.3f}" for k in range(1, k_max + 1)])
+        x, y = next(batches)
+        opt.zero_grad()
+        F.cross_entropy(model(x), y).backward()
+        opt.step()
+
+
+# case: one sync per micro-batch of a loop that runs backward itself
+def micro_batched(model, opt, batches, n_micro):
+    rewards = []
+    for step, (xs, ys, rs) in enumerate(batches):
+        for m in range(n_micro):
+            F.cross_entropy(model(xs[m]), ys[m]).backward()
+            rewards.append(rs[m].mean().item())
+        opt.step()
+        opt.zero_grad()
