@@ -20,11 +20,15 @@
 // Not flagged: generators the script does not use (a script using only
 //   torch and `torch.manual_seed`), generators built with their own seed
 //   (`np.random.default_rng(s)`, `random.Random(s)`), seeding through a
-//   known helper (`seed_everything`, `set_seed`, ...), files that do not
+//   known helper (`seed_everything`, `set_seed`, ...), no seeding at all
+//   next to a call of an imported start-up helper (`compute_init()`,
+//   `setup_distributed()`: it may seed out of sight), files that do not
 //   train, and modules not run as a program (library code, test suites).
 #include <algorithm>
 #include <bit>
 #include <vector>
+
+#include <cctype>
 
 #include "checks/facts.h"
 
@@ -61,6 +65,9 @@ Not flagged
   - generators built with their own seed: `np.random.default_rng(s)`,
     `random.Random(s)`, `torch.Generator().manual_seed(s)`
   - seeding through a known helper: `seed_everything`, `set_seed`, ...
+  - no seeding at all in a script that calls an imported start-up helper
+    (`compute_init()`, `setup_distributed()`, `prepare_torch()`): it may
+    seed in a module this file does not show
   - files that do not train, and modules that are not run as a program
     (helpers, test suites): their caller seeds
 )";
@@ -83,6 +90,24 @@ bool is_seed_helper(std::string_view name) {
       "setup_seed", "init_seeds", "fix_seed", "set_seeds", "fix_random_seed", "seed_torch",
       "set_all_seeds", "set_global_seed"};
   return std::find(std::begin(kHelpers), std::end(kHelpers), last) != std::end(kHelpers);
+}
+
+/// A start-up helper imported from outside torch, numpy and the standard
+/// library (`nanochat.common.compute_init`, `utils.prepare_torch`,
+/// `setup_distributed`): it may seed every generator where we cannot see.
+bool is_setup_helper(std::string_view name) {
+  size_t dot = name.find('.');
+  if (dot == std::string_view::npos) return false;  // not imported: a name of this file or a builtin
+  std::string_view top = name.substr(0, dot);
+  static constexpr std::string_view kLibraries[] = {
+      "torch", "numpy", "random", "builtins", "os", "sys", "math", "time", "logging",
+      "argparse", "json", "functools", "itertools", "collections", "dataclasses", "typing"};
+  if (std::find(std::begin(kLibraries), std::end(kLibraries), top) != std::end(kLibraries)) return false;
+  std::string last(name.substr(name.rfind('.') + 1));
+  for (char& c : last) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (std::string_view w : {"init", "setup", "set_up", "prepare", "configure", "seed"})
+    if (last.find(w) != std::string::npos) return true;
+  return false;
 }
 
 /// "`torch`", "`torch` and `numpy`", "`torch`, `numpy` and `random`".
@@ -145,6 +170,7 @@ struct Site {
 void check(const CheckContext& ctx, DiagSink& out) {
   if (!trains_in_loop(ctx)) return;
   uint8_t used = kTorch, seeded = 0;
+  bool setup_helper = false;
   Site first_seed, first_use[8], first_step;
   for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
     ir::FunctionId fid(fi);
@@ -172,6 +198,8 @@ void check(const CheckContext& ctx, DiagSink& out) {
         seeds = 0;  // a torch.Generator seeded on its own
       else if (is_seed_helper(name))
         seeds = kAll;
+      else if (is_setup_helper(name))
+        setup_helper = true;
       else if (name == "numpy.random.default_rng" || name == "numpy.random.RandomState" ||
                name == "numpy.random.Generator")
         uses = with_arg ? 0 : kNumpy;
@@ -199,6 +227,9 @@ void check(const CheckContext& ctx, DiagSink& out) {
   uint8_t unseeded = used & ~seeded;
   if (!unseeded || !is_entry_script(ctx)) return;
   if (!seeded) {
+    // `compute_init()`, `setup_distributed()` from the project's own
+    // modules: start-up helpers that usually seed, out of sight.
+    if (setup_helper) return;
     const ir::Function& f = ctx.ir.fn(first_step.fn);
     Diagnostic d = make_diagnostic(
         kRule, f.inst(first_step.inst).span,
