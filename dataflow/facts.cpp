@@ -33,7 +33,8 @@ const ir::DomTree& FileFacts::postdom(const ir::Module& m, ir::FunctionId f) con
 
 const ir::LoopInfo& FileFacts::loops(const ir::Module& m, ir::FunctionId f) const {
   if (loops_.size() < m.functions.size()) loops_.resize(m.functions.size());
-  if (!loops_[f.v]) loops_[f.v] = ir::compute_loops(m.fn(f), dom(m, f));
+  if (!loops_[f.v])
+    loops_[f.v] = ir::may_have_loops(m.fn(f)) ? ir::compute_loops(m.fn(f), dom(m, f)) : ir::no_loops(m.fn(f));
   return *loops_[f.v];
 }
 

@@ -166,6 +166,19 @@ uint32_t LoopInfo::loop_between(BlockId def_block, BlockId b) const {
   return found;
 }
 
+bool may_have_loops(const Function& f) {
+  for (uint32_t b = 0; b < f.blocks.size(); ++b)
+    for (BlockId s : succs(f, BlockId(b)))
+      if (s.v <= b) return true;
+  return false;
+}
+
+LoopInfo no_loops(const Function& f) {
+  LoopInfo info;
+  info.innermost_.assign(f.blocks.size(), UINT32_MAX);
+  return info;
+}
+
 LoopInfo compute_loops(const Function& f, const DomTree& dom) {
   LoopInfo info;
   size_t n = f.blocks.size();

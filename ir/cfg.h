@@ -104,10 +104,25 @@ class LoopInfo {
 
  private:
   friend LoopInfo compute_loops(const Function& f, const DomTree& dom);
+
+/// Blocks are in reverse post-order, so a CFG with no edge to the same or
+/// an earlier block has no cycle and no loops: callers skip the dominator
+/// tree then (most functions are straight-line or branch-only).
+bool may_have_loops(const Function& f);
+/// The LoopInfo of a function without loops.
+LoopInfo no_loops(const Function& f);
+  friend LoopInfo no_loops(const Function& f);
   std::vector<uint32_t> innermost_;
 };
 
 /// Natural loops from back edges (an edge whose target dominates its source).
 LoopInfo compute_loops(const Function& f, const DomTree& dom);
+
+/// Blocks are in reverse post-order, so a CFG with no edge to the same or
+/// an earlier block has no cycle and no loops: callers skip the dominator
+/// tree then (most functions are straight-line or branch-only).
+bool may_have_loops(const Function& f);
+/// The LoopInfo of a function without loops.
+LoopInfo no_loops(const Function& f);
 
 }  // namespace tpf::ir
