@@ -152,22 +152,9 @@ class Rule {
     return n.starts_with("test") || n.starts_with("_test");
   }
 
-  /// The file is run as a program (it tests `__name__` at module level or
-  /// parses the command line, or is module code): a test suite or a
-  /// library synchronizes to check results, on purpose.
-  // TODO(checks): share with partial_seeding's is_entry_script through
-  // checks/facts.h.
-  bool run_as_program() const {
-    if (fid_.v == 0) return true;
-    ir::Symbol dunder = ctx_.ir.names.find("__name__");
-    const ir::Function& m = ctx_.ir.fn(ir::FunctionId(0));
-    for (const ir::Inst& in : m.insts)
-      if (dunder != ir::kNoSymbol && in.op == ir::Op::LoadGlobal && in.aux == dunder) return true;
-    for (const ir::Function& g : ctx_.ir.functions)
-      for (const ir::Inst& in : g.insts)
-        if (in.op == ir::Op::Call && call_method(ctx_, g, in) == "parse_args") return true;
-    return false;
-  }
+  /// Module code, or a file run as a program (checks/facts.h): a test
+  /// suite or a library synchronizes to check results, on purpose.
+  bool run_as_program() const { return fid_.v == 0 || is_program(ctx_); }
 
   /// The value is computed inside loop `l` (changes per element).
   bool defined_in(ir::ValueId v, uint32_t l) const {

@@ -124,31 +124,6 @@ std::string gen_names(uint8_t g) {
   return out;
 }
 
-/// The file is run as a program, so its generators start from whatever
-/// the OS gives: it tests `__name__` at module level, parses the command
-/// line, or trains in module code. A module of helpers that a script
-/// imports is not asked to seed (its caller may).
-bool is_entry_script(const CheckContext& ctx) {
-  ir::Symbol dunder = ctx.ir.names.find("__name__");
-  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
-    ir::FunctionId fid(fi);
-    const ir::Function& f = ctx.ir.fn(fid);
-    for (uint32_t i = 0; i < f.insts.size(); ++i) {
-      const ir::Inst& in = f.insts[i];
-      if (fi == 0 && dunder != ir::kNoSymbol && in.op == ir::Op::LoadGlobal && in.aux == dunder)
-        return true;
-      if (in.op != ir::Op::Call) continue;
-      if (call_method(ctx, f, in) == "parse_args") return true;
-      dataflow::TorchCall k = torch_call(ctx, fid, ir::InstId(i));
-      if (fi == 0 && k != dataflow::TorchCall::None &&
-          (dataflow::info(k).effects & dataflow::kBackward) &&
-          dataflow::in_loop(ctx.facts, ctx.ir, fid, ir::InstId(i)))
-        return true;
-    }
-  }
-  return false;
-}
-
 /// The callee as written, for calls the resolver left open (`torch` bound
 /// again by `import torch.nn.parallel`): "torch.manual_seed",
 /// "numpy.random.seed" for `np.random.seed`.
@@ -225,7 +200,7 @@ void check(const CheckContext& ctx, DiagSink& out) {
     }
   }
   uint8_t unseeded = used & ~seeded;
-  if (!unseeded || !is_entry_script(ctx)) return;
+  if (!unseeded || !is_program(ctx)) return;
   if (!seeded) {
     // `compute_init()`, `setup_distributed()` from the project's own
     // modules: start-up helpers that usually seed, out of sight.
