@@ -22,6 +22,7 @@
 //   used again (`torch.zeros(1).cuda()` to initialize CUDA, `out.cpu()` as
 //   a sync point in a benchmark).
 #include "checks/facts.h"
+#include "checks/fixes.h"
 
 namespace tpf::checks::tensor_move_discarded {
 
@@ -66,6 +67,38 @@ Not flagged
 
 namespace {
 
+/// `x.to(device)` as a statement becomes `x = x.to(device)`, for a
+/// receiver that is a name or an attribute (`self.buf`). In a function the
+/// name must be one of its locals: assigning a global or a closure's
+/// variable would make it local and the read before it fail.
+std::optional<Fix> assign_fix(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId recv_value,
+                              Span call_span) {
+  namespace S = ast::slot;
+  ast::NodeId st = statement_at(ctx, call_span);
+  if (!st.valid() || ctx.ast[st].kind != ast::NodeKind::Expr || !(ctx.ast[st].span == call_span))
+    return std::nullopt;
+  ast::NodeId call = ctx.ast.child(st, S::Expr::value);
+  if (ctx.ast[call].kind != ast::NodeKind::Call) return std::nullopt;
+  ast::NodeId func = ctx.ast.child(call, S::Call::func);
+  if (ctx.ast[func].kind != ast::NodeKind::Attribute) return std::nullopt;
+  ast::NodeId recv = ctx.ast.child(func, S::Attribute::value);
+  ast::NodeKind k = ctx.ast[recv].kind;
+  if ((k != ast::NodeKind::Name && k != ast::NodeKind::Attribute) ||
+      (ctx.ast[recv].flags & ast::kParenthesized))
+    return std::nullopt;
+  if (k == ast::NodeKind::Name && fid.v != 0) {
+    const ir::Function& f = ctx.ir.fn(fid);
+    ir::VarId var = f.values[recv_value.v].var;
+    if (!var.valid() || f.vars[var.v].kind != ir::VarKind::Local) return std::nullopt;
+    ir::Op d = f.def(recv_value).op;
+    if (d == ir::Op::LoadGlobal || d == ir::Op::LoadFree) return std::nullopt;
+  }
+  std::string target(source_text(ctx, ctx.ast[recv].span));
+  if (target.find_first_of("\r\n") != std::string::npos) return std::nullopt;
+  return make_fix("assign the result to `" + target + "`",
+                  Edit{{call_span.begin, call_span.begin}, target + " = "});
+}
+
 bool is_move(std::string_view m) {
   return m == "to" || m == "cuda" || m == "cpu" || m == "half" || m == "float" || m == "double" ||
          m == "bfloat16";
@@ -103,6 +136,7 @@ void check_function(const CheckContext& ctx, ir::FunctionId fid, DiagSink& out) 
                                                            : "dtype") +
                             " (tensors are not moved in place, unlike modules)",
                         "assign the result: `" + key + " = " + moved + "`");
+    d.fix = assign_fix(ctx, fid, recv, in.span);
     out.report(std::move(d));
   }
 }
