@@ -302,7 +302,8 @@ Value data_method(Interp& in, Value self, std::string_view n, Args& a, bool& han
 }
 
 /// Input for a model called with an unknown argument: token ids for an
-/// embedding first layer, images for a convolution, features for a linear.
+/// embedding first layer, images for a convolution, a 1x1 latent map for a
+/// transposed convolution (a generator), features for a linear.
 Value synthesize_input(Interp& in, Value model) {
   Value first;
   walk_modules(in, model, "", [&](Value m, const std::string&) {
@@ -339,6 +340,14 @@ Value synthesize_input(Interp& in, Value model) {
   }
   Value c = attr("in_channels");
   if (c.kind != VKind::Int) return Value::unknown();
+  if (l.starts_with("ConvTranspose")) {
+    // A generator (DCGAN and its kin): the input is a latent vector as a
+    // 1x1 map, `torch.randn(B, nz, 1, 1)`, not an image.
+    DimId one = in.dims.constant(1);
+    if (l == "ConvTranspose1d") return in.new_tensor({b, c.dim(), one}, Dtype::Float32, Role::Input);
+    if (l == "ConvTranspose3d") return in.new_tensor({b, c.dim(), one, one, one}, Dtype::Float32, Role::Input);
+    return in.new_tensor({b, c.dim(), one, one}, Dtype::Float32, Role::Input);
+  }
   if (!in.cfg.image_size.known()) {
     in.note_unknown("input image size", {}, true);
     return Value::unknown();

@@ -251,6 +251,29 @@ for x, y in load_my_data("/data/mnist"):
   CHECK(e.phases[0].activation_bytes >= 16 * 128 * 4);
 }
 
+TEST_CASE("interp: a generator's synthesized input is a 1x1 latent map, not an image") {
+  // pytorch/examples' dcgan: the noise comes from a call the interpreter
+  // does not follow; with a 64x64 "image" the generator's activations came
+  // out ~50x too high.
+  memory::Estimate e = est(R"(
+import argparse, torch, torch.nn as nn
+p = argparse.ArgumentParser()
+p.add_argument("--batchSize", type=int, default=8)
+opt_ = p.parse_args()
+netG = nn.Sequential(nn.ConvTranspose2d(100, 64, 4, 1, 0, bias=False), nn.Tanh())
+opt = torch.optim.Adam(netG.parameters())
+for _ in range(10):
+    fake = netG(make_noise(opt_.batchSize))
+    fake.mean().backward()
+    opt.step()
+)");
+  REQUIRE(e.phases.size() == 1);
+  // tanh saves its 8x64x4x4 output (the 8x100x1x1 input batch is input
+  // data, as in the ground-truth measurements, not an activation); a 64x64
+  // input would have given a 8x64x67x67 output.
+  CHECK(e.phases[0].activation_bytes == 8 * 64 * 4 * 4 * 4);
+}
+
 TEST_CASE("interp: DeepSpeed ZeRO-3 dict config shards over the world size") {
   memory::EstimateOptions o;
   o.target = test::target("p4d.24xlarge");
