@@ -168,7 +168,7 @@ bool is_dtype(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId v,
               std::initializer_list<std::string_view> names) {
   ir::PathId p = ctx.facts.res.qualname(fid, v);
   if (!p.valid()) return false;
-  std::string_view n = ctx.ir.names.str(p);
+  std::string n = ctx.ir.names.str(p);  // a PathId's name is built: keep the string
   return std::find(names.begin(), names.end(), n) != names.end();
 }
 

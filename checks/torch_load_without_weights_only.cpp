@@ -181,7 +181,7 @@ class Rule {
       case ir::Op::GetItem: {
         ir::PathId q = ctx_.facts.res.qualname(fid, ops[0]);
         if (q.valid()) {
-          std::string_view qn = ctx_.ir.names.str(q);
+          std::string qn = ctx_.ir.names.str(q);  // built from the path: keep it
           if (qn == "sys.argv") return "a command-line argument";
           if (qn == "os.environ") return "an environment variable";
         }
