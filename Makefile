@@ -84,7 +84,7 @@ FUZZ_TARGETS ?= lexer parser grammar ir pipeline
 test-sanitize: deps
 	test -f $(ASAN_BUILD)/build.ninja || meson setup $(ASAN_BUILD) -Dsanitize_all=true -Dbuildtype=debug
 	ninja -C $(ASAN_BUILD) -j $(JOBS)
-	meson test -C $(ASAN_BUILD) --print-errorlogs
+	meson test -C $(ASAN_BUILD) --print-errorlogs --timeout-multiplier 4
 	$(PYTHON) $(SHARED)/tools/astcompare.py --tpf $(ASAN_BUILD)/tools/tpf-analyze $(TORCH_DIR) $(STDLIB_DIR)
 
 # libFuzzer targets (clang), seeded from the fixtures and a corpus sample,
