@@ -78,17 +78,6 @@ struct Events {
   bool clears = false;  // some instruction of the loop clears gradients
 };
 
-/// The receiver chain of a value mentions `.grad` (p.grad.zero_(), p.grad.data.zero_()).
-bool touches_grad(const CheckContext& ctx, const ir::Function& f, ir::ValueId v) {
-  for (int depth = 0; v.valid() && depth < 8; ++depth) {
-    const ir::Inst& d = f.def(v);
-    if (d.op != ir::Op::GetAttr) return false;
-    if (ctx.ir.names.str(d.aux) == "grad") return true;
-    v = f.operands(d)[0];
-  }
-  return false;
-}
-
 class Rule {
  public:
   Rule(const CheckContext& ctx, ir::FunctionId fid) : ctx_(ctx), fid_(fid), f_(ctx.ir.fn(fid)) {

@@ -655,7 +655,7 @@ uint32_t outermost_loop(const CheckContext& ctx, FunctionId fid, InstId i) {
   return l;
 }
 
-// ------------------------------------------------------ TPF019-TPF023 ----
+// ------------------------------------------------- programs and names ----
 
 bool is_program(const CheckContext& ctx) {
   ir::Symbol dunder = ctx.ir.names.find("__name__");
@@ -754,11 +754,17 @@ std::string_view value_var_name(const CheckContext& ctx, const ir::Function& f, 
   return ctx.ir.names.str(f.vars[var.v].name);
 }
 
-}  // namespace tpf::checks
+// ------------------------------------------------------ tensors, uses ----
 
-// ---- TPF014-TPF018 ----
-
-namespace tpf::checks {
+bool touches_grad(const CheckContext& ctx, const ir::Function& f, ValueId v) {
+  for (int depth = 0; v.valid() && depth < 8; ++depth) {
+    const ir::Inst& d = f.def(v);
+    if (d.op != Op::GetAttr) return false;
+    if (ctx.ir.names.str(d.aux) == "grad") return true;
+    v = f.operands(d)[0];
+  }
+  return false;
+}
 
 namespace {
 

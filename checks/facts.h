@@ -162,7 +162,7 @@ bool uses_cuda(const CheckContext& ctx);
 /// The loop of `f` around instruction `i` that is outermost, or UINT32_MAX.
 uint32_t outermost_loop(const CheckContext& ctx, ir::FunctionId f, ir::InstId i);
 
-// ------------------------------------------------------ TPF019-TPF023 ----
+// ------------------------------------------------- programs and names ----
 
 /// The file is run as a program, not imported as a library: it tests
 /// `__name__` at module level, calls `parse_args()`, or backwards in a loop
@@ -182,11 +182,11 @@ bool name_has_word(std::string_view name, std::initializer_list<std::string_view
 /// The local variable name a value was stored into, or "".
 std::string_view value_var_name(const CheckContext& ctx, const ir::Function& f, ir::ValueId v);
 
-}  // namespace tpf::checks
+// ------------------------------------------------------ tensors, uses ----
 
-// ---- TPF014-TPF018 ----
-
-namespace tpf::checks {
+/// The value's receiver chain reads `.grad` (`p.grad.zero_()`,
+/// `p.grad.data.copy_(g)`): the code writes gradients by hand.
+bool touches_grad(const CheckContext& ctx, const ir::Function& f, ir::ValueId v);
 
 /// The value is a torch.Tensor on every path, as far as the file shows:
 /// every origin (trace_origins) is a tensor factory (`torch.randn`,

@@ -74,17 +74,6 @@ namespace {
 
 using dataflow::TorchCall;
 
-/// The receiver chain of a value mentions `.grad` (p.grad.copy_(g)).
-bool touches_grad(const CheckContext& ctx, const ir::Function& f, ir::ValueId v) {
-  for (int depth = 0; v.valid() && depth < 8; ++depth) {
-    const ir::Inst& d = f.def(v);
-    if (d.op != ir::Op::GetAttr) return false;
-    if (ctx.ir.names.str(d.aux) == "grad") return true;
-    v = f.operands(d)[0];
-  }
-  return false;
-}
-
 class Rule {
  public:
   Rule(const CheckContext& ctx, ir::FunctionId fid)
