@@ -274,7 +274,8 @@ struct FixOutcome {
 /// The fixes of `run`'s findings that survive re-analysis: the fixed source
 /// parses, and for every code fixed, at least as many findings are gone as
 /// fixes were applied. Tries all together first, then each alone, then the
-/// ones that passed alone together. Empty `applied` when none survives.
+/// ones that passed alone together. Empty `applied` when none survives;
+/// otherwise `after` and `est` hold the analysis of the returned text.
 tpf::tools::FixResult verified_fixes(const tpf::SourceFile& src, std::string_view prefix,
                                      const std::string& path, const Options& opt,
                                      const tpf::checks::RunOptions& rules, const RuleRun& before,
@@ -293,8 +294,7 @@ tpf::tools::FixResult verified_fixes(const tpf::SourceFile& src, std::string_vie
       if (left.count(x.code) && --left[x.code] < 0) return false;
     return true;
   };
-  std::vector<bool> all(diags.size(), true);
-  tpf::tools::FixResult fr = tpf::tools::apply_fixes(src.text, diags, all);
+  tpf::tools::FixResult fr = tpf::tools::apply_fixes(src.text, diags, {});  // all of them
   if (passes(fr)) return fr;
   std::vector<bool> good(diags.size(), false);
   for (size_t i = 0; i < diags.size(); ++i) {
@@ -360,8 +360,10 @@ void fix_file(const tpf::SourceFile& src, const std::string& path, const Options
   out.src = std::make_unique<tpf::SourceFile>();
   tpf::DiagSink d;
   tpf::lexer::make_source(src.path, std::move(fixed_bytes), *out.src, d);
-  // `after` indexes a SourceFile that is gone: analyze the kept one again.
-  recheck(*out.src, path, opt, rules, run, est);
+  // The verification analyzed these very bytes; findings and suppressions
+  // hold offsets only, so they index the kept source as they are.
+  run = std::move(after);
+  est = std::move(est_after);
   out.fixed = fr.applied.size();
 }
 
