@@ -1,7 +1,9 @@
 // tpf-bench: times the frontend (load -> tokenize -> parse) over a list of
 // files, single thread, with all bytes read into memory first so only the
 // work of the stages is measured. tools/bench.py runs it next to CPython's
-// ast.parse on the same files.
+// ast.parse on the same files. `--stages` times every stage of the whole
+// pipeline separately (tokenize, parse, IR, facts, rules, estimate), so a
+// profile names the stage before the function.
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -10,8 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "checks/registry.h"
+#include "dataflow/facts.h"
+#include "ir/ir.h"
 #include "lexer/lexer.h"
+#include "memory/memory.h"
 #include "parser/parser.h"
+#include "targets/targets.h"
 
 namespace {
 
@@ -20,12 +27,86 @@ struct Input {
   std::string bytes;
 };
 
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point& t) {
+  Clock::time_point now = Clock::now();
+  double s = std::chrono::duration<double>(now - t).count();
+  t = now;
+  return s;
+}
+
+/// The whole pipeline on every input, each stage timed on its own (summed
+/// over files); prints one JSON object. The estimate runs for an H100 as
+/// `--target h100` does.
+int time_stages(const std::vector<Input>& inputs, size_t total_bytes) {
+  enum { Load, Tokenize, Parse, Ir, Facts, Estimate, Rules, kStages };
+  static const char* const kNames[kStages] = {"load", "tokenize", "parse", "ir", "facts", "estimate", "rules"};
+  double t[kStages] = {};
+  tpf::memory::EstimateOptions eo;
+  eo.target = tpf::targets::lookup_target("h100").target;
+  tpf::checks::RunOptions rules = tpf::checks::RunOptions::all();
+  size_t failed = 0, findings = 0;
+  std::vector<double> per_rule(tpf::checks::kRuleCount);
+  for (const Input& in : inputs) {
+    Clock::time_point c = Clock::now();
+    tpf::DiagSink diags;
+    tpf::SourceFile src;
+    if (!tpf::lexer::make_source(in.path, in.bytes, src, diags)) {
+      ++failed;
+      continue;
+    }
+    t[Load] += since(c);
+    tpf::lexer::TokenStream toks = tpf::lexer::tokenize(src, diags);
+    t[Tokenize] += since(c);
+    tpf::ast::Module m = tpf::parser::parse(src, toks, diags);
+    t[Parse] += since(c);
+    if (diags.has_errors()) {
+      ++failed;
+      continue;
+    }
+    tpf::ir::Module ir = tpf::ir::build(m, src, diags, false);
+    t[Ir] += since(c);
+    tpf::dataflow::FileFacts facts = tpf::dataflow::compute_facts(ir);
+    t[Facts] += since(c);
+    tpf::memory::Estimate est = tpf::memory::estimate(ir, eo);
+    t[Estimate] += since(c);
+    tpf::checks::CheckContext ctx{src, m, ir, facts};
+    ctx.estimate = &est;
+    for (size_t r = 0; r < tpf::checks::kRuleCount; ++r) {
+      if (!rules.enabled[r]) continue;
+      tpf::checks::RunOptions one;
+      one.enabled[r] = true;
+      findings += tpf::checks::run_checks(ctx, one).size();
+      per_rule[r] += since(c);
+    }
+  }
+  for (double s : per_rule) t[Rules] += s;
+  double total = 0;
+  for (double s : t) total += s;
+  std::printf("{\"files\": %zu, \"bytes\": %zu, \"failed\": %zu, \"findings\": %zu, \"seconds\": %.6f",
+              inputs.size(), total_bytes, failed, findings, total);
+  for (int i = 0; i < kStages; ++i) std::printf(", \"%s\": %.6f", kNames[i], t[i]);
+  std::printf(", \"per_rule\": {");
+  for (size_t r = 0; r < per_rule.size(); ++r)
+    std::printf("%s\"%.*s\": %.6f", r ? ", " : "", int(tpf::checks::all_rules()[r].code.size()),
+                tpf::checks::all_rules()[r].code.data(), per_rule[r]);
+  std::printf("}}\n");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  bool stages = argc > 1 && std::string_view(argv[1]) == "--stages";
+  if (stages) {
+    --argc;
+    ++argv;
+  }
   if (argc < 2) {
-    std::cerr << "usage: tpf-bench FILE_LIST [REPEAT]\n"
-                 "  FILE_LIST: a text file with one .py path per line\n";
+    std::cerr << "usage: tpf-bench [--stages] FILE_LIST [REPEAT]\n"
+                 "  FILE_LIST: a text file with one .py path per line\n"
+                 "  --stages: time each stage of the whole pipeline once (JSON seconds per stage)\n";
     return 2;
   }
   int repeat = argc > 2 ? std::max(1, std::atoi(argv[2])) : 3;
@@ -40,6 +121,7 @@ int main(int argc, char** argv) {
     inputs.push_back({line, ss.str()});
     total_bytes += inputs.back().bytes.size();
   }
+  if (stages) return time_stages(inputs, total_bytes);
   double best = 1e100;
   size_t nodes = 0, failed = 0;
   for (int r = 0; r < repeat; ++r) {
