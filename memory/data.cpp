@@ -357,9 +357,9 @@ Value synthesize_input(Interp& in, Value model) {
   return in.new_tensor({b, c.dim(), s, s}, Dtype::Float32, Role::Input);
 }
 
-void register_data(Interp& in) {
-  in.functions["torch.utils.data.random_split"] = f_random_split;
-  in.functions["torch.utils.data.ConcatDataset"] = f_first;
+void register_data(Builtins& b) {
+  b.functions["torch.utils.data.random_split"] = f_random_split;
+  b.functions["torch.utils.data.ConcatDataset"] = f_first;
 }
 
 }  // namespace tpf::memory

@@ -228,10 +228,41 @@ struct YieldStop {
 /// Python builtin. For methods, pos[0] is the receiver.
 using Handler = Value (*)(Interp&, Args&);
 
-/// The interpreter state of one estimate. No global state: everything lives
-/// here and dies with it.
+/// Hashes std::string keys and std::string_view probes alike, so a lookup
+/// by a view (the usual case: a qualified name or a method name) allocates
+/// nothing.
+struct NameHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+using HandlerTable = std::unordered_map<std::string, Handler, NameHash, std::equal_to<>>;
+
+/// The built-in callables by name. They are plain function pointers, the
+/// same for every script, so the tables are built once per process (on
+/// first use, thread-safe) and only read afterwards; building them per
+/// file cost more than interpreting a typical library module.
+struct Builtins {
+  HandlerTable functions;       ///< by qualified name ("torch.nn.functional.relu")
+  HandlerTable tensor_methods;  ///< Tensor methods by name ("view")
+  /// The function's handler, or null.
+  Handler function(std::string_view qualname) const {
+    auto it = functions.find(qualname);
+    return it == functions.end() ? nullptr : it->second;
+  }
+  /// The Tensor method's handler, or null.
+  Handler method(std::string_view name) const {
+    auto it = tensor_methods.find(name);
+    return it == tensor_methods.end() ? nullptr : it->second;
+  }
+};
+
+/// The process-wide tables (register_* below fill them once).
+const Builtins& builtins();
+
+/// The interpreter state of one estimate. Besides the read-only built-in
+/// tables there is no global state: everything lives here and dies with it.
 struct Interp {
-  explicit Interp(const EstimateOptions& o) : opt(o) {}
+  explicit Interp(const EstimateOptions& o) : opt(o), builtin(builtins()) {}
   const EstimateOptions& opt;
 
   // ---- files ----
@@ -358,8 +389,7 @@ struct Interp {
   bool class_derives(ObjId cls, std::string_view ext_base);
 
   // ---- built-in callables ----
-  std::unordered_map<std::string, Handler> functions;  ///< by qualified name
-  std::unordered_map<std::string, Handler> tensor_methods;
+  const Builtins& builtin;
   Value call_external(StrId qualname, Args& args);
   Value call_method(Value self, StrId name, Args& args);
 
@@ -390,14 +420,16 @@ struct Interp {
   uint32_t peak_phase = 0;  ///< the phase whose backward sees the most live activations
 };
 
-// Registration of the built-in tables (one per file).
-void register_builtins(Interp& in);
-void register_stdlib(Interp& in);
-void register_tensor_ops(Interp& in);
-void register_tensor_shape(Interp& in);
-void register_tensor_views(Interp& in);
-void register_layers(Interp& in);
-void register_training(Interp& in);
+// Registration of the built-in tables (one function per file), run once by
+// builtins().
+void register_builtins(Builtins& b);
+void register_stdlib(Builtins& b);
+void register_tensor_ops(Builtins& b);
+void register_tensor_shape(Builtins& b);
+void register_tensor_views(Builtins& b);
+void register_layer_ops(Builtins& b);
+void register_data(Builtins& b);
+void register_training(Builtins& b);
 
 // Cross-file entry points.
 Value call_builtin_method(Interp& in, Value self, std::string_view name, Args& args, bool& handled);

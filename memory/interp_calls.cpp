@@ -202,16 +202,13 @@ Value Interp::construct(ObjId cls, Args& args) {
 
 Value Interp::call_external(StrId qualname, Args& args) {
   std::string_view q = str(qualname);
-  auto it = functions.find(std::string(q));
-  if (it != functions.end()) {
+  if (Handler h = builtin.function(q)) {
     // `torch.flatten(x)`, `torch.transpose(x, ...)`: these functions share
     // the tensor methods' handlers, which take a tensor receiver.
-    if (q.starts_with("torch.")) {
-      auto m = tensor_methods.find(std::string(q.substr(6)));
-      if (m != tensor_methods.end() && m->second == it->second && (args.pos.empty() || !tensor(args.pos[0])))
-        return Value::unknown();
-    }
-    return it->second(*this, args);
+    if (q.starts_with("torch.") && builtin.method(q.substr(6)) == h &&
+        (args.pos.empty() || !tensor(args.pos[0])))
+      return Value::unknown();
+    return h(*this, args);
   }
   bool handled = false;
   Value r = construct_external(*this, qualname, args, handled, Value::unknown());
@@ -224,8 +221,7 @@ Value Interp::call_method(Value self, StrId name, Args& args) {
   bool handled = false;
   if (TensorObj* t = tensor(self)) {
     (void)t;
-    auto it = tensor_methods.find(std::string(n));
-    if (it != tensor_methods.end()) return it->second(*this, args);
+    if (Handler h = builtin.method(n)) return h(*this, args);
     return Value::unknown();
   }
   if (Obj* ob = instance(self)) {

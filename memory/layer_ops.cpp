@@ -459,12 +459,12 @@ Value f_sdpa(Interp& in, Args& a) {
   if (in.opt.kernels == Kernels::Cpu) {
     // The math path: scores, softmax, dropout, weighted sum.
     Args ta{{k, in.int_value(-2), in.int_value(-1)}, {}, a.span};
-    Value kt = in.tensor_methods["transpose"](in, ta);
+    Value kt = in.builtin.method("transpose")(in, ta);
     Value s = matmul(in, q, kt);
     s = tensor_binop(in, ast::Op::Mult, s, Value::real(1.0), false);
     if (in.tensor(mask)) s = tensor_binop(in, ast::Op::Add, s, mask, false);
     Args sa{{s, in.int_value(-1)}, {}, a.span};
-    s = in.functions["torch.softmax"](in, sa);
+    s = in.builtin.function("torch.softmax")(in, sa);
     if (p > 0) {
       Args da{{s, Value::real(p)}, {}, a.span};
       s = f_dropout(in, da);
@@ -486,8 +486,8 @@ Value f_sdpa(Interp& in, Args& a) {
   return out;
 }
 
-void register_layer_ops(Interp& in) {
-  auto& f = in.functions;
+void register_layer_ops(Builtins& b) {
+  auto& f = b.functions;
   const std::string F = "torch.nn.functional.";
   f[F + "linear"] = f_linear;
   f[F + "conv1d"] = f_conv1d;

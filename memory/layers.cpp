@@ -377,9 +377,9 @@ Value layer_forward(Interp& in, Value m, Args& call) {
     // Tensor methods take a tensor receiver; an input the interpreter
     // could not follow (unknown) gives an unknown output.
     if (pos.empty() || !in.tensor(pos[0])) return Value::unknown();
-    auto it = in.tensor_methods.find(name);
+    Handler h = in.builtin.method(name);
     Args a{std::move(pos), {}, call.span};
-    return it == in.tensor_methods.end() ? Value::unknown() : it->second(in, a);
+    return h ? h(in, a) : Value::unknown();
   };
   switch (L) {
     case Layer::Linear: return fn(f_linear, {x, at("weight"), at("bias")});
@@ -423,20 +423,20 @@ Value layer_forward(Interp& in, Value m, Args& call) {
     case Layer::Dropout2d:
     case Layer::Dropout3d:
       return fn(f_dropout2d, {x, at("p"), Value::boolean(training), at("inplace")});
-    case Layer::ReLU: return fn(in.functions["torch.nn.functional.relu"], {x, at("inplace")});
+    case Layer::ReLU: return fn(in.builtin.function("torch.nn.functional.relu"), {x, at("inplace")});
     case Layer::ReLU6:
     case Layer::LeakyReLU:
     case Layer::ELU:
-      return fn(in.functions["torch.nn.functional.leaky_relu"], {x}, {kw("inplace", at("inplace"))});
-    case Layer::GELU: return fn(in.functions["torch.nn.functional.gelu"], {x});
-    case Layer::SiLU: return fn(in.functions["torch.nn.functional.silu"], {x, at("inplace")});
+      return fn(in.builtin.function("torch.nn.functional.leaky_relu"), {x}, {kw("inplace", at("inplace"))});
+    case Layer::GELU: return fn(in.builtin.function("torch.nn.functional.gelu"), {x});
+    case Layer::SiLU: return fn(in.builtin.function("torch.nn.functional.silu"), {x, at("inplace")});
     case Layer::Tanh: return method("tanh", {x});
     case Layer::Sigmoid: return method("sigmoid", {x});
-    case Layer::Softplus: return fn(in.functions["torch.nn.functional.softplus"], {x});
-    case Layer::Mish: return fn(in.functions["torch.nn.functional.mish"], {x});
+    case Layer::Softplus: return fn(in.builtin.function("torch.nn.functional.softplus"), {x});
+    case Layer::Mish: return fn(in.builtin.function("torch.nn.functional.mish"), {x});
     case Layer::Hardswish:
     case Layer::Hardsigmoid:
-    case Layer::PReLU: return fn(in.functions["torch.nn.functional.hardswish"], {x});
+    case Layer::PReLU: return fn(in.builtin.function("torch.nn.functional.hardswish"), {x});
     case Layer::Softmax: return method("softmax", {x, at("dim")});
     case Layer::LogSoftmax: return method("log_softmax", {x, at("dim")});
     case Layer::Identity: return x;

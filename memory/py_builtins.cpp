@@ -445,8 +445,8 @@ Value b_divmod(Interp& in, Args& a) {
 
 }  // namespace
 
-void register_builtins(Interp& in) {
-  auto& f = in.functions;
+void register_builtins(Builtins& b) {
+  auto& f = b.functions;
   f["builtins.len"] = b_len;
   f["builtins.range"] = b_range;
   f["builtins.enumerate"] = b_enumerate;

@@ -492,8 +492,8 @@ Value instance_method_stdlib(Interp& in, Value self, std::string_view n, Args& a
   return Value::unknown();
 }
 
-void register_stdlib(Interp& in) {
-  auto& f = in.functions;
+void register_stdlib(Builtins& b) {
+  auto& f = b.functions;
   f["argparse.ArgumentParser"] = ap_parser;
   f["dataclasses.dataclass"] = dc_dataclass;
   f["dataclasses.field"] = dc_field;

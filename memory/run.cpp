@@ -11,8 +11,6 @@
 
 namespace tpf::memory {
 
-void register_layer_ops(Interp& in);
-void register_data(Interp& in);
 Value synthesize_input(Interp& in, Value model);
 
 namespace {
@@ -78,15 +76,25 @@ void synthesized_step(Interp& in) {
 
 }  // namespace
 
+const Builtins& builtins() {
+  // Later registrations override earlier ones under the same name, so the
+  // order is the one the tables were always filled in.
+  static const Builtins kTables = [] {
+    Builtins b;
+    register_builtins(b);
+    register_stdlib(b);
+    register_tensor_shape(b);
+    register_tensor_views(b);
+    register_tensor_ops(b);
+    register_layer_ops(b);
+    register_data(b);
+    register_training(b);
+    return b;
+  }();
+  return kTables;
+}
+
 void interp_run(Interp& in, const ir::Module& script) {
-  register_builtins(in);
-  register_stdlib(in);
-  register_tensor_shape(in);
-  register_tensor_views(in);
-  register_tensor_ops(in);
-  register_layer_ops(in);
-  register_data(in);
-  register_training(in);
   auto u = std::make_unique<Unit>();
   u->ir = &script;
   u->name = "<script>";

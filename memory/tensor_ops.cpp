@@ -424,23 +424,23 @@ Value f_finfo(Interp& in, Args&) {
   return Value::obj(o);
 }
 
-void register_tensor_reduce(Interp& in);
+void register_tensor_reduce(Builtins& b);
 
-void register_tensor_ops(Interp& in) {
-  register_tensor_reduce(in);
-  in.functions["torch.addmm"] = f_addmm;
-  in.tensor_methods["addmm"] = f_addmm;
-  in.functions["torch.finfo"] = f_finfo;
-  in.functions["torch.iinfo"] = f_finfo;
+void register_tensor_ops(Builtins& b) {
+  register_tensor_reduce(b);
+  b.functions["torch.addmm"] = f_addmm;
+  b.tensor_methods["addmm"] = f_addmm;
+  b.functions["torch.finfo"] = f_finfo;
+  b.functions["torch.iinfo"] = f_finfo;
   for (const char* n : {"eq", "ne", "gt", "lt", "ge", "le", "logical_and", "logical_or", "isnan", "isinf"}) {
-    in.tensor_methods[n] = f_cmp;
-    in.functions[std::string("torch.") + n] = f_cmp;
+    b.tensor_methods[n] = f_cmp;
+    b.functions[std::string("torch.") + n] = f_cmp;
   }
-  auto& m = in.tensor_methods;
+  auto& m = b.tensor_methods;
   auto both = [&](const char* name, Handler h, bool torch_fn = true, bool functional = false) {
     m[name] = h;
-    if (torch_fn) in.functions[std::string("torch.") + name] = h;
-    if (functional) in.functions[std::string("torch.nn.functional.") + name] = h;
+    if (torch_fn) b.functions[std::string("torch.") + name] = h;
+    if (functional) b.functions[std::string("torch.nn.functional.") + name] = h;
   };
   both("relu", e_relu, true, true);
   both("relu_", e_relu_, true, true);
@@ -483,7 +483,7 @@ void register_tensor_ops(Interp& in) {
   m["masked_fill_"] = e_nosave_;
   m["fill_"] = e_nosave_;
   m["zero_"] = e_nosave_;
-  auto& f = in.functions;
+  auto& f = b.functions;
   for (const char* n : {"leaky_relu", "elu", "hardtanh", "relu6"}) {
     f[std::string("torch.nn.functional.") + n] = e_leaky;
     m[n] = e_leaky;

@@ -180,12 +180,12 @@ Value f_einsum(Interp& in, Args& a) {
 
 }  // namespace
 
-void register_tensor_reduce(Interp& in) {
-  auto& m = in.tensor_methods;
+void register_tensor_reduce(Builtins& b) {
+  auto& m = b.tensor_methods;
   auto both = [&](const char* name, Handler h, bool functional = false) {
     m[name] = h;
-    in.functions[std::string("torch.") + name] = h;
-    if (functional) in.functions[std::string("torch.nn.functional.") + name] = h;
+    b.functions[std::string("torch.") + name] = h;
+    if (functional) b.functions[std::string("torch.nn.functional.") + name] = h;
   };
   both("softmax", f_softmax, true);
   both("log_softmax", f_log_softmax, true);
@@ -208,7 +208,7 @@ void register_tensor_reduce(Interp& in) {
   both("tril", f_nograd_like);
   both("triu", f_nograd_like);
   both("zeros_like", f_nograd_like);
-  in.functions["torch.einsum"] = f_einsum;
+  b.functions["torch.einsum"] = f_einsum;
 }
 
 }  // namespace tpf::memory

@@ -345,8 +345,8 @@ Value t_parameter(Interp& in, Args& a) {
 
 }  // namespace
 
-void register_tensor_shape(Interp& in) {
-  auto& f = in.functions;
+void register_tensor_shape(Builtins& b) {
+  auto& f = b.functions;
   for (const char* n : {"randn", "rand", "zeros", "ones", "empty"}) f[std::string("torch.") + n] = t_float_factory;
   for (const char* n : {"randn_like", "rand_like", "zeros_like", "ones_like", "empty_like", "full_like"})
     f[std::string("torch.") + n] = t_like;
@@ -363,7 +363,7 @@ void register_tensor_shape(Interp& in) {
   f["torch.triu"] = t_same_shape_new;
   f["torch.nn.Parameter"] = t_parameter;
   f["torch.nn.parameter.Parameter"] = t_parameter;
-  auto& m = in.tensor_methods;
+  auto& m = b.tensor_methods;
   for (const char* n : {"new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"}) m[n] = t_new_factory;
   m["tril"] = t_same_shape_new;
   m["triu"] = t_same_shape_new;

@@ -509,8 +509,8 @@ Value t_stack(Interp& in, Args& a) { return join_impl(in, a, true); }
 
 }  // namespace
 
-void register_tensor_views(Interp& in) {
-  auto& m = in.tensor_methods;
+void register_tensor_views(Builtins& b) {
+  auto& m = b.tensor_methods;
   m["view"] = m_view;
   m["reshape"] = m_reshape;
   m["view_as"] = m_view_as;
@@ -565,7 +565,7 @@ void register_tensor_views(Interp& in) {
                         "random_", "exponential_", "clamp_", "mul_", "add_", "sub_", "div_",
                         "masked_fill_", "index_fill_", "scatter_", "data_ptr"})
     if (!m.count(n)) m[n] = m_same;
-  auto& f = in.functions;
+  auto& f = b.functions;
   f["torch.cat"] = t_cat;
   f["torch.concat"] = t_cat;
   f["torch.concatenate"] = t_cat;

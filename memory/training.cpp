@@ -490,8 +490,8 @@ Value instance_method(Interp& in, Value self, std::string_view n, Args& a, bool&
   return Value::unknown();
 }
 
-void register_training(Interp& in) {
-  auto& f = in.functions;
+void register_training(Builtins& b) {
+  auto& f = b.functions;
   f["torch.utils.checkpoint.checkpoint"] = f_checkpoint;
   f["torch.utils.checkpoint.checkpoint_sequential"] = f_checkpoint_sequential;
   f["torch.autocast"] = f_torch_autocast;
@@ -528,7 +528,7 @@ void register_training(Interp& in) {
   f["torch.nn.utils.clip_grad_norm_"] = f_clip;
   f["torch.nn.utils.clip_grad_value_"] = f_none;
   f["torch._tpf_checkpoint_module"] = f_checkpoint_module;
-  in.tensor_methods["backward"] = m_backward;
+  b.tensor_methods["backward"] = m_backward;
 }
 
 }  // namespace tpf::memory

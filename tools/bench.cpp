@@ -4,6 +4,7 @@
 // ast.parse on the same files. `--stages` times every stage of the whole
 // pipeline separately (tokenize, parse, IR, facts, rules, estimate), so a
 // profile names the stage before the function.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -48,7 +49,21 @@ int time_stages(const std::vector<Input>& inputs, size_t total_bytes) {
   tpf::checks::RunOptions rules = tpf::checks::RunOptions::all();
   size_t failed = 0, findings = 0;
   std::vector<double> per_rule(tpf::checks::kRuleCount);
+  // The slowest files of each stage: a benchmark's total hides one file
+  // that costs as much as a hundred others.
+  constexpr size_t kSlowest = 5;
+  std::vector<std::pair<double, const Input*>> slowest[kStages];
+  double before[kStages];
+  auto note_slowest = [&](const Input& in) {
+    for (int s = 0; s < kStages; ++s) {
+      auto& v = slowest[s];
+      v.emplace_back(t[s] - before[s], &in);
+      std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+      if (v.size() > kSlowest) v.pop_back();
+    }
+  };
   for (const Input& in : inputs) {
+    std::copy(std::begin(t), std::end(t), before);
     Clock::time_point c = Clock::now();
     tpf::DiagSink diags;
     tpf::SourceFile src;
@@ -78,10 +93,12 @@ int time_stages(const std::vector<Input>& inputs, size_t total_bytes) {
       tpf::checks::RunOptions one;
       one.enabled[r] = true;
       findings += tpf::checks::run_checks(ctx, one).size();
-      per_rule[r] += since(c);
+      double s = since(c);
+      per_rule[r] += s;
+      t[Rules] += s;
     }
+    note_slowest(in);
   }
-  for (double s : per_rule) t[Rules] += s;
   double total = 0;
   for (double s : t) total += s;
   std::printf("{\"files\": %zu, \"bytes\": %zu, \"failed\": %zu, \"findings\": %zu, \"seconds\": %.6f",
@@ -91,6 +108,13 @@ int time_stages(const std::vector<Input>& inputs, size_t total_bytes) {
   for (size_t r = 0; r < per_rule.size(); ++r)
     std::printf("%s\"%.*s\": %.6f", r ? ", " : "", int(tpf::checks::all_rules()[r].code.size()),
                 tpf::checks::all_rules()[r].code.data(), per_rule[r]);
+  std::printf("}, \"slowest\": {");
+  for (int i = 0; i < kStages; ++i) {
+    std::printf("%s\"%s\": [", i ? ", " : "", kNames[i]);
+    for (size_t k = 0; k < slowest[i].size(); ++k)
+      std::printf("%s[\"%s\", %.6f]", k ? ", " : "", slowest[i][k].second->path.c_str(), slowest[i][k].first);
+    std::printf("]");
+  }
   std::printf("}}\n");
   return 0;
 }
