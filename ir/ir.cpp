@@ -45,25 +45,35 @@ FunctionId Class::method(Symbol n) const {
 ValueId Module::global_binding(Symbol name) const {
   if (functions.empty()) return kNoValue;
   if (std::binary_search(stored_globally.begin(), stored_globally.end(), name)) return kNoValue;
-  const Function& top = functions[0];
-  VarId v = top.find_var(name);
-  if (!v.valid()) return kNoValue;
-  ValueId b = top.binding(v);
-  if (b.valid()) return b;
-  // `import torch` and `import torch.nn.parallel` both bind `torch` to the
-  // same module: a name whose every store is an import of one path (phis
-  // of them included) still denotes that module.
-  ValueId first;
+  VarId v = functions[0].find_var(name);
+  return v.valid() && v.v < top_bindings.size() ? top_bindings[v.v] : kNoValue;
+}
+
+namespace {
+
+/// Module::top_bindings of an SSA top level: a variable stored exactly
+/// once is that value. `import torch` and `import torch.nn.parallel` both
+/// bind `torch` to the same module: a name whose every store is an import
+/// of one path (phis of them included) still denotes that module.
+std::vector<ValueId> compute_top_bindings(const Function& top) {
+  std::vector<ValueId> out(top.vars.size(), kNoValue);
+  constexpr ValueId kMixed(UINT32_MAX - 1);  // a store that is no import of the first path
   for (uint32_t i = 0; i < top.values.size(); ++i) {
-    if (top.values[i].var != v) continue;
+    VarId v = top.values[i].var;
+    if (!v.valid() || v.v >= out.size() || out[v.v] == kMixed) continue;
     const Inst& d = top.insts[top.values[i].def.v];
     if (d.op == Op::Phi) continue;
-    if (d.op != Op::Import) return kNoValue;
-    if (first.valid() && top.def(first).aux != d.aux) return kNoValue;
-    if (!first.valid()) first = ValueId(i);
+    if (d.op != Op::Import || (out[v.v].valid() && top.def(out[v.v]).aux != d.aux)) out[v.v] = kMixed;
+    else if (!out[v.v].valid()) out[v.v] = ValueId(i);
   }
-  return first;
+  for (ValueId& x : out)
+    if (x == kMixed) x = kNoValue;
+  for (const Binding& b : top.bindings)
+    if (b.var.v < out.size()) out[b.var.v] = b.value;
+  return out;
 }
+
+}  // namespace
 
 ClassId Module::find_class(std::string_view name) const {
   for (size_t i = classes.size(); i-- > 0;)
@@ -108,6 +118,7 @@ Module build(const ast::Module& a, const SourceFile& src, DiagSink& diags, bool 
     remap_values(c.decorators, map);
     c.value = remap_value(c.value, map);
   }
+  if (!m.functions.empty()) m.top_bindings = compute_top_bindings(m.functions[0]);
   if (check)
     for (const Function& fn : m.functions) {
       std::string err = verify(m, fn);

@@ -269,6 +269,11 @@ class Module {
   /// Module-level names some function stores with `global` (their module
   /// binding is then not unique).
   std::vector<Symbol> stored_globally;  // sorted
+  /// By VarId of function 0: what global_binding answers for that variable
+  /// (stored_globally aside). Filled by build once function 0 is in SSA;
+  /// resolution asks once per global load, and the import-only case would
+  /// otherwise scan every value of the top level each time.
+  std::vector<ValueId> top_bindings;
 
   const Function& fn(FunctionId f) const { return functions[f.v]; }
   Function& fn(FunctionId f) { return functions[f.v]; }
