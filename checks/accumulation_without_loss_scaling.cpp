@@ -332,7 +332,7 @@ class Rule {
     static constexpr std::string_view kScale[] = {"div", "div_", "mul", "mul_", "true_divide"};
     for (std::string_view s : kScale)
       if (m == s) return Scaling::Scaled;
-    std::string name = call_target_name(ctx_, fid, ci);
+    std::string_view name = call_target_name(ctx_, fid, ci);
     if (name == "torch.div" || name == "torch.mul" || name == "torch.true_divide")
       return Scaling::Scaled;
     ir::CallTarget t = ctx_.facts.res.call_target(fid, ci);

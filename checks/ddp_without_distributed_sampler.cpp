@@ -121,7 +121,7 @@ class Rule {
         const ir::Inst& in = f.insts[i];
         if (in.op != ir::Op::Call) continue;
         ir::InstId id(i);
-        std::string name = call_target_name(ctx_, fid, id);
+        std::string_view name = call_target_name(ctx_, fid, id);
         std::string_view m = call_method(ctx_, f, in);
         if (m == "prepare" || m == "prepare_data_loader" || m == "setup_dataloaders") return false;
         if (is_distributed_wrapper(name) && !wrapped) {

@@ -49,7 +49,7 @@ std::string_view call_method(const CheckContext& ctx, const ir::Function& f,
   return ctx.ir.names.str(cd.aux);
 }
 
-std::string call_target_name(const CheckContext& ctx, FunctionId f, InstId i) {
+std::string_view call_target_name(const CheckContext& ctx, FunctionId f, InstId i) {
   ir::CallTarget t = ctx.facts.res.call_target(f, i);
   if ((t.kind == ir::CallTarget::Kind::External || t.kind == ir::CallTarget::Kind::ResultCall) &&
       t.name.valid())
@@ -392,7 +392,7 @@ struct Tracer {
     }
     if (d.op == Op::Call) {
       ir::InstId ci = f.def_id(callee);
-      std::string name = call_target_name(ctx, fid, ci);
+      std::string_view name = call_target_name(ctx, fid, ci);
       if (is_wrapper(name)) {
         collect_forwards(fid, call_arg(ctx, f, d, 0, "module"), out, all, depth + 1);
         return;
@@ -540,7 +540,7 @@ Producer producer_kind(const CheckContext& ctx, const Origin& o, Span* site) {
       return Producer::Unknown;
     }
     case ir::CallTarget::Kind::ResultCall: {
-      std::string name = call_target_name(ctx, o.fn, ci);
+      std::string_view name = call_target_name(ctx, o.fn, ci);
       if (name != "torch.nn.Sequential") return by_name(name);
       // nn.Sequential(..., last): what the last module produces.
       FunctionId cf;
@@ -566,7 +566,7 @@ Producer producer_kind(const CheckContext& ctx, const Origin& o, Span* site) {
 // -------------------------------------------------------------- losses ----
 
 LossKind loss_kind(const CheckContext& ctx, FunctionId f, InstId call) {
-  std::string n = call_target_name(ctx, f, call);
+  std::string_view n = call_target_name(ctx, f, call);
   if (n.empty()) return LossKind::None;
   if (is_one_of(n, {"torch.nn.functional.cross_entropy", "torch.nn.CrossEntropyLoss",
                     "torch.nn.modules.loss.CrossEntropyLoss"}))
@@ -593,16 +593,16 @@ ValueId loss_input(const CheckContext& ctx, FunctionId f, InstId call) {
 }
 
 std::string loss_name(const CheckContext& ctx, FunctionId f, InstId call) {
-  std::string n = call_target_name(ctx, f, call);
+  std::string_view n = call_target_name(ctx, f, call);
   size_t dot = n.rfind('.');
-  return dot == std::string::npos ? n : n.substr(dot + 1);
+  return std::string(dot == std::string::npos ? n : n.substr(dot + 1));
 }
 
 
 // ---------------------------------------------------- training scripts ----
 
 bool is_dataloader(const CheckContext& ctx, FunctionId f, InstId i) {
-  std::string n = call_target_name(ctx, f, i);
+  std::string_view n = call_target_name(ctx, f, i);
   return n == "torch.utils.data.DataLoader" || n == "torch.utils.data.dataloader.DataLoader";
 }
 
@@ -819,7 +819,7 @@ bool tensor_leaf(const CheckContext& ctx, const Origin& o) {
   if (d.op != Op::Call) return false;
   InstId ci = f.def_id(o.value);
   ir::CallTarget t = ctx.facts.res.call_target(o.fn, ci);
-  std::string name = call_target_name(ctx, o.fn, ci);
+  std::string_view name = call_target_name(ctx, o.fn, ci);
   if (t.kind == ir::CallTarget::Kind::External) return tensor_factory(name);
   if (t.kind != ir::CallTarget::Kind::ResultCall) return false;
   // Calling a module built from torch.nn (not a wrapper such as DDP, whose
@@ -854,7 +854,7 @@ ValueId loop_iterable(const CheckContext& ctx, FunctionId fid, ValueId item) {
   for (int depth = 0; v.valid() && depth < 4; ++depth) {
     const ir::Inst& d = f.def(v);
     if (d.op != Op::Call) break;
-    std::string n = call_target_name(ctx, fid, f.def_id(v));
+    std::string_view n = call_target_name(ctx, fid, f.def_id(v));
     if (n == "builtins.enumerate" || n == "builtins.iter" || n == "builtins.zip" ||
         n.starts_with("tqdm") || n.starts_with("rich.progress")) {
       if (positional_count(f, d) == 0) break;

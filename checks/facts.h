@@ -39,7 +39,7 @@ ir::ValueId call_receiver(const ir::Function& f, const ir::Inst& call);
 std::string_view call_method(const CheckContext& ctx, const ir::Function& f, const ir::Inst& call);
 /// The qualified name an External or ResultCall target names
 /// ("torch.nn.functional.softmax", "torch.nn.Linear"), or "".
-std::string call_target_name(const CheckContext& ctx, ir::FunctionId f, ir::InstId i);
+std::string_view call_target_name(const CheckContext& ctx, ir::FunctionId f, ir::InstId i);
 /// Positional arguments of a call (starred ones included).
 uint32_t positional_count(const ir::Function& f, const ir::Inst& call);
 

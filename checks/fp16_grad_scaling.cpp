@@ -176,7 +176,7 @@ bool is_dtype(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId v,
 bool fp16_autocast(const CheckContext& ctx, ir::FunctionId fid, ir::InstId i) {
   const ir::Function& f = ctx.ir.fn(fid);
   const ir::Inst& in = f.inst(i);
-  std::string n = call_target_name(ctx, fid, i);
+  std::string_view n = call_target_name(ctx, fid, i);
   if (has_unpacked_args(f, in)) return false;
   ir::ValueId dtype, enabled;
   if (n == "torch.cuda.amp.autocast" || n == "torch.cuda.amp.autocast_mode.autocast") {

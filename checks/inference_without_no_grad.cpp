@@ -136,7 +136,7 @@ class Rule {
       if (dataflow::info(k).grad != dataflow::GradRule::Model) return false;
       // transformers and friends also build tokenizers and processors,
       // which run no forward pass.
-      std::string name = call_target_name(ctx_, fid_, i);
+      std::string_view name = call_target_name(ctx_, fid_, i);
       for (std::string_view no : {"Tokenizer", "Processor", "FeatureExtractor", "pipeline", "Config"})
         if (name.find(no) != std::string::npos) return false;
       return true;
@@ -178,7 +178,7 @@ class Rule {
     for (int depth = 0; v.valid() && depth < 4; ++depth) {
       const ir::Inst& d = f_.def(v);
       if (d.op != Op::Call) break;
-      std::string n = call_target_name(ctx_, fid_, f_.def_id(v));
+      std::string_view n = call_target_name(ctx_, fid_, f_.def_id(v));
       if (n == "builtins.enumerate" || n == "builtins.iter" || n == "builtins.zip" ||
           n.starts_with("tqdm") || n.starts_with("rich.progress")) {
         if (positional_count(f_, d) == 0) break;

@@ -197,7 +197,7 @@ class Rule {
       return false;
     }
     if (d.op == Op::Call) {
-      std::string n = call_target_name(ctx_, fid_, f_.def_id(v));
+      std::string_view n = call_target_name(ctx_, fid_, f_.def_id(v));
       return n == "builtins.list" || n == "builtins.dict" || n == "collections.defaultdict" ||
              n == "collections.OrderedDict";
     }
@@ -319,7 +319,7 @@ class Rule {
         if (k != TorchCall::None && (dataflow::info(k).effects & (dataflow::kForward | dataflow::kLoss))) {
           // transformers' tokenizers and processors match the model rows
           // but run no forward pass.
-          std::string name = call_target_name(ctx_, fid, ci);
+          std::string_view name = call_target_name(ctx_, fid, ci);
           for (std::string_view no : {"Tokenizer", "Processor", "FeatureExtractor", "pipeline"})
             if (name.find(no) != std::string::npos) return false;
           return true;

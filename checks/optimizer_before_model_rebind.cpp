@@ -139,7 +139,7 @@ class Rule {
       if (!r.valid() || holds_var(r, model) || f_.def(r).op != ir::Op::Call) return false;
       return replaces(f_.def_id(r), model, fsdp);
     }
-    std::string n = call_target_name(ctx_, fid_, ci);
+    std::string_view n = call_target_name(ctx_, fid_, ci);
     fsdp = is_fsdp(n);
     if (fsdp) return true;
     auto ops = f_.operands(c);

@@ -156,8 +156,9 @@ void check(const CheckContext& ctx, DiagSink& out) {
       ir::InstId id(i);
       using dataflow::TorchCall;
       TorchCall k = torch_call(ctx, fid, id);
-      std::string name = call_target_name(ctx, fid, id);
-      if (name.empty() && k == TorchCall::None) name = written_name(ctx, f, in);
+      std::string written;  // owns the name when it is the text as written
+      std::string_view name = call_target_name(ctx, fid, id);
+      if (name.empty() && k == TorchCall::None) name = written = written_name(ctx, f, in);
       bool with_arg = positional_count(f, in) > 0 || f.call_info(in).nkw > 0;
       uint8_t seeds = 0, uses = 0;
       if (k == TorchCall::ManualSeed || k == TorchCall::CudaManualSeed ||

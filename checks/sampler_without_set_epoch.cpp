@@ -130,7 +130,7 @@ class Rule {
     }
     if (d.op != ir::Op::Call) return {};
     ir::InstId ci = f.def_id(v);
-    std::string n = call_target_name(ctx_, fid, ci);
+    std::string_view n = call_target_name(ctx_, fid, ci);
     if (is_distributed_sampler(n)) return ci;
     if (is_batch_sampler(n)) return sampler_ctor(fid, call_arg(ctx_, f, d, 0, "sampler"), depth + 1);
     return {};

@@ -231,7 +231,7 @@ class Rule {
         }
       return {};
     }
-    std::string n = call_target_name(ctx_, fid, ci);
+    std::string_view n = call_target_name(ctx_, fid, ci);
     if (n == "os.getenv" || n == "os.environ.get") return "an environment variable";
     if (m == "get" && ctx_.facts.res.qualname(fid, call_receiver(f, call)).valid() &&
         ctx_.ir.names.str(ctx_.facts.res.qualname(fid, call_receiver(f, call))) == "os.environ")

@@ -241,7 +241,7 @@ class Rule {
         same_object(recv, model))
       return true;
     if (call_effects(ctx_, fid_, j) & dataflow::kEval) return true;
-    std::string name = call_target_name(ctx_, fid_, j);
+    std::string_view name = call_target_name(ctx_, fid_, j);
     if (name.starts_with("torch.")) return false;
     auto ops = f_.operands(in);
     for (size_t a = 1; a < ops.size(); ++a)

@@ -111,10 +111,16 @@ void Names::append(PathId p, std::string& out) const {
   out += strs_[n.last];
 }
 
-std::string Names::str(PathId p) const {
-  std::string s;
-  append(p, s);
-  return s;
+const std::string& Names::str(PathId p) const {
+  static const std::string kNone = "?";
+  if (!p.valid() || p.v >= nodes_.size()) return kNone;
+  if (text_of_.size() < nodes_.size()) text_of_.resize(nodes_.size(), UINT32_MAX);
+  uint32_t& slot = text_of_[p.v];
+  if (slot == UINT32_MAX) {
+    slot = static_cast<uint32_t>(texts_.size());
+    append(p, texts_.emplace_back());
+  }
+  return texts_[slot];
 }
 
 }  // namespace tpf::ir

@@ -48,7 +48,10 @@ class Names {
   /// The first part of `p`.
   PathId root(PathId p) const;
   void append(PathId p, std::string& out) const;
-  std::string str(PathId p) const;
+  /// The dotted text of `p` ("torch.nn.Linear"; "?" for kNoPath). Built on
+  /// first use and kept (rules compare call targets by name many times per
+  /// file); the reference stays valid as long as this Names.
+  const std::string& str(PathId p) const;
   size_t path_count() const { return nodes_.size(); }
 
  private:
@@ -66,6 +69,8 @@ class Names {
   mutable size_t indexed_ = 0;   // strs_[0, indexed_) are in index_
   std::vector<PathNode> nodes_;
   std::unordered_map<uint64_t, PathId> path_index_;
+  mutable std::vector<uint32_t> text_of_;  // PathId -> index into texts_, UINT32_MAX: not built
+  mutable std::deque<std::string> texts_;  // a deque: references to its strings stay valid
 };
 
 }  // namespace tpf::ir
