@@ -93,8 +93,7 @@ constexpr int kMaxDepth = 12;
 class Rule {
  public:
   Rule(const CheckContext& ctx, ir::FunctionId fid)
-      : ctx_(ctx), fid_(fid), f_(ctx.ir.fn(fid)), li_(loops_of(ctx, fid)),
-        dom_(ctx.facts.dom(ctx.ir, fid)), postdom_(ctx.facts.postdom(ctx.ir, fid)) {}
+      : ctx_(ctx), fid_(fid), f_(ctx.ir.fn(fid)), li_(loops_of(ctx, fid)) {}
 
   void run(DiagSink& out) {
     for (uint32_t l = 0; l < li_.loops.size(); ++l) check_loop(l, out);
@@ -146,7 +145,7 @@ class Rule {
   bool every_iteration(uint32_t l, InstId i) const {
     BlockId b = f_.block_of(i);
     for (BlockId latch : li_.loops[l].latches)
-      if (!dom_.dominates(b, latch)) return false;
+      if (!dom().dominates(b, latch)) return false;
     return true;
   }
 
@@ -209,10 +208,10 @@ class Rule {
   /// the `%` BinOp or the Compare, or kNoValue.
   ValueId accumulation_guard(uint32_t l, InstId s) const {
     BlockId sb = f_.block_of(s);
-    for (BlockId d = dom_.idom(sb); d.valid() && li_.contains(l, d); d = dom_.idom(d)) {
+    for (BlockId d = dom().idom(sb); d.valid() && li_.contains(l, d); d = dom().idom(d)) {
       const ir::Inst& t = f_.terminator(d);
       if (t.op != Op::Branch) continue;
-      if (postdom_.dominates(sb, d)) continue;
+      if (postdom().dominates(sb, d)) continue;
       ValueId g = guard_in(l, f_.operands(t)[0], 0);
       if (g.valid()) return g;
     }
@@ -435,8 +434,10 @@ class Rule {
   ir::FunctionId fid_;
   const ir::Function& f_;
   const ir::LoopInfo& li_;
-  const ir::DomTree& dom_;
-  const ir::DomTree& postdom_;
+  // On first use (FileFacts keeps them): most loops have no backward and
+  // step, and never ask.
+  const ir::DomTree& dom() const { return ctx_.facts.dom(ctx_.ir, fid_); }
+  const ir::DomTree& postdom() const { return ctx_.facts.postdom(ctx_.ir, fid_); }
 };
 
 }  // namespace

@@ -97,18 +97,20 @@ std::optional<bool> Interp::truth(Value v) {
 }
 
 bool Interp::same(Value a, Value b) {
-  if (a.kind == VKind::Str && b.kind == VKind::Str) return a.a == b.a;
+  // Values of one non-numeric kind compare by their payload; this is the
+  // whole work of a dict key scan (string, qualified-name, object keys).
+  if (a.kind == b.kind) switch (a.kind) {
+      case VKind::Str:
+      case VKind::Ext:
+      case VKind::Obj:
+      case VKind::Dtype: return a.a == b.a;
+      case VKind::None:
+      case VKind::Ellipsis: return true;
+      default: break;
+    }
+  // Numbers compare by value across int, float and bool (1 == 1.0 == True).
   auto na = as_number(a), nb = as_number(b);
-  if (na && nb && a.kind != VKind::Str && b.kind != VKind::Str) return *na == *nb;
-  if (a.kind != b.kind) return false;
-  switch (a.kind) {
-    case VKind::None:
-    case VKind::Ellipsis: return true;
-    case VKind::Dtype:
-    case VKind::Ext:
-    case VKind::Obj: return a.a == b.a;
-    default: return false;
-  }
+  return na && nb && *na == *nb;
 }
 
 std::string Interp::repr(Value v) {
