@@ -102,18 +102,19 @@ struct Store {
 class Rule {
  public:
   Rule(const CheckContext& ctx, ir::FunctionId fid)
-      : ctx_(ctx), fid_(fid), f_(ctx.ir.fn(fid)), li_(loops_of(ctx, fid)) {
-    users_.resize(f_.values.size());
-    for (uint32_t i = 0; i < f_.insts.size(); ++i)
-      for (ValueId o : f_.operands(f_.insts[i]))
-        if (o.valid()) users_[o.v].push_back(InstId(i));
-    collect_backwarded();
-  }
+      : ctx_(ctx), fid_(fid), f_(ctx.ir.fn(fid)), li_(loops_of(ctx, fid)) {}
 
   void run(DiagSink& out) {
+    bool prepared = false;
     for (uint32_t i = 0; i < f_.insts.size(); ++i) {
       std::optional<Store> s = store_at(InstId(i));
       if (!s) continue;
+      if (!prepared) {
+        // Only a function with a store worth checking pays for the users
+        // table and the backward slice (most loops store nothing).
+        prepare();
+        prepared = true;
+      }
       check_store(*s, out);
     }
   }
@@ -238,6 +239,14 @@ class Rule {
   /// The values a backward call differentiates, and everything they are
   /// computed from through graph-keeping operations: after that backward,
   /// each of them holds a graph whose saved tensors were freed.
+  void prepare() {
+    users_.resize(f_.values.size());
+    for (uint32_t i = 0; i < f_.insts.size(); ++i)
+      for (ValueId o : f_.operands(f_.insts[i]))
+        if (o.valid()) users_[o.v].push_back(InstId(i));
+    collect_backwarded();
+  }
+
   void collect_backwarded() {
     backwarded_.assign(f_.values.size(), 0);
     std::vector<ValueId> work;
