@@ -97,20 +97,25 @@ std::optional<bool> Interp::truth(Value v) {
 }
 
 bool Interp::same(Value a, Value b) {
-  // Values of one non-numeric kind compare by their payload; this is the
-  // whole work of a dict key scan (string, qualified-name, object keys).
-  if (a.kind == b.kind) switch (a.kind) {
-      case VKind::Str:
-      case VKind::Ext:
-      case VKind::Obj:
-      case VKind::Dtype: return a.a == b.a;
-      case VKind::None:
-      case VKind::Ellipsis: return true;
-      default: break;
-    }
+  auto numeric = [](VKind k) { return k == VKind::Int || k == VKind::Float || k == VKind::Bool; };
   // Numbers compare by value across int, float and bool (1 == 1.0 == True).
-  auto na = as_number(a), nb = as_number(b);
-  return na && nb && *na == *nb;
+  if (numeric(a.kind) && numeric(b.kind)) {
+    auto na = as_number(a), nb = as_number(b);
+    return na && nb && *na == *nb;
+  }
+  // Other values of one kind compare by their payload (string, qualified
+  // name and object keys: the whole work of a dict key scan); an unknown
+  // value equals nothing.
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case VKind::Str:
+    case VKind::Ext:
+    case VKind::Obj:
+    case VKind::Dtype: return a.a == b.a;
+    case VKind::None:
+    case VKind::Ellipsis: return true;
+    default: return false;
+  }
 }
 
 std::string Interp::repr(Value v) {
