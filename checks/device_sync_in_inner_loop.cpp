@@ -19,7 +19,9 @@
 //   (`if step % eval_every == 0`), syncs outside the
 //   training step (evaluation helpers), syncs under no_grad (a validation
 //   pass run from the step loop), syncs of values fixed for the inner loop,
-//   synchronize under a condition (a logging interval), and synchronize in
+//   synchronize under a condition (a logging interval), synchronize followed
+//   in the same step by a `.item()` every step runs (that copy waits for the
+//   same queue: the synchronize adds nothing), and synchronize in
 //   files not run as a program (test suites, libraries: no `__name__` test,
 //   no `parse_args()`) or in `test_*` functions.
 // TODO(checks): `print(tensor)` per element is not recognized yet.
@@ -57,7 +59,9 @@ Not flagged
   - `torch.cuda.synchronize()` in files not run as a program (test suites,
     libraries) and in `test_*` functions
   - syncs of values that do not change within the inner loop
-  - `torch.cuda.synchronize()` under a condition (a logging interval)
+  - `torch.cuda.synchronize()` under a condition (a logging interval), or
+    followed later in the step by a `.item()` that runs every step (that
+    copy waits for the same queue, so the synchronize adds no stall)
 )";
 
 
@@ -82,7 +86,8 @@ class Rule {
       if (l == UINT32_MAX) continue;
       TorchCall k = torch_call(ctx_, fid_, id);
       if (k == TorchCall::CudaSynchronize) {
-        if (steps_in(l) && every_iteration(id, l) && !in_test() && run_as_program())
+        if (steps_in(l) && every_iteration(id, l) && !in_test() && run_as_program() &&
+            !synced_after(id, l))
           out.report(make_diagnostic(
               kRule, in.span,
               "`" + call_text(ctx_, f_, in) +
@@ -141,6 +146,25 @@ class Rule {
   }
 
   ir::InstId first_inst(ir::BlockId b) const { return ir::InstId(f_.block(b).first); }
+
+  /// After the synchronize, later in the same iteration of step loop `l`,
+  /// a device-to-host copy runs on every iteration (`loss.item()` for the
+  /// log): that copy waits for the same queue, so the synchronize costs
+  /// nothing more (it only makes a timer read after it exact).
+  bool synced_after(ir::InstId sync, uint32_t l) const {
+    ir::BlockId header = li_.loops[l].header;
+    bool found = false;
+    reachable(f_, sync, [&](ir::InstId j, const ir::Inst& in) {
+      if (f_.block_of(j) == header && j == first_inst(header)) return PathStep::Kill;
+      if (found || in.op != ir::Op::Call || li_.loop_of(f_.block_of(j)) != l) return PathStep::Pass;
+      TorchCall k = torch_call(ctx_, fid_, j);
+      if ((k == TorchCall::Item || k == TorchCall::ToList || k == TorchCall::Numpy) &&
+          every_iteration(j, l))
+        found = true;
+      return PathStep::Pass;
+    });
+    return found;
+  }
 
   /// A test of a test suite (`test_*`): it synchronizes to check results
   /// step by step, on purpose.
