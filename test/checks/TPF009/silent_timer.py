@@ -6,6 +6,8 @@ import time
 import torch
 import torch.nn.functional as F
 
+torch.manual_seed(0)
+
 
 # case: synchronize, time, then loss.item() every step
 def train_epoch(model, loader, opt, meter):
