@@ -12,9 +12,11 @@
 //     loader = DataLoader(dataset, batch_size=64, shuffle=True)
 // Fix: `DataLoader(dataset, batch_size=64, shuffle=True, num_workers=4,
 //   pin_memory=True)`.
-// Not flagged: scripts that do not use CUDA or do not train (library
-//   code), values the file does not fix (`num_workers=args.workers`,
-//   `**loader_kwargs`), `TensorDataset`s of tensors already on the GPU, and
+// Not flagged: scripts that do not use CUDA or do not train, files not run
+//   as a program (library code, test suites: no `__name__` test, no
+//   `parse_args()`, no training loop at module level), values the file
+//   does not fix (`num_workers=args.workers`, `**loader_kwargs`),
+//   `TensorDataset`s of tensors already on the GPU, and
 //   a loader no loop trains on over a dataset of the file whose
 //   `__getitem__` calls nothing (the prompts a generation loop samples
 //   before training: nothing to load in a worker or to pin).
@@ -43,7 +45,8 @@ Fix
   pin_memory=True)`.
 
 Not flagged
-  - scripts that do not use CUDA, and files that do not train (library code)
+  - scripts that do not use CUDA, files that do not train, and files not
+    run as a program (library code, test suites)
   - values the file does not fix: `num_workers=args.workers`, `**loader_kwargs`
   - a `TensorDataset` of tensors already on the GPU
   - a loader no loop trains on, over a dataset class of the file whose
@@ -109,7 +112,7 @@ void check(const CheckContext& ctx, DiagSink& out) {
       if (in.op != ir::Op::Call || !is_dataloader(ctx, fid, ir::InstId(i))) continue;
       if (!asked) {
         asked = true;
-        applies = trains_in_loop(ctx) && uses_cuda(ctx);
+        applies = trains_in_loop(ctx) && uses_cuda(ctx) && is_program(ctx);
       }
       if (!applies) return;
       // DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler,

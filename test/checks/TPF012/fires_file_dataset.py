@@ -46,3 +46,7 @@ def train_cached(model, xs, ys, opt):
         opt.zero_grad()
         F.cross_entropy(model(x.cuda()), y.cuda()).backward()
         opt.step()
+
+
+if __name__ == "__main__":
+    train(None, [], [], None, None)
