@@ -15,7 +15,8 @@
 // Fix: compare on the device and sync once: `correct += (preds ==
 //   labels).sum().item()`.
 // Not flagged: one `.item()` per step for logging (or per micro-batch of
-//   a loop that itself backwards), per-element loops only some steps run
+//   a loop that itself backwards, or per entry of a dict of loss terms:
+//   `{k: v.item() for k, v in losses.items()}`), per-element loops only some steps run
 //   (`if step % eval_every == 0`), syncs outside the
 //   training step (evaluation helpers), syncs under no_grad (a validation
 //   pass run from the step loop), syncs of values fixed for the inner loop,
@@ -52,7 +53,8 @@ Fix
 
 Not flagged
   - one `.item()` per step for logging, or per micro-batch of an inner
-    loop that itself runs backward (gradient accumulation)
+    loop that itself runs backward (gradient accumulation), or per entry
+    of a dict of loss terms (`{k: v.item() for k, v in losses.items()}`)
   - per-element loops that only some steps run (`if step % eval_every == 0:`)
   - syncs outside the training step (an evaluation helper), and under
     no_grad (a validation pass run every N steps from the step loop)
@@ -107,6 +109,7 @@ class Rule {
       // Under no_grad the inner loop is a validation pass run from the
       // step loop (every N steps), one sync per batch: not per element.
       if (dataflow::under_no_grad(ctx_.facts, fid_, id)) continue;
+      if (over_dict(l)) continue;
       ir::ValueId recv = call_receiver(f_, in);
       if (!recv.valid() || !defined_in(recv, l)) continue;
       Diagnostic d = make_diagnostic(
@@ -146,6 +149,20 @@ class Rule {
   }
 
   ir::InstId first_inst(ir::BlockId b) const { return ir::InstId(f_.block(b).first); }
+
+  /// Loop `l` runs over a dict (`d.items()`, `d.values()`, `d.keys()`):
+  /// the loss terms or metrics of the step, a handful fixed by the code,
+  /// logged once per step, not one per sample of the batch.
+  bool over_dict(uint32_t l) const {
+    const ir::Inst& head = f_.terminator(li_.loops[l].header);
+    if (head.op != ir::Op::ForIter) return false;
+    ir::ValueId it = f_.operands(head)[0];
+    if (f_.def(it).op != ir::Op::GetIter) return false;
+    ir::ValueId src = f_.operands(f_.def(it))[0];
+    if (f_.def(src).op != ir::Op::Call) return false;
+    std::string_view m = call_method(ctx_, f_, f_.def(src));
+    return m == "items" || m == "values" || m == "keys";
+  }
 
   /// After the synchronize, later in the same iteration of step loop `l`,
   /// a device-to-host copy runs on every iteration (`loss.item()` for the
