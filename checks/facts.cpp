@@ -110,6 +110,13 @@ std::string call_text(const CheckContext& ctx, const ir::Function& f, const ir::
 
 std::string value_text(const CheckContext& ctx, const ir::Function& f, ValueId v) {
   if (!v.valid()) return {};
+  // A phi has no expression of its own (its span is where the branches
+  // join): name the variable it merges.
+  if (f.def(v).op == Op::Phi) {
+    ir::VarId var = f.values[v.v].var;
+    if (var.valid() && f.vars[var.v].name != ir::kNoSymbol)
+      return std::string(ctx.ir.names.str(f.vars[var.v].name));
+  }
   return one_line(source_text(ctx, f.def(v).span));
 }
 
