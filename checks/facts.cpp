@@ -111,7 +111,9 @@ std::string call_text(const CheckContext& ctx, const ir::Function& f, const ir::
 std::string value_text(const CheckContext& ctx, const ir::Function& f, ValueId v) {
   if (!v.valid()) return {};
   // A phi has no expression of its own (its span is where the branches
-  // join): name the variable it merges.
+  // join): name the variable it merges. A parameter: its name only.
+  if (f.def(v).op == Op::Param)  // not its annotation or default
+    return std::string(ctx.ir.names.str(f.params[f.def(v).aux].name));
   if (f.def(v).op == Op::Phi) {
     ir::VarId var = f.values[v.v].var;
     if (var.valid() && f.vars[var.v].name != ir::kNoSymbol)

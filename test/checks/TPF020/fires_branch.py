@@ -7,6 +7,12 @@ import torch
 from huggingface_hub import hf_hub_download
 
 
+# case: a converter whose annotated parameter is given a command-line argument
+def convert(checkpoint_path: str, dump_path: str = "out.pt"):
+    state = torch.load(checkpoint_path, map_location="cpu")  # expect: TPF020
+    torch.save(state, dump_path)
+
+
 # case: the checkpoint comes from the Hub or from --checkpoint
 def main():
     parser = argparse.ArgumentParser()
@@ -18,6 +24,7 @@ def main():
     else:
         ckpt_path = args.checkpoint
     print(ckpt_path)
+    convert(args.checkpoint)
     return torch.load(ckpt_path, map_location="cpu")  # expect: TPF020
 
 
