@@ -16,7 +16,9 @@
 //   copies (`.cpu()`, `.to("cpu")`), dtype casts (`.to(torch.float16)`),
 //   deliberate move-and-restore (the same object moved back to the host in
 //   the loop: offloading), `.to(out.device)` with `out` computed in the
-//   loop (aligning devices: a no-op when the value is there already), moves in a loop that does not train (the epoch
+//   loop (aligning devices: a no-op when the value is there already),
+//   sampling loops whose only `step` takes arguments (`scheduler.step(pred,
+//   t, latents)` is no optimizer step), moves in a loop that does not train (the epoch
 //   loop), and moves inside helpers called from the loop.
 #include "checks/facts.h"
 
@@ -50,7 +52,9 @@ Not flagged
     the loop (offloading)
   - `.to(out.device)` with `out` computed in the loop: aligning devices, a
     no-op when the value is on that device already
-  - moves in a loop that does not itself train (once per epoch)
+  - moves in a loop that does not itself train (once per epoch), such as a
+    diffusion sampling loop (`scheduler.step(pred, t, latents)` is no
+    optimizer step)
   - moves inside helpers called from the loop
 )";
 
@@ -123,10 +127,24 @@ class Rule {
     const ir::LoopInfo& li = loops_of(ctx_, fid_);
     for (ir::InstId k : loop_insts(ctx_, fid_, l)) {
       if (li.loop_of(f_.block_of(k)) != l) continue;
-      if (call_effects(ctx_, fid_, k) & (dataflow::kBackward | dataflow::kOptimizerStep))
-        return true;
+      if (!(call_effects(ctx_, fid_, k) & (dataflow::kBackward | dataflow::kOptimizerStep)))
+        continue;
+      // `scheduler.step(noise_pred, t, latents)` in a diffusion sampling
+      // loop: a `step` with arguments is an optimizer's only on a
+      // torch.optim object (`opt.step(closure)`).
+      if (torch_call(ctx_, fid_, k) == TorchCall::OptimizerStep &&
+          positional_count(f_, f_.inst(k)) > 0 && !is_optimizer(call_receiver(f_, f_.inst(k))))
+        continue;
+      return true;
     }
     return false;
+  }
+
+  bool is_optimizer(ir::ValueId v) const {
+    if (!v.valid()) return false;
+    const ir::Referent& r = ctx_.facts.res.ref(fid_, v);
+    return r.kind == ir::Referent::Kind::Result &&
+           ctx_.ir.names.str(r.path()).starts_with("torch.optim.");
   }
 
   /// The value is the same every iteration of loop `l`: defined outside

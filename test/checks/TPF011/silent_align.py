@@ -18,3 +18,12 @@ def train(model, encoder, loader, opt, p_drop):
         opt.zero_grad()
         F.mse_loss(model(emb), target).backward()
         opt.step()
+
+
+# case: a diffusion sampling loop: `scheduler.step(...)` with arguments is no optimizer step
+@torch.no_grad()
+def sample(unet, scheduler, latents, cond, device):
+    for t in scheduler.timesteps:
+        pred = unet(latents, t, cond.to(device))
+        latents = scheduler.step(pred, t, latents).prev_sample
+    return latents
