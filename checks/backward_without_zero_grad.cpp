@@ -22,7 +22,10 @@
 //   in a helper the loop calls; gradient accumulation across an inner loop
 //   with step and zero_grad in the outer one; DeepSpeed-style engines whose
 //   `engine.backward(loss)` / `engine.step()` clear gradients themselves;
-//   `torch.autograd.grad` (it does not accumulate); L-BFGS closures.
+//   `torch.autograd.grad` (it does not accumulate); L-BFGS closures; an
+//   optimizer built in the iteration over tensors made in the iteration
+//   (`SGD([x.detach().clone()])`: new leaves every step, whose gradients
+//   start empty).
 #include <set>
 
 #include "checks/facts.h"
@@ -67,6 +70,9 @@ Not flagged
   - engines that clear gradients in their own step (DeepSpeed
     `engine.backward(loss)` + `engine.step()`)
   - `torch.autograd.grad(...)`, which returns gradients instead of accumulating
+  - an optimizer built in the iteration over tensors made in the iteration
+    (`SGD([x.detach().clone()])`, latent optimization in a sampling loop):
+    new leaves every step, whose gradients start empty
 )";
 
 namespace {
@@ -155,11 +161,43 @@ class Rule {
       else if (is_backward(i)) {
         ev.backwards.push_back(i);
         if (is_step(i)) ev.steps.push_back(i);  // a helper that does both
-      } else if (is_step(i)) {
+      } else if (is_step(i) && !fresh_step(i, loop)) {
         ev.steps.push_back(i);
       }
     }
     return ev;
+  }
+
+  /// `opt.step()` of an optimizer built in this iteration over tensors
+  /// made in this iteration (`opt = SGD([x_in])` with `x_in =
+  /// x.detach().clone()`): every step has new leaves whose gradients start
+  /// empty, so nothing accumulates across iterations.
+  bool fresh_step(ir::InstId i, uint32_t loop) const {
+    if (torch_call(ctx_, fid_, i) != TorchCall::OptimizerStep) return false;
+    const ir::LoopInfo& li = loops_of(ctx_, fid_);
+    ir::ValueId opt = call_receiver(f_, f_.inst(i));
+    if (!opt.valid() || f_.def(opt).op != ir::Op::Call || !is_optimizer(opt)) return false;
+    ir::InstId ctor = f_.def_id(opt);
+    if (!li.contains(loop, f_.block_of(ctor))) return false;
+    ir::ValueId params = call_arg(ctx_, f_, f_.inst(ctor), 0, "params");
+    if (!params.valid()) return false;
+    const ir::Inst& pd = f_.def(params);
+    if (pd.op != ir::Op::BuildList && pd.op != ir::Op::BuildTuple) return false;
+    auto elems = f_.operands(pd);
+    if (elems.empty()) return false;
+    for (ir::ValueId e : elems) {
+      ir::InstId d = f_.def_id(e);
+      if (!d.valid() || f_.def(e).op == ir::Op::Param || !li.contains(loop, f_.block_of(d)))
+        return false;
+      // A fresh leaf: a copy or a new tensor, not a module's parameter.
+      if (f_.def(e).op != ir::Op::Call) return false;
+      std::string_view m = call_method(ctx_, f_, f_.def(e));
+      std::string n = call_target_name(ctx_, fid_, d);
+      bool copy = m == "clone" || m == "detach" || m == "requires_grad_";
+      bool factory = n.starts_with("torch.") && !n.starts_with("torch.nn.");
+      if (!copy && !factory) return false;
+    }
+    return true;
   }
 
   bool is_optimizer(ir::ValueId v) const {

@@ -12,9 +12,14 @@
 //     loader = DataLoader(dataset, batch_size=64, shuffle=True)
 // Fix: `DataLoader(dataset, batch_size=64, shuffle=True, num_workers=4,
 //   pin_memory=True)`.
-// Not flagged: scripts that do not use CUDA or do not train (library
-//   code), values the file does not fix (`num_workers=args.workers`,
-//   `**loader_kwargs`), and `TensorDataset`s of tensors already on the GPU.
+// Not flagged: scripts that do not use CUDA or do not train, files not run
+//   as a program (library code, test suites: no `__name__` test, no
+//   `parse_args()`, no training loop at module level), values the file
+//   does not fix (`num_workers=args.workers`, `**loader_kwargs`),
+//   `TensorDataset`s of tensors already on the GPU, and
+//   a loader no loop trains on over a dataset of the file whose
+//   `__getitem__` calls nothing (the prompts a generation loop samples
+//   before training: nothing to load in a worker or to pin).
 #include "checks/facts.h"
 
 namespace tpf::checks::dataloader_without_workers {
@@ -40,9 +45,13 @@ Fix
   pin_memory=True)`.
 
 Not flagged
-  - scripts that do not use CUDA, and files that do not train (library code)
+  - scripts that do not use CUDA, files that do not train, and files not
+    run as a program (library code, test suites)
   - values the file does not fix: `num_workers=args.workers`, `**loader_kwargs`
   - a `TensorDataset` of tensors already on the GPU
+  - a loader no loop trains on, over a dataset class of the file whose
+    `__getitem__` calls nothing (prompts sampled for generation): nothing
+    to load in a worker or to pin
 )";
 
 
@@ -69,6 +78,28 @@ bool dataset_on_device(const CheckContext& ctx, ir::FunctionId fid, const ir::Fu
   return false;
 }
 
+/// `Dataset(...)` of a class of the file whose `__getitem__` makes no call
+/// (it only indexes or returns what the object already holds), for a
+/// loader that no loop trains on: prompts for a generation pass, where
+/// workers and pinning have nothing to do. A training loop over in-memory
+/// tensors still gains from pinned batches, so it keeps its finding.
+bool nothing_to_load(const CheckContext& ctx, ir::FunctionId fid, const ir::Function& f,
+                     const ir::Inst& loader) {
+  ir::ValueId ds = call_arg(ctx, f, loader, 0, "dataset");
+  if (!ds.valid() || f.def(ds).op != ir::Op::Call) return false;
+  if (!loader.result.valid() || trained_on(ctx, fid, loader.result)) return false;
+  ir::CallTarget t = ctx.facts.res.call_target(fid, f.def_id(ds));
+  if (t.kind != ir::CallTarget::Kind::Constructor || !t.cls.valid()) return false;
+  const ir::Class& c = ctx.ir.cls(t.cls);
+  ir::FunctionId get;
+  for (const auto& [name, fn] : c.methods)
+    if (ctx.ir.names.str(name) == "__getitem__") get = fn;
+  if (!get.valid()) return false;
+  for (const ir::Inst& in : ctx.ir.fn(get).insts)
+    if (in.op == ir::Op::Call) return false;
+  return true;
+}
+
 }  // namespace
 
 void check(const CheckContext& ctx, DiagSink& out) {
@@ -81,7 +112,7 @@ void check(const CheckContext& ctx, DiagSink& out) {
       if (in.op != ir::Op::Call || !is_dataloader(ctx, fid, ir::InstId(i))) continue;
       if (!asked) {
         asked = true;
-        applies = trains_in_loop(ctx) && uses_cuda(ctx);
+        applies = trains_in_loop(ctx) && uses_cuda(ctx) && is_program(ctx);
       }
       if (!applies) return;
       // DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler,
@@ -91,7 +122,7 @@ void check(const CheckContext& ctx, DiagSink& out) {
       bool no_workers = workers == BoolArg::Absent || workers == BoolArg::False;
       bool no_pin = pin == BoolArg::Absent || pin == BoolArg::False;
       if (!no_workers && !no_pin) continue;
-      if (dataset_on_device(ctx, fid, f, in)) continue;
+      if (dataset_on_device(ctx, fid, f, in) || nothing_to_load(ctx, fid, f, in)) continue;
       std::string text = call_text(ctx, f, in);
       std::string why_workers =
           workers == BoolArg::Absent ? "`num_workers` unset" : "`num_workers=0`";

@@ -15,11 +15,14 @@
 // Fix: compare on the device and sync once: `correct += (preds ==
 //   labels).sum().item()`.
 // Not flagged: one `.item()` per step for logging (or per micro-batch of
-//   a loop that itself backwards), per-element loops only some steps run
+//   a loop that itself backwards, or per entry of a dict of loss terms:
+//   `{k: v.item() for k, v in losses.items()}`), per-element loops only some steps run
 //   (`if step % eval_every == 0`), syncs outside the
 //   training step (evaluation helpers), syncs under no_grad (a validation
 //   pass run from the step loop), syncs of values fixed for the inner loop,
-//   synchronize under a condition (a logging interval), and synchronize in
+//   synchronize under a condition (a logging interval), synchronize followed
+//   in the same step by a `.item()` every step runs (that copy waits for the
+//   same queue: the synchronize adds nothing), and synchronize in
 //   files not run as a program (test suites, libraries: no `__name__` test,
 //   no `parse_args()`) or in `test_*` functions.
 // TODO(checks): `print(tensor)` per element is not recognized yet.
@@ -50,14 +53,17 @@ Fix
 
 Not flagged
   - one `.item()` per step for logging, or per micro-batch of an inner
-    loop that itself runs backward (gradient accumulation)
+    loop that itself runs backward (gradient accumulation), or per entry
+    of a dict of loss terms (`{k: v.item() for k, v in losses.items()}`)
   - per-element loops that only some steps run (`if step % eval_every == 0:`)
   - syncs outside the training step (an evaluation helper), and under
     no_grad (a validation pass run every N steps from the step loop)
   - `torch.cuda.synchronize()` in files not run as a program (test suites,
     libraries) and in `test_*` functions
   - syncs of values that do not change within the inner loop
-  - `torch.cuda.synchronize()` under a condition (a logging interval)
+  - `torch.cuda.synchronize()` under a condition (a logging interval), or
+    followed later in the step by a `.item()` that runs every step (that
+    copy waits for the same queue, so the synchronize adds no stall)
 )";
 
 
@@ -82,7 +88,8 @@ class Rule {
       if (l == UINT32_MAX) continue;
       TorchCall k = torch_call(ctx_, fid_, id);
       if (k == TorchCall::CudaSynchronize) {
-        if (steps_in(l) && every_iteration(id, l) && !in_test() && run_as_program())
+        if (steps_in(l) && every_iteration(id, l) && !in_test() && run_as_program() &&
+            !synced_after(id, l))
           out.report(make_diagnostic(
               kRule, in.span,
               "`" + call_text(ctx_, f_, in) +
@@ -102,6 +109,7 @@ class Rule {
       // Under no_grad the inner loop is a validation pass run from the
       // step loop (every N steps), one sync per batch: not per element.
       if (dataflow::under_no_grad(ctx_.facts, fid_, id)) continue;
+      if (over_dict(l)) continue;
       ir::ValueId recv = call_receiver(f_, in);
       if (!recv.valid() || !defined_in(recv, l)) continue;
       Diagnostic d = make_diagnostic(
@@ -141,6 +149,39 @@ class Rule {
   }
 
   ir::InstId first_inst(ir::BlockId b) const { return ir::InstId(f_.block(b).first); }
+
+  /// Loop `l` runs over a dict (`d.items()`, `d.values()`, `d.keys()`):
+  /// the loss terms or metrics of the step, a handful fixed by the code,
+  /// logged once per step, not one per sample of the batch.
+  bool over_dict(uint32_t l) const {
+    const ir::Inst& head = f_.terminator(li_.loops[l].header);
+    if (head.op != ir::Op::ForIter) return false;
+    ir::ValueId it = f_.operands(head)[0];
+    if (f_.def(it).op != ir::Op::GetIter) return false;
+    ir::ValueId src = f_.operands(f_.def(it))[0];
+    if (f_.def(src).op != ir::Op::Call) return false;
+    std::string_view m = call_method(ctx_, f_, f_.def(src));
+    return m == "items" || m == "values" || m == "keys";
+  }
+
+  /// After the synchronize, later in the same iteration of step loop `l`,
+  /// a device-to-host copy runs on every iteration (`loss.item()` for the
+  /// log): that copy waits for the same queue, so the synchronize costs
+  /// nothing more (it only makes a timer read after it exact).
+  bool synced_after(ir::InstId sync, uint32_t l) const {
+    ir::BlockId header = li_.loops[l].header;
+    bool found = false;
+    reachable(f_, sync, [&](ir::InstId j, const ir::Inst& in) {
+      if (f_.block_of(j) == header && j == first_inst(header)) return PathStep::Kill;
+      if (found || in.op != ir::Op::Call || li_.loop_of(f_.block_of(j)) != l) return PathStep::Pass;
+      TorchCall k = torch_call(ctx_, fid_, j);
+      if ((k == TorchCall::Item || k == TorchCall::ToList || k == TorchCall::Numpy) &&
+          every_iteration(j, l))
+        found = true;
+      return PathStep::Pass;
+    });
+    return found;
+  }
 
   /// A test of a test suite (`test_*`): it synchronizes to check results
   /// step by step, on purpose.

@@ -5,9 +5,11 @@
 //     loader's variable or its dataset says val / valid / validation / test
 //     / eval / dev (`val_loader`, `test_set`, `MNIST(..., train=False)`,
 //     `split="test"`), and no loop over the loader trains;
-//   - `torch.backends.cudnn.benchmark = True` in a file whose DataLoader
-//     pads each batch to its own longest sequence (a `collate_fn` of the
-//     file that calls `pad_sequence`).
+//   - `torch.backends.cudnn.benchmark = True` in a file that builds a
+//     convolution and whose DataLoader pads each batch to its own longest
+//     sequence (a `collate_fn` of the file that calls `pad_sequence`, or
+//     pads to the `max(...)` of the batch: `torch.zeros(n, max_len)`,
+//     `F.pad(x, (0, max_len - len(x)))`).
 // Why it costs: a shuffled evaluation gives the same metrics in a random
 //   order: predictions saved per batch no longer line up with the dataset,
 //   two runs cannot be compared batch by batch, and a metric that depends on
@@ -24,8 +26,14 @@
 //   steps), names that also say train (`trainval_loader`), a shuffle the
 //   file does not fix or `**kwargs`, cudnn.benchmark with fixed-size inputs
 //   (resized images, fixed-length sequences: nothing the rule can see
-//   varies), and variable shapes it cannot see (the last partial batch,
-//   images of mixed sizes) — the rule stays quiet rather than guess.
+//   varies), files that build no convolution (benchmark mode only picks
+//   convolution algorithms: a padded LSTM or transformer is unaffected),
+//   and variable shapes it cannot see or that repeat: the last partial
+//   batch, images of mixed sizes, `DataLoader(batch_size=None)` (the
+//   dataset decides the shapes), a collate returning lists (the model may
+//   resize them to one size), random multi-scale training that picks one
+//   of a few sizes per batch (each size is tuned once and then cached, so
+//   benchmark still pays off) — the rule stays quiet rather than guess.
 #include <algorithm>
 
 #include "checks/facts.h"
@@ -40,9 +48,10 @@ What it finds
     loader's variable or its dataset says val, valid, validation, test,
     eval or dev (`val_loader`, `test_set`, `MNIST(..., train=False)`,
     `split="test"`), and no loop over the loader trains;
-  - `torch.backends.cudnn.benchmark = True` in a file whose DataLoader
-    pads each batch to its own longest sequence (a `collate_fn` of the
-    file that calls `pad_sequence`).
+  - `torch.backends.cudnn.benchmark = True` in a file that builds a
+    convolution and whose DataLoader pads each batch to its own longest
+    sequence (a `collate_fn` of the file that calls `pad_sequence`, or
+    pads to the `max(...)` of the batch).
 
 Why it costs
   a shuffled evaluation gives the same metrics in a random order:
@@ -66,8 +75,14 @@ Not flagged
   - a shuffle the file does not fix, and `**kwargs`
   - cudnn.benchmark with fixed-size inputs (resized images, fixed-length
     sequences)
-  - variable shapes the rule cannot see: the last partial batch, images of
-    mixed sizes, padding done outside the file's collate function
+  - files that build no convolution: benchmark mode only chooses
+    convolution algorithms, so a padded LSTM or transformer is unaffected
+  - variable shapes the rule cannot see or that repeat: the last partial
+    batch, images of mixed sizes, padding done outside the file's collate
+    function, `DataLoader(batch_size=None)` (the dataset decides the
+    shapes), a collate that returns lists (the model may resize them to
+    one size), random multi-scale training over a few sizes (each size is
+    tuned once and cached, so benchmark still pays off)
 )";
 
 namespace {
@@ -97,40 +112,6 @@ bool eval_dataset(const CheckContext& ctx, ir::FunctionId fid, const ir::Functio
   return dataflow::bool_arg(ctx.ir, ctx.facts.res, fid, d, -1, "train") == dataflow::BoolArg::False;
 }
 
-/// A loop over the loader (directly or through enumerate / tqdm / zip)
-/// backwards or steps.
-bool trained_on(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId lv) {
-  const ir::Function& f = ctx.ir.fn(fid);
-  const ir::LoopInfo& li = loops_of(ctx, fid);
-  for (uint32_t i = 0; i < f.insts.size(); ++i) {
-    const ir::Inst& it = f.insts[i];
-    if (it.op == ir::Op::Call && calls_file_function(ctx, fid, ir::InstId(i))) {
-      auto ops = f.operands(it);
-      if (std::find(ops.begin() + 1, ops.end(), lv) != ops.end() &&
-          (call_effects(ctx, fid, ir::InstId(i)) & (dataflow::kBackward | dataflow::kOptimizerStep)))
-        return true;
-      continue;
-    }
-    if (it.op != ir::Op::GetIter || !it.result.valid()) continue;
-    ir::ValueId src = f.operands(it)[0];
-    bool ours = src == lv;
-    if (!ours && f.def(src).op == ir::Op::Call) {
-      auto ops = f.operands(f.def(src));
-      ours = std::find(ops.begin() + 1, ops.end(), lv) != ops.end();
-    }
-    if (!ours) continue;
-    for (uint32_t j = 0; j < f.insts.size(); ++j) {
-      const ir::Inst& fi = f.insts[j];
-      if (fi.op != ir::Op::ForIter || f.operands(fi)[0] != it.result) continue;
-      uint32_t l = li.loop_with_header(f.block_of(ir::InstId(j)));
-      if (l == UINT32_MAX) continue;
-      for (ir::InstId k : loop_insts(ctx, fid, l))
-        if (call_effects(ctx, fid, k) & (dataflow::kBackward | dataflow::kOptimizerStep)) return true;
-    }
-  }
-  return false;
-}
-
 void check_shuffled_eval(const CheckContext& ctx, ir::FunctionId fid, ir::InstId li, DiagSink& out) {
   const ir::Function& f = ctx.ir.fn(fid);
   const ir::Inst& in = f.inst(li);
@@ -153,8 +134,42 @@ void check_shuffled_eval(const CheckContext& ctx, ir::FunctionId fid, ir::InstId
   out.report(std::move(d));
 }
 
-/// The file's function a `collate_fn=` argument names, when it pads with
-/// pad_sequence: the batch's own longest length sets the shape.
+/// A call that builds or pads a tensor to a given size: torch factories,
+/// `F.pad`, `x.new_zeros(...)`.
+bool sizes_tensor(const CheckContext& ctx, ir::FunctionId g, const ir::Function& gf, ir::InstId i) {
+  std::string n = call_target_name(ctx, g, i);
+  static constexpr std::string_view kNames[] = {
+      "torch.zeros", "torch.ones", "torch.full", "torch.empty", "torch.nn.functional.pad"};
+  if (std::find(std::begin(kNames), std::end(kNames), n) != std::end(kNames)) return true;
+  std::string_view m = call_method(ctx, gf, gf.inst(i));
+  return m == "new_zeros" || m == "new_ones" || m == "new_full" || m == "new_empty";
+}
+
+/// `max(...)` in function `g` whose result reaches the size of a tensor it
+/// builds or pads (directly, through arithmetic, or in a size tuple):
+/// `max_len = max(len(s) for s in batch)`, `torch.zeros(n, max_len)`.
+bool pads_to_batch_max(const CheckContext& ctx, ir::FunctionId g) {
+  const ir::Function& gf = ctx.ir.fn(g);
+  for (uint32_t i = 0; i < gf.insts.size(); ++i) {
+    if (gf.insts[i].op != ir::Op::Call || !gf.insts[i].result.valid() ||
+        call_target_name(ctx, g, ir::InstId(i)) != "builtins.max")
+      continue;
+    std::vector<ir::ValueId> work{gf.insts[i].result};
+    for (size_t k = 0; k < work.size() && work.size() < 32; ++k)
+      for (ir::InstId u : users_of(gf, work[k])) {
+        const ir::Inst& ui = gf.inst(u);
+        if (ui.op == ir::Op::Call && sizes_tensor(ctx, g, gf, u)) return true;
+        if ((ui.op == ir::Op::BinOp || ui.op == ir::Op::BuildTuple || ui.op == ir::Op::BuildList) &&
+            ui.result.valid())
+          work.push_back(ui.result);
+      }
+  }
+  return false;
+}
+
+/// The file's function a `collate_fn=` argument names, when it pads each
+/// batch to its own longest sequence: it calls pad_sequence, or pads to
+/// the `max(...)` of the batch.
 bool pads_per_batch(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId fn) {
   if (!fn.valid()) return false;
   const ir::Referent& r = ctx.facts.res.ref(fid, fn);
@@ -164,6 +179,23 @@ bool pads_per_batch(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId fn)
   for (uint32_t i = 0; i < gf.insts.size(); ++i) {
     if (gf.insts[i].op != ir::Op::Call) continue;
     if (call_target_name(ctx, g, ir::InstId(i)) == "torch.nn.utils.rnn.pad_sequence") return true;
+  }
+  return pads_to_batch_max(ctx, g);
+}
+
+/// The file builds a convolution: cuDNN's benchmark mode chooses
+/// convolution algorithms, so without one it changes nothing.
+bool builds_convolution(const CheckContext& ctx) {
+  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
+    ir::FunctionId fid(fi);
+    const ir::Function& f = ctx.ir.fn(fid);
+    for (uint32_t i = 0; i < f.insts.size(); ++i) {
+      if (f.insts[i].op != ir::Op::Call) continue;
+      std::string n = call_target_name(ctx, fid, ir::InstId(i));
+      if (n.starts_with("torch.nn.Conv") || n.starts_with("torch.nn.ConvTranspose") ||
+          n.starts_with("torch.nn.functional.conv"))
+        return true;
+    }
   }
   return false;
 }
@@ -191,13 +223,13 @@ void check(const CheckContext& ctx, DiagSink& out) {
       if (!padded && pads_per_batch(ctx, fid, call_arg(ctx, f, in, 6, "collate_fn"))) padded = &in;
     }
   }
-  if (!benchmark || !padded) return;
+  if (!benchmark || !padded || !builds_convolution(ctx)) return;
   Diagnostic d = make_diagnostic(
       kRule, benchmark->span,
       "`torch.backends.cudnn.benchmark = True` while the DataLoader pads each batch to its own "
       "longest sequence; every new shape reruns cuDNN's autotuner instead of reusing a kernel",
       "leave `cudnn.benchmark` off, or pad to a few fixed lengths (buckets) so shapes repeat");
-  d.notes.push_back({padded->span, "batches padded with `pad_sequence` in its `collate_fn`"});
+  d.notes.push_back({padded->span, "batches padded to their own longest sequence in its `collate_fn`"});
   out.report(std::move(d));
 }
 

@@ -22,10 +22,18 @@
 //   condition: it is not evaluated); validation helpers that restore
 //   `train()`; eval of a different object than the trained model (frozen
 //   batch-norm layers `m.eval()` over `model.modules()`, a teacher model);
-//   eval after the last training step.
+//   eval after the last training step; a training helper that sets the mode
+//   itself (`model.eval()` or `model.train()` before each of its steps:
+//   what the caller left does not matter); in a file that freezes
+//   parameters (`requires_grad = False`), `model.eval()` placed before the
+//   training loop on purpose (linear probing of a frozen backbone keeps its
+//   batch-norm statistics fixed, as MoCo's linear evaluation does): no
+//   loop runs both, and the function sets the mode itself on every path to
+//   the step.
 #include <algorithm>
 
 #include "checks/facts.h"
+#include "ir/cfg.h"
 
 namespace tpf::checks::eval_without_train {
 
@@ -70,6 +78,13 @@ Not flagged
   - `eval()` on an object that is not the trained model (batch-norm layers
     frozen in a loop over `model.modules()`, a teacher or EMA model)
   - `model.eval()` after the last training step
+  - a training helper that sets the mode itself (`model.eval()` or
+    `model.train()` before each of its steps)
+  - in a file that freezes parameters (`requires_grad = False`),
+    `model.eval()` before the training loop, outside any loop that runs
+    both, in a function that sets the mode itself on every path to the
+    step: training a head on a frozen backbone in eval mode keeps the
+    backbone's batch-norm statistics fixed on purpose (linear probing)
 )";
 
 namespace {
@@ -87,7 +102,7 @@ class Rule {
       ir::InstId e(i);
       if (!is_eval(e)) continue;
       auto visit = [&](ir::InstId j, const ir::Inst&) {
-        if (restores_train(j)) return PathStep::Kill;
+        if (restores_train(j) || sets_own_mode(j)) return PathStep::Kill;
         return is_step(j) ? PathStep::Target : PathStep::Pass;
       };
       std::vector<ir::InstId> steps = reachable(f_, e, visit);
@@ -98,6 +113,7 @@ class Rule {
       // evaluated, so stay quiet.
       uint32_t l = common_loop(ctx_, fid_, e, s);
       if (l != UINT32_MAX && loop_restores(l)) continue;
+      if (l == UINT32_MAX && deliberate_eval_training(e, s)) continue;
       report(e, s, out);
     }
   }
@@ -215,6 +231,73 @@ class Rule {
     const ir::Referent& ref = ctx_.facts.res.ref(fid_, r);
     return ref.kind == ir::Referent::Kind::Result &&
            ctx_.ir.names.str(ref.path()).starts_with("torch.optim.");
+  }
+
+  /// A call of a training helper of the file that puts its model in a
+  /// mode itself before each of its steps (`model.eval()` for linear
+  /// probing, `model.train()`): the mode the caller left does not reach a
+  /// step.
+  bool sets_own_mode(ir::InstId i) const {
+    const ir::Inst& in = f_.inst(i);
+    if (in.op != ir::Op::Call || !calls_file_function(ctx_, fid_, i) ||
+        !(call_effects(ctx_, fid_, i) & dataflow::kOptimizerStep))
+      return false;
+    ir::FunctionId g = ctx_.facts.summaries.callee(fid_, i);
+    if (!g.valid() || g == fid_) return false;
+    Rule inner(ctx_, g);
+    const ir::Function& gf = ctx_.ir.fn(g);
+    const ir::DomTree& dom = ctx_.facts.dom(ctx_.ir, g);
+    std::vector<ir::InstId> modes, steps;
+    for (uint32_t j = 0; j < gf.insts.size(); ++j) {
+      const ir::Inst& x = gf.insts[j];
+      if (x.op != ir::Op::Call) continue;
+      TorchCall k = torch_call(ctx_, g, ir::InstId(j));
+      if ((k == TorchCall::Eval || k == TorchCall::Train) &&
+          inner.trains(access_key(ctx_, g, call_receiver(gf, x))))
+        modes.push_back(ir::InstId(j));
+      else if (inner.is_step(ir::InstId(j)))
+        steps.push_back(ir::InstId(j));
+    }
+    if (steps.empty()) return false;
+    for (ir::InstId st : steps) {
+      bool set = false;
+      for (ir::InstId m : modes) set |= dom.dominates(gf, m, st);
+      if (!set) return false;
+    }
+    return true;
+  }
+
+  /// `model.eval()` with no loop around it and the step `s`, in a function
+  /// that sets the mode itself on every path to `s` (this eval, or an
+  /// eval/train chosen by a branch), in a file that freezes parameters:
+  /// eval mode chosen for the training itself (a linear probe on frozen
+  /// features), not left over from validation.
+  bool deliberate_eval_training(ir::InstId e, ir::InstId s) const {
+    if (torch_call(ctx_, fid_, e) != TorchCall::Eval) return false;
+    auto mode = [&](ir::InstId j, const ir::Inst& in) {
+      if (in.op != ir::Op::Call) return PathStep::Pass;
+      TorchCall k = torch_call(ctx_, fid_, j);
+      if ((k == TorchCall::Eval || k == TorchCall::Train) &&
+          trains(access_key(ctx_, fid_, call_receiver(f_, in))))
+        return PathStep::Kill;
+      return j == s ? PathStep::Target : PathStep::Pass;
+    };
+    if (!reachable(f_, ir::InstId(f_.block(ir::BlockId(0)).first), mode).empty()) return false;
+    for (uint32_t fi = 0; fi < ctx_.ir.functions.size(); ++fi) {
+      ir::FunctionId g(fi);
+      const ir::Function& gf = ctx_.ir.fn(g);
+      for (const ir::Inst& in : gf.insts) {
+        ir::ValueId flag;
+        if (in.op == ir::Op::SetAttr && ctx_.ir.names.str(in.aux) == "requires_grad")
+          flag = gf.operands(in)[1];
+        else if (in.op == ir::Op::Call && call_method(ctx_, gf, in) == "requires_grad_")
+          flag = call_arg(ctx_, gf, in, 0, "requires_grad");
+        if (!flag.valid()) continue;
+        const ir::ConstValue& c = ctx_.facts.res.constant(g, flag);
+        if (c.kind == ir::ConstValue::Kind::Bool && c.i == 0) return true;
+      }
+    }
+    return false;
   }
 
   bool loop_restores(uint32_t loop) const {

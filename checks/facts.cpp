@@ -110,6 +110,15 @@ std::string call_text(const CheckContext& ctx, const ir::Function& f, const ir::
 
 std::string value_text(const CheckContext& ctx, const ir::Function& f, ValueId v) {
   if (!v.valid()) return {};
+  // A phi has no expression of its own (its span is where the branches
+  // join): name the variable it merges. A parameter: its name only.
+  if (f.def(v).op == Op::Param)  // not its annotation or default
+    return std::string(ctx.ir.names.str(f.params[f.def(v).aux].name));
+  if (f.def(v).op == Op::Phi) {
+    ir::VarId var = f.values[v.v].var;
+    if (var.valid() && f.vars[var.v].name != ir::kNoSymbol)
+      return std::string(ctx.ir.names.str(f.vars[var.v].name));
+  }
   return one_line(source_text(ctx, f.def(v).span));
 }
 
@@ -612,6 +621,38 @@ bool has_unpacked_args(const ir::Function& f, const ir::Inst& call) {
   if (c.star_mask) return true;
   for (uint32_t k = 0; k < c.nkw; ++k)
     if (f.kw_names[c.kw_first + k] == ir::kNoSymbol) return true;
+  return false;
+}
+
+bool trained_on(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId lv) {
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::LoopInfo& li = loops_of(ctx, fid);
+  for (uint32_t i = 0; i < f.insts.size(); ++i) {
+    const ir::Inst& it = f.insts[i];
+    if (it.op == ir::Op::Call && calls_file_function(ctx, fid, ir::InstId(i))) {
+      auto ops = f.operands(it);
+      if (std::find(ops.begin() + 1, ops.end(), lv) != ops.end() &&
+          (call_effects(ctx, fid, ir::InstId(i)) & (dataflow::kBackward | dataflow::kOptimizerStep)))
+        return true;
+      continue;
+    }
+    if (it.op != ir::Op::GetIter || !it.result.valid()) continue;
+    ir::ValueId src = f.operands(it)[0];
+    bool ours = src == lv;
+    if (!ours && f.def(src).op == ir::Op::Call) {
+      auto ops = f.operands(f.def(src));
+      ours = std::find(ops.begin() + 1, ops.end(), lv) != ops.end();
+    }
+    if (!ours) continue;
+    for (uint32_t j = 0; j < f.insts.size(); ++j) {
+      const ir::Inst& fi = f.insts[j];
+      if (fi.op != ir::Op::ForIter || f.operands(fi)[0] != it.result) continue;
+      uint32_t l = li.loop_with_header(f.block_of(ir::InstId(j)));
+      if (l == UINT32_MAX) continue;
+      for (ir::InstId k : loop_insts(ctx, fid, l))
+        if (call_effects(ctx, fid, k) & (dataflow::kBackward | dataflow::kOptimizerStep)) return true;
+    }
+  }
   return false;
 }
 

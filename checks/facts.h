@@ -152,6 +152,10 @@ bool is_dataloader(const CheckContext& ctx, ir::FunctionId f, ir::InstId i);
 /// The call unpacks `*args` or `**kwargs`: an argument not written out may
 /// be among them.
 bool has_unpacked_args(const ir::Function& f, const ir::Inst& call);
+/// A loop over the loader value (directly or through enumerate / tqdm /
+/// zip) backwards or steps, or the loader is handed to a function of the
+/// file that does.
+bool trained_on(const CheckContext& ctx, ir::FunctionId f, ir::ValueId loader);
 /// The file runs a training step (`backward()` or `optimizer.step()`,
 /// directly) inside a loop: a training script, not library code.
 bool trains_in_loop(const CheckContext& ctx);

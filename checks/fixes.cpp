@@ -95,6 +95,152 @@ std::optional<Edit> insert_line_after(const CheckContext& ctx, Span span, std::s
   return Edit{{p, p}, eol + std::string(indent) + std::string(code) + eol};
 }
 
+std::span<const NodeId> enclosing_block(const CheckContext& ctx, NodeId stmt, size_t& index) {
+  namespace S = ast::slot;
+  const auto& nodes = ctx.ast.nodes;
+  auto find = [&](std::span<const NodeId> list) {
+    for (size_t i = 0; i < list.size(); ++i)
+      if (list[i] == stmt) {
+        index = i;
+        return true;
+      }
+    return false;
+  };
+  for (uint32_t i = 0; i < nodes.size(); ++i) {
+    NodeId n{i};
+    const Span& s = nodes[i].span;
+    if (i != ctx.ast.root.v && (s.begin > ctx.ast[stmt].span.begin || s.end < ctx.ast[stmt].span.end))
+      continue;
+    int slots[4] = {-1, -1, -1, -1};
+    switch (nodes[i].kind) {
+      case NodeKind::Module: slots[0] = S::Module::body; break;
+      case NodeKind::FunctionDef: slots[0] = S::FunctionDef::body; break;
+      case NodeKind::AsyncFunctionDef: slots[0] = S::AsyncFunctionDef::body; break;
+      case NodeKind::ClassDef: slots[0] = S::ClassDef::body; break;
+      case NodeKind::For: slots[0] = S::For::body, slots[1] = S::For::orelse; break;
+      case NodeKind::AsyncFor: slots[0] = S::AsyncFor::body, slots[1] = S::AsyncFor::orelse; break;
+      case NodeKind::While: slots[0] = S::While::body, slots[1] = S::While::orelse; break;
+      case NodeKind::If: slots[0] = S::If::body, slots[1] = S::If::orelse; break;
+      case NodeKind::With: slots[0] = S::With::body; break;
+      case NodeKind::AsyncWith: slots[0] = S::AsyncWith::body; break;
+      case NodeKind::Try:
+        slots[0] = S::Try::body, slots[1] = S::Try::orelse, slots[2] = S::Try::finalbody;
+        break;
+      case NodeKind::TryStar:
+        slots[0] = S::TryStar::body, slots[1] = S::TryStar::orelse, slots[2] = S::TryStar::finalbody;
+        break;
+      case NodeKind::ExceptHandler: slots[0] = S::ExceptHandler::body; break;
+      case NodeKind::match_case: slots[0] = S::match_case::body; break;
+      default: continue;
+    }
+    for (int sl : slots)
+      if (sl >= 0 && find(ctx.ast.children(n, sl))) return ctx.ast.children(n, sl);
+  }
+  return {};
+}
+
+bool is_simple_statement(const CheckContext& ctx, NodeId stmt) {
+  switch (ctx.ast[stmt].kind) {
+    case NodeKind::Expr:
+    case NodeKind::Assign:
+    case NodeKind::AugAssign:
+    case NodeKind::AnnAssign:
+    case NodeKind::Pass:
+      return true;
+    default:
+      return false;
+  }
+}
+
+namespace {
+
+/// The end of the line holding `offset`'s statement tail: past blanks and a
+/// comment; the offset of the line ending, or npos when code follows.
+uint32_t tail_end(std::string_view text, uint32_t p) {
+  while (p < text.size() && blank(text[p])) ++p;
+  if (p < text.size() && text[p] == '#')
+    while (p < text.size() && !newline(text[p])) ++p;
+  if (p < text.size() && !newline(text[p])) return UINT32_MAX;
+  return p;
+}
+
+/// The statement starts its line (only blanks before it) and the blanks do
+/// not mix tabs into spaces; its indentation, or nullopt.
+std::optional<std::string_view> own_indent(const CheckContext& ctx, NodeId stmt) {
+  std::string_view text = ctx.src.text;
+  Span s = ctx.ast[stmt].span;
+  uint32_t lb = line_begin(ctx, s.begin);
+  std::string_view indent = text.substr(lb, s.begin - lb);
+  for (char c : indent)
+    if (!blank(c)) return std::nullopt;
+  if (indent.find('\t') != std::string_view::npos && indent.find(' ') != std::string_view::npos)
+    return std::nullopt;
+  return indent;
+}
+
+}  // namespace
+
+std::optional<std::string> movable_line(const CheckContext& ctx, NodeId stmt) {
+  if (!stmt.valid() || !own_indent(ctx, stmt)) return std::nullopt;
+  std::string_view text = ctx.src.text;
+  Span s = ctx.ast[stmt].span;
+  if (text.substr(s.begin, s.end - s.begin).find_first_of("\r\n") != std::string_view::npos)
+    return std::nullopt;
+  uint32_t e = tail_end(text, s.end);
+  if (e == UINT32_MAX) return std::nullopt;
+  while (e > s.end && blank(text[e - 1])) --e;
+  return std::string(text.substr(s.begin, e - s.begin));
+}
+
+std::optional<Edit> remove_line(const CheckContext& ctx, NodeId stmt) {
+  if (!movable_line(ctx, stmt)) return std::nullopt;
+  std::string_view text = ctx.src.text;
+  Span s = ctx.ast[stmt].span;
+  uint32_t lb = line_begin(ctx, s.begin);
+  uint32_t e = tail_end(text, s.end);
+  if (e < text.size()) e += (text[e] == '\r' && e + 1 < text.size() && text[e + 1] == '\n') ? 2 : 1;
+  return Edit{{lb, e}, ""};
+}
+
+std::optional<Edit> insert_line_before(const CheckContext& ctx, NodeId stmt, std::string_view code) {
+  std::optional<std::string_view> indent = own_indent(ctx, stmt);
+  if (!indent) return std::nullopt;
+  std::string_view text = ctx.src.text;
+  uint32_t lb = line_begin(ctx, ctx.ast[stmt].span.begin);
+  // The statement's own line ending (a file keeps its style).
+  std::string eol = "\n";
+  size_t e = text.find_first_of("\r\n", ctx.ast[stmt].span.begin);
+  if (e != std::string_view::npos && text[e] == '\r')
+    eol = e + 1 < text.size() && text[e + 1] == '\n' ? "\r\n" : "\r";
+  return Edit{{lb, lb}, std::string(*indent) + std::string(code) + eol};
+}
+
+std::optional<Fix> move_statement(const CheckContext& ctx, NodeId stmt, NodeId after, NodeId before,
+                                  std::string title) {
+  std::optional<std::string> line = movable_line(ctx, stmt);
+  std::optional<Edit> cut = remove_line(ctx, stmt);
+  if (!line || !cut) return std::nullopt;
+  std::optional<Edit> put;
+  if (after.valid()) {
+    if (ctx.ast[after].span.begin < ctx.ast[stmt].span.end) return std::nullopt;
+    put = insert_line_after(ctx, ctx.ast[after].span, *line);
+  } else if (before.valid()) {
+    if (ctx.ast[before].span.end > ctx.ast[stmt].span.begin) return std::nullopt;
+    put = insert_line_before(ctx, before, *line);
+  }
+  if (!put) return std::nullopt;
+  Fix f;
+  f.title = std::move(title);
+  if (put->span.begin < cut->span.begin) {
+    f.edits.push_back(std::move(*put));
+    f.edits.push_back(std::move(*cut));
+  } else {
+    f.edits.push_back(std::move(*cut));
+    f.edits.push_back(std::move(*put));
+  }
+  return f;
+}
+
 std::optional<Edit> remove_element(const CheckContext& ctx, std::span<const NodeId> elts,
                                    size_t index) {
   if (elts.size() < 2 || index >= elts.size()) return std::nullopt;

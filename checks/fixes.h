@@ -38,6 +38,41 @@ Edit append_to(const CheckContext& ctx, ast::NodeId e, std::string_view suffix);
 /// continuation) or its indentation mixes tabs into spaces.
 std::optional<Edit> insert_line_after(const CheckContext& ctx, Span span, std::string_view code);
 
+/// The statement list holding statement `stmt` (a body, an `else`, a
+/// handler's or a case's body) and its index there; empty when not found.
+std::span<const ast::NodeId> enclosing_block(const CheckContext& ctx, ast::NodeId stmt,
+                                             size_t& index);
+
+/// The statement is simple: an expression, an assignment or `pass`. No
+/// control flow (no compound statement, `return`, `break`, `continue`,
+/// `raise`), so the statements after it in its block run whenever it does.
+bool is_simple_statement(const CheckContext& ctx, ast::NodeId stmt);
+
+/// The statement, as a line that can be moved: it is on one line of its
+/// own (blanks before it, at most a comment after it), the indentation
+/// does not mix tabs into spaces. Its text from the first character to the
+/// end of the line, comment included, without the line ending; nullopt
+/// otherwise.
+std::optional<std::string> movable_line(const CheckContext& ctx, ast::NodeId stmt);
+
+/// Removes the line of a statement movable_line accepts, line ending
+/// included.
+std::optional<Edit> remove_line(const CheckContext& ctx, ast::NodeId stmt);
+
+/// A new line `code` right before statement `stmt`, at its indentation.
+/// Refused when something precedes the statement on its line (`for e in
+/// r: train()`) or the indentation mixes tabs into spaces.
+std::optional<Edit> insert_line_before(const CheckContext& ctx, ast::NodeId stmt,
+                                       std::string_view code);
+
+/// Moves the lone statement `stmt` (see movable_line) to a new line right
+/// after statement `after` (compound statements: after their last line),
+/// or right before statement `before`: two edits, the removal and the
+/// insertion. Both statements must be in the same block so the
+/// indentation stays right.
+std::optional<Fix> move_statement(const CheckContext& ctx, ast::NodeId stmt, ast::NodeId after,
+                                  ast::NodeId before, std::string title);
+
 /// Removes element `elt` of a list-like node (a call's arguments, a list
 /// or tuple): its own line when it has one, else it and the comma before
 /// it. Refused for the only element.

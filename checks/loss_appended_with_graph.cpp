@@ -24,7 +24,9 @@
 //   the loop; tensors written into a preallocated tensor (`buf[i] = x`);
 //   parameters collected into a list. With no backward in the loop, also
 //   silent when the container leaves the function (returned, stored on an
-//   object, handed to a call we cannot see), in nn.Module methods (a
+//   object, handed to a call we cannot see; also through an outer
+//   container it is put into: the rows of tiles a tiled VAE decode joins
+//   and returns), in nn.Module methods (a
 //   forward collecting features for the caller's loss), and when the grad
 //   state is only Unknown (a model handed in as a parameter).
 #include <optional>
@@ -71,7 +73,9 @@ Not flagged
   - values written into a preallocated tensor (`buf[i] = x`), parameters
     collected in a list
   - without a backward in the loop: containers returned or stored on an
-    object (a caller may still need the graphs), nn.Module methods
+    object, also through an outer container they are put into (a caller
+    may still need the graphs: rows of tiles joined into the returned
+    image), nn.Module methods
     (a forward collecting features), models the analysis cannot see
 )";
 
@@ -390,8 +394,23 @@ class Rule {
             if (calls_file_function(ctx_, fid_, ui)) u.escapes = true;
             ir::CallTarget t = ctx_.facts.res.call_target(fid_, ui);
             if (t.kind == ir::CallTarget::Kind::Unknown) u.escapes = true;
+            // Put into an outer container (`rows.append(row)`): follow that
+            // one too, its uses are this one's (tiles of a nested loop
+            // joined into the returned image).
+            std::string_view m = call_method(ctx_, f_, ins);
+            ValueId outer = call_receiver(f_, ins);
+            if ((m == "append" || m == "extend" || m == "insert" || m == "add" ||
+                 m == "appendleft") &&
+                outer.valid() && outer != v)
+              work.push_back(outer);
             break;
           }
+          case Op::ListAppend:
+          case Op::ListExtend:
+          case Op::SetAdd:
+          case Op::MapAdd:
+            if (f_.operands(ins)[0] != v) work.push_back(f_.operands(ins)[0]);
+            break;
           default:
             break;
         }

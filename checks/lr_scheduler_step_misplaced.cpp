@@ -20,6 +20,8 @@
 //         train_one_epoch(model, loader, optimizer)
 // Fix: call `scheduler.step()` after `optimizer.step()` (per batch for
 //   per-batch schedules, after the batch loop for epoch schedules).
+//   Autofix (order_fix, case 1 only): `scheduler.step()` moves below the
+//   statement of its block that runs the optimizer step.
 // Not flagged: per-batch schedulers stepped per batch (OneCycleLR,
 //   CyclicLR, LambdaLR, CosineAnnealingLR, transformers warmup schedules);
 //   schedulers whose kind or arguments are not known; `scheduler.step(epoch)`
@@ -28,6 +30,7 @@
 #include <algorithm>
 
 #include "checks/facts.h"
+#include "checks/fixes.h"
 
 namespace tpf::checks::lr_scheduler_step_misplaced {
 
@@ -254,7 +257,56 @@ class Rule {
                             "learning rate is skipped and every change comes one step early",
                         "call `" + xt + "` after `" + st + "`");
     d.notes.push_back({f_.inst(s).span, "the optimizer steps here, after the scheduler"});
+    d.fix = order_fix(x, s);
     out.report(std::move(d));
+  }
+
+  /// A `break` or `continue` inside `st` that leaves it (its loop is not
+  /// inside `st`): the statements after `st` would be skipped.
+  bool leaves_early(ast::NodeId st) const {
+    Span outer = ctx_.ast[st].span;
+    auto inside = [](Span a, Span b) { return b.begin <= a.begin && a.end <= b.end; };
+    for (const ast::Node& n : ctx_.ast.nodes) {
+      if ((n.kind != ast::NodeKind::Break && n.kind != ast::NodeKind::Continue) ||
+          !inside(n.span, outer))
+        continue;
+      bool own = false;
+      for (const ast::Node& l : ctx_.ast.nodes)
+        if ((l.kind == ast::NodeKind::For || l.kind == ast::NodeKind::AsyncFor ||
+             l.kind == ast::NodeKind::While) &&
+            inside(n.span, l.span) && inside(l.span, outer))
+          own = true;
+      if (!own) return true;
+    }
+    return false;
+  }
+
+  /// Moves `scheduler.step()` to just after the statement of its block
+  /// that holds the optimizer step (the step itself, the batch loop, the
+  /// call of a training helper), when only simple statements lie between
+  /// them and nothing in that statement breaks out of the block: the
+  /// scheduler then steps exactly as often as before, after the optimizer.
+  std::optional<Fix> order_fix(ir::InstId x, ir::InstId s) const {
+    ast::NodeId xst = statement_at(ctx_, f_.inst(x).span);
+    if (!xst.valid() || ctx_.ast[xst].kind != ast::NodeKind::Expr ||
+        !(ctx_.ast[xst].span == f_.inst(x).span))
+      return std::nullopt;
+    size_t xi = 0;
+    std::span<const ast::NodeId> block = enclosing_block(ctx_, xst, xi);
+    Span sp = f_.inst(s).span;
+    size_t si = block.size();
+    for (size_t k = 0; k < block.size(); ++k)
+      if (ctx_.ast[block[k]].span.begin <= sp.begin && sp.end <= ctx_.ast[block[k]].span.end) si = k;
+    if (si >= block.size() || si <= xi) return std::nullopt;
+    for (size_t k = xi + 1; k < si; ++k)
+      if (!is_simple_statement(ctx_, block[k])) return std::nullopt;
+    if (leaves_early(block[si])) return std::nullopt;
+    std::string xt = call_text(ctx_, f_, f_.inst(x)), st = call_text(ctx_, f_, f_.inst(s));
+    bool direct = statement_at(ctx_, sp) == block[si];
+    return move_statement(ctx_, xst, block[si], ast::kNoNode,
+                          "move `" + xt + "` " +
+                              (direct ? "after `" + st + "`"
+                                      : "below the statement that runs `" + st + "`"));
   }
 
   void report_per_batch(ir::InstId x, const std::string& kind, DiagSink& out) const {

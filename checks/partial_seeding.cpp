@@ -22,7 +22,8 @@
 //   (`np.random.default_rng(s)`, `random.Random(s)`), seeding through a
 //   known helper (`seed_everything`, `set_seed`, ...), no seeding at all
 //   next to a call of an imported start-up helper (`compute_init()`,
-//   `setup_distributed()`: it may seed out of sight), files that do not
+//   `setup_distributed()`: it may seed out of sight) or one handed over to
+//   be called later (`functools.partial(prepare_torch, ...)`), files that do not
 //   train, and modules not run as a program (library code, test suites).
 #include <algorithm>
 #include <bit>
@@ -66,8 +67,9 @@ Not flagged
     `random.Random(s)`, `torch.Generator().manual_seed(s)`
   - seeding through a known helper: `seed_everything`, `set_seed`, ...
   - no seeding at all in a script that calls an imported start-up helper
-    (`compute_init()`, `setup_distributed()`, `prepare_torch()`): it may
-    seed in a module this file does not show
+    (`compute_init()`, `setup_distributed()`, `prepare_torch()`), or hands
+    one over to be called later (`functools.partial(prepare_torch, ...)`,
+    `run(init_fn=setup)`): it may seed in a module this file does not show
   - files that do not train, and modules that are not run as a program
     (helpers, test suites): their caller seeds
 )";
@@ -187,6 +189,12 @@ void check(const CheckContext& ctx, DiagSink& out) {
       else if (name.starts_with("random.") && name != "random.getstate" &&
                name != "random.setstate")
         uses = kRandom;
+      // A start-up helper handed over to be called later
+      // (`functools.partial(prepare_torch, ...)`, `run(init_fn=setup)`).
+      for (size_t a = 1; a < in.nops && !setup_helper; ++a) {
+        ir::PathId q = ctx.facts.res.qualname(fid, f.operands(in)[a]);
+        if (q.valid() && is_setup_helper(ctx.ir.names.str(q))) setup_helper = true;
+      }
       if (seeds) {
         seeded |= seeds;
         if (!first_seed.valid()) first_seed = {fid, id};

@@ -15,7 +15,10 @@
 // Not flagged: batch tensors (they change every iteration), device-to-host
 //   copies (`.cpu()`, `.to("cpu")`), dtype casts (`.to(torch.float16)`),
 //   deliberate move-and-restore (the same object moved back to the host in
-//   the loop: offloading), moves in a loop that does not train (the epoch
+//   the loop: offloading), `.to(out.device)` with `out` computed in the
+//   loop (aligning devices: a no-op when the value is there already),
+//   sampling loops whose only `step` takes arguments (`scheduler.step(pred,
+//   t, latents)` is no optimizer step), moves in a loop that does not train (the epoch
 //   loop), and moves inside helpers called from the loop.
 #include "checks/facts.h"
 
@@ -47,7 +50,11 @@ Not flagged
     (`.to(torch.float16)`)
   - deliberate move-and-restore: the same object moved back to the host in
     the loop (offloading)
-  - moves in a loop that does not itself train (once per epoch)
+  - `.to(out.device)` with `out` computed in the loop: aligning devices, a
+    no-op when the value is on that device already
+  - moves in a loop that does not itself train (once per epoch), such as a
+    diffusion sampling loop (`scheduler.step(pred, t, latents)` is no
+    optimizer step)
   - moves inside helpers called from the loop
 )";
 
@@ -99,6 +106,17 @@ class Rule {
     const ir::ConstValue& c = ctx_.facts.res.constant(fid_, dev);
     if (c.kind == ir::ConstValue::Kind::Str) return c.s.starts_with("cuda");
     if (c.known()) return false;
+    // `.to(out.device)` with `out` computed in the loop: aligning with this
+    // iteration's tensor, a no-op when the value is there already (an
+    // embedding computed on the GPU before the loop); not known to copy.
+    const ir::Inst& dd = f_.def(dev);
+    if (dd.op == ir::Op::GetAttr && ctx_.ir.names.str(dd.aux) == "device") {
+      ir::InstId od = f_.def_id(f_.operands(dd)[0]);
+      uint32_t l = loops_of(ctx_, fid_).loop_of(f_.block_of(id));
+      if (od.valid() && l != UINT32_MAX && loops_of(ctx_, fid_).contains(l, f_.block_of(od)) &&
+          f_.def(f_.operands(dd)[0]).op != ir::Op::Param)
+        return false;
+    }
     std::string_view t = source_text(ctx_, f_.def(dev).span);
     return t.find("device") != std::string_view::npos || t.find("cuda") != std::string_view::npos;
   }
@@ -109,10 +127,24 @@ class Rule {
     const ir::LoopInfo& li = loops_of(ctx_, fid_);
     for (ir::InstId k : loop_insts(ctx_, fid_, l)) {
       if (li.loop_of(f_.block_of(k)) != l) continue;
-      if (call_effects(ctx_, fid_, k) & (dataflow::kBackward | dataflow::kOptimizerStep))
-        return true;
+      if (!(call_effects(ctx_, fid_, k) & (dataflow::kBackward | dataflow::kOptimizerStep)))
+        continue;
+      // `scheduler.step(noise_pred, t, latents)` in a diffusion sampling
+      // loop: a `step` with arguments is an optimizer's only on a
+      // torch.optim object (`opt.step(closure)`).
+      if (torch_call(ctx_, fid_, k) == TorchCall::OptimizerStep &&
+          positional_count(f_, f_.inst(k)) > 0 && !is_optimizer(call_receiver(f_, f_.inst(k))))
+        continue;
+      return true;
     }
     return false;
+  }
+
+  bool is_optimizer(ir::ValueId v) const {
+    if (!v.valid()) return false;
+    const ir::Referent& r = ctx_.facts.res.ref(fid_, v);
+    return r.kind == ir::Referent::Kind::Result &&
+           ctx_.ir.names.str(r.path()).starts_with("torch.optim.");
   }
 
   /// The value is the same every iteration of loop `l`: defined outside

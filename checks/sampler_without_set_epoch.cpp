@@ -15,7 +15,8 @@
 //     for epoch in range(epochs):
 //         for x, y in loader: ...
 // Fix: `sampler.set_epoch(epoch)` (or `loader.sampler.set_epoch(epoch)`)
-//   at the top of the epoch loop.
+//   at the top of the epoch loop. Autofix (set_epoch_fix): that line, for
+//   a sampler variable bound once and a `for <name> in range(...)` loop.
 // Not flagged: any `set_epoch(...)` call in the file (in the loop, in a
 //   helper, on `loader.sampler` or a batch sampler), `shuffle=False` or a
 //   shuffle the file does not fix (`shuffle=args.shuffle`), a single pass
@@ -26,6 +27,8 @@
 #include <algorithm>
 
 #include "checks/facts.h"
+#include "checks/fixes.h"
+#include "ir/cfg.h"
 
 namespace tpf::checks::sampler_without_set_epoch {
 
@@ -231,7 +234,61 @@ class Rule {
         "call `" + shown + ".set_epoch(epoch)` at the top of the epoch loop");
     const ir::Loop& l = loops_of(ctx_, fid).loops[epoch];
     d.notes.push_back({f.terminator(l.header).span, "the epoch loop"});
+    d.fix = set_epoch_fix(fid, si, epoch);
     out.report(std::move(d));
+  }
+
+  /// `range(...)`, or a progress bar over one (`tqdm(range(n))`,
+  /// `trange(n)`): the items are epoch numbers.
+  bool counts_epochs(ir::FunctionId fid, ir::ValueId it, int depth = 0) const {
+    const ir::Function& f = ctx_.ir.fn(fid);
+    if (!it.valid() || f.def(it).op != ir::Op::Call || depth > 1) return false;
+    std::string n = call_target_name(ctx_, fid, f.def_id(it));
+    if (n == "builtins.range" || n == "tqdm.trange" || n == "tqdm.auto.trange") return true;
+    if (n == "tqdm.tqdm" || n == "tqdm.auto.tqdm" || n == "tqdm.tqdm.tqdm")
+      return counts_epochs(fid, call_arg(ctx_, f, f.def(it), 0, "iterable"), depth + 1);
+    return false;
+  }
+
+  /// `sampler.set_epoch(epoch)` as the first statement of the epoch loop,
+  /// when the loop is `for <name> in range(...)` and the sampler is a
+  /// variable bound once, before the loop (never for a sampler that may be
+  /// None, nor one a function of the file may rebind as a global).
+  std::optional<Fix> set_epoch_fix(ir::FunctionId fid, ir::InstId si, uint32_t epoch) const {
+    namespace S = ast::slot;
+    const ir::Function& f = ctx_.ir.fn(fid);
+    ir::ValueId sv = f.inst(si).result;
+    ir::VarId var = f.values[sv.v].var;
+    if (!var.valid() || f.vars[var.v].kind != ir::VarKind::Local || f.binding(var) != sv)
+      return std::nullopt;
+    std::string name(ctx_.ir.names.str(f.vars[var.v].name));
+    if (fid.v == 0)
+      for (const ir::Function& g : ctx_.ir.functions)
+        for (const ir::Inst& in : g.insts)
+          if (in.op == ir::Op::StoreGlobal && ctx_.ir.names.str(in.aux) == name) return std::nullopt;
+    const ir::Loop& l = loops_of(ctx_, fid).loops[epoch];
+    if (l.blocks.end() != std::find(l.blocks.begin(), l.blocks.end(), f.block_of(si)) ||
+        !ctx_.facts.dom(ctx_.ir, fid).dominates(f.block_of(si), l.header))
+      return std::nullopt;
+    const ir::Inst& head = f.terminator(l.header);
+    if (head.op != ir::Op::ForIter) return std::nullopt;  // a while loop has no epoch variable
+    ir::ValueId iter = f.operands(head)[0];
+    if (f.def(iter).op != ir::Op::GetIter || !counts_epochs(fid, f.operands(f.def(iter))[0]))
+      return std::nullopt;
+    ast::NodeId loop = statement_at(ctx_, head.span);
+    if (!loop.valid() || ctx_.ast[loop].kind != ast::NodeKind::For ||
+        ctx_.ast[loop].span.begin != head.span.begin)
+      return std::nullopt;
+    ast::NodeId target = ctx_.ast.child(loop, S::For::target);
+    if (ctx_.ast[target].kind != ast::NodeKind::Name || (ctx_.ast[target].flags & ast::kParenthesized))
+      return std::nullopt;
+    auto body = ctx_.ast.children(loop, S::For::body);
+    if (body.empty()) return std::nullopt;
+    std::string code =
+        name + ".set_epoch(" + std::string(source_text(ctx_, ctx_.ast[target].span)) + ")";
+    std::optional<Edit> e = insert_line_before(ctx_, body[0], code);
+    if (!e) return std::nullopt;
+    return make_fix("call `" + code + "` at the top of the epoch loop", std::move(*e));
   }
 
   const CheckContext& ctx_;

@@ -14,7 +14,9 @@
 //     optimizer.zero_grad()
 //     optimizer.step()
 // Fix: clear before the forward pass (top of the iteration) or after
-//   `step()`.
+//   `step()`. Autofix (move_fix): the clear moves to just before the
+//   backward when backward, clear and step are lone statements of one block
+//   and that backward is the iteration's only one.
 // Not flagged: zero_grad at the top of the iteration or after step;
 //   gradient accumulation (zero_grad under a condition at the top); a
 //   second backward between the clear and the step (two losses, a GAN's
@@ -25,6 +27,7 @@
 #include <set>
 
 #include "checks/facts.h"
+#include "checks/fixes.h"
 
 namespace tpf::checks::zero_grad_before_step {
 
@@ -218,7 +221,55 @@ class Rule {
             stext + "`");
     d.notes.push_back({f_.inst(b).span, "the gradients are computed here"});
     d.notes.push_back({f_.inst(s).span, "the optimizer steps here, on cleared gradients"});
+    d.fix = move_fix(b, z, s);
     out.report(std::move(d));
+  }
+
+  /// The statement of `block` that holds instruction `i`, or kNoNode.
+  ast::NodeId statement_in(std::span<const ast::NodeId> block, ir::InstId i) const {
+    Span sp = f_.inst(i).span;
+    for (ast::NodeId st : block)
+      if (ctx_.ast[st].span.begin <= sp.begin && sp.end <= ctx_.ast[st].span.end) return st;
+    return ast::kNoNode;
+  }
+
+  /// Moves the clear to just before the backward when backward, clear and
+  /// step are simple statements of one block (in that order, nothing but
+  /// simple statements between them) and the backward is the only one of
+  /// the iteration (of the function, without a loop): the gradients the
+  /// step applies are then exactly the backward's. Refused for a backward
+  /// in an inner loop or under a condition (micro-batches: clearing before
+  /// each would drop all but the last), a second backward (clearing before
+  /// the second would drop the first's), and a step under a condition.
+  std::optional<Fix> move_fix(ir::InstId b, ir::InstId z, ir::InstId s) const {
+    ast::NodeId zst = statement_at(ctx_, f_.inst(z).span);
+    if (!zst.valid() || ctx_.ast[zst].kind != ast::NodeKind::Expr ||
+        !(ctx_.ast[zst].span == f_.inst(z).span))
+      return std::nullopt;
+    size_t zi = 0;
+    std::span<const ast::NodeId> block = enclosing_block(ctx_, zst, zi);
+    ast::NodeId bst = statement_in(block, b), sst = statement_in(block, s);
+    if (!bst.valid() || !sst.valid()) return std::nullopt;
+    size_t bi = 0, si = 0;
+    for (size_t k = 0; k < block.size(); ++k) {
+      if (block[k] == bst) bi = k;
+      if (block[k] == sst) si = k;
+    }
+    if (!(bi < zi && zi < si)) return std::nullopt;
+    for (size_t k = bi; k <= si; ++k)
+      if (!is_simple_statement(ctx_, block[k])) return std::nullopt;
+    uint32_t loop = li_.loop_of(f_.block_of(b));
+    std::vector<ir::InstId> scope;
+    if (loop != UINT32_MAX) {
+      scope = loop_insts(ctx_, fid_, loop);
+    } else {
+      for (uint32_t i = 0; i < f_.insts.size(); ++i) scope.push_back(ir::InstId(i));
+    }
+    for (ir::InstId j : scope)
+      if (j != b && any_backward(j)) return std::nullopt;
+    std::string zt = call_text(ctx_, f_, f_.inst(z)), bt = call_text(ctx_, f_, f_.inst(b));
+    return move_statement(ctx_, zst, ast::kNoNode, bst,
+                          "move `" + zt + "` before `" + bt + "`");
   }
 
   const CheckContext& ctx_;

@@ -112,6 +112,51 @@ TEST_CASE("fixes: a line after a statement keeps its indentation and line ending
   CHECK_FALSE(tpf::checks::insert_line_after(r.ctx(), {second.begin + 4, second.begin + 14}, "z"));
 }
 
+TEST_CASE("fixes: moving a lone statement within its block") {
+  namespace C = tpf::checks;
+  Parsed p("for x in y:\r\n    a()\r\n    b()  # note\r\n    if c:\r\n        d()\r\n    e()\r\n");
+  auto ctx = p.ctx();
+  auto stmt = [&](std::string_view s) {
+    auto n = C::statement_at(ctx, p.find(s));
+    REQUIRE(n.valid());
+    return n;
+  };
+  size_t i = 99;
+  auto block = C::enclosing_block(ctx, stmt("b()"), i);
+  CHECK(block.size() == 4);
+  CHECK(i == 1);
+  CHECK(C::is_simple_statement(ctx, stmt("b()")));
+  CHECK_FALSE(C::is_simple_statement(ctx, block[2]));  // the if
+  CHECK(C::movable_line(ctx, stmt("b()")) == std::optional<std::string>("b()  # note"));
+  auto cut = C::remove_line(ctx, stmt("b()"));
+  REQUIRE(cut);
+  CHECK(cut->span.begin == p.find("    b()").begin);
+  CHECK(cut->span.end == p.find("    if c:").begin);
+  auto put = C::insert_line_before(ctx, stmt("a()"), "s.set_epoch(x)");
+  REQUIRE(put);
+  CHECK(put->span.begin == p.find("    a()").begin);
+  CHECK(put->text == "    s.set_epoch(x)\r\n");
+  // after a compound statement: after its last line
+  auto mv = C::move_statement(ctx, stmt("b()"), block[2], tpf::ast::kNoNode, "t");
+  REQUIRE(mv);
+  std::vector<Diagnostic> ds = {with_fix(mv->edits)};
+  CHECK(tpf::tools::apply_fixes(p.src.text, ds, {}).text ==
+        "for x in y:\r\n    a()\r\n    if c:\r\n        d()\r\n    b()  # note\r\n    e()\r\n");
+  // before an earlier statement
+  mv = C::move_statement(ctx, stmt("e()"), tpf::ast::kNoNode, stmt("a()"), "t");
+  REQUIRE(mv);
+  ds = {with_fix(mv->edits)};
+  CHECK(tpf::tools::apply_fixes(p.src.text, ds, {}).text ==
+        "for x in y:\r\n    e()\r\n    a()\r\n    b()  # note\r\n    if c:\r\n        d()\r\n");
+  // wrong direction, shared lines, a statement over two lines: refused
+  CHECK_FALSE(C::move_statement(ctx, stmt("e()"), stmt("a()"), tpf::ast::kNoNode, "t"));
+  Parsed q("a(); b()\nc(1,\n  2)\nfor e in r: f()\n");
+  auto qc = q.ctx();
+  CHECK_FALSE(C::movable_line(qc, C::statement_at(qc, q.find("b()"))));
+  CHECK_FALSE(C::movable_line(qc, C::statement_at(qc, q.find("c(1,\n  2)"))));
+  CHECK_FALSE(C::insert_line_before(qc, C::statement_at(qc, q.find("f()")), "z"));
+}
+
 TEST_CASE("fixes: postfix on an expression parenthesizes what is not atomic") {
   Parsed p("a(loss)\na(x + y)\na(3)\n");
   auto ctx = p.ctx();
