@@ -321,7 +321,7 @@ class FrozenOptimizer {
 
   /// A torch.optim optimizer class (not a scheduler or SWA helper).
   bool is_optimizer_ctor(ir::InstId c) const {
-    std::string n = call_target_name(ctx_, fid_, c);
+    std::string_view n = call_target_name(ctx_, fid_, c);
     constexpr std::string_view kPrefix = "torch.optim.";
     if (!n.starts_with(kPrefix) || ctx_.facts.res.call_target(fid_, c).kind !=
                                        ir::CallTarget::Kind::External)
@@ -555,7 +555,7 @@ class FrozenOptimizer {
     for (size_t a = 1; a < ops.size(); ++a) {
       if (!related(ops[a], key)) continue;
       if (calls_file_function(ctx_, fid_, j)) continue;  // after the optimizer: see above
-      std::string n = call_target_name(ctx_, fid_, j);
+      std::string_view n = call_target_name(ctx_, fid_, j);
       if (n == "builtins.setattr" || n == "builtins.delattr") return true;
       if (n.starts_with("torch.") || inspects_only(n)) continue;
       return true;

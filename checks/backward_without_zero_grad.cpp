@@ -192,7 +192,7 @@ class Rule {
       // A fresh leaf: a copy or a new tensor, not a module's parameter.
       if (f_.def(e).op != ir::Op::Call) return false;
       std::string_view m = call_method(ctx_, f_, f_.def(e));
-      std::string n = call_target_name(ctx_, fid_, d);
+      std::string_view n = call_target_name(ctx_, fid_, d);
       bool copy = m == "clone" || m == "detach" || m == "requires_grad_";
       bool factory = n.starts_with("torch.") && !n.starts_with("torch.nn.");
       if (!copy && !factory) return false;

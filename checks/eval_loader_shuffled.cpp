@@ -137,7 +137,7 @@ void check_shuffled_eval(const CheckContext& ctx, ir::FunctionId fid, ir::InstId
 /// A call that builds or pads a tensor to a given size: torch factories,
 /// `F.pad`, `x.new_zeros(...)`.
 bool sizes_tensor(const CheckContext& ctx, ir::FunctionId g, const ir::Function& gf, ir::InstId i) {
-  std::string n = call_target_name(ctx, g, i);
+  std::string_view n = call_target_name(ctx, g, i);
   static constexpr std::string_view kNames[] = {
       "torch.zeros", "torch.ones", "torch.full", "torch.empty", "torch.nn.functional.pad"};
   if (std::find(std::begin(kNames), std::end(kNames), n) != std::end(kNames)) return true;
@@ -191,7 +191,7 @@ bool builds_convolution(const CheckContext& ctx) {
     const ir::Function& f = ctx.ir.fn(fid);
     for (uint32_t i = 0; i < f.insts.size(); ++i) {
       if (f.insts[i].op != ir::Op::Call) continue;
-      std::string n = call_target_name(ctx, fid, ir::InstId(i));
+      std::string_view n = call_target_name(ctx, fid, ir::InstId(i));
       if (n.starts_with("torch.nn.Conv") || n.starts_with("torch.nn.ConvTranspose") ||
           n.starts_with("torch.nn.functional.conv"))
         return true;

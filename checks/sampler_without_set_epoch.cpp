@@ -243,7 +243,7 @@ class Rule {
   bool counts_epochs(ir::FunctionId fid, ir::ValueId it, int depth = 0) const {
     const ir::Function& f = ctx_.ir.fn(fid);
     if (!it.valid() || f.def(it).op != ir::Op::Call || depth > 1) return false;
-    std::string n = call_target_name(ctx_, fid, f.def_id(it));
+    std::string_view n = call_target_name(ctx_, fid, f.def_id(it));
     if (n == "builtins.range" || n == "tqdm.trange" || n == "tqdm.auto.trange") return true;
     if (n == "tqdm.tqdm" || n == "tqdm.auto.tqdm" || n == "tqdm.tqdm.tqdm")
       return counts_epochs(fid, call_arg(ctx_, f, f.def(it), 0, "iterable"), depth + 1);
