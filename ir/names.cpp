@@ -4,19 +4,18 @@
 
 namespace tpf::ir {
 
-Names::Names(const ast::Module& m) {
+Names::Names(const ast::Module& m) : ast_(&m), ast_count_(m.symbols.size()) {
   strs_.reserve(m.symbols.size() + 64);
   for (const std::string& s : m.symbols) strs_.push_back(s);
 }
 
-void Names::build_index() const {
-  // Lazy: most files never look a name up by text beyond the torch tables.
-  for (; indexed_ < strs_.size(); ++indexed_)
-    index_.emplace(strs_[indexed_], static_cast<Symbol>(indexed_));
-}
-
 Symbol Names::find(std::string_view s) const {
-  build_index();
+  // The AST's own index answers for the file's identifiers; only names
+  // added here (torch table entries, derived paths' parts) need another.
+  if (ast_) {
+    Symbol a = ast_->find(s);
+    if (a != kNoSymbol && a < ast_count_) return a;
+  }
   auto it = index_.find(s);
   return it == index_.end() ? kNoSymbol : it->second;
 }
@@ -26,8 +25,9 @@ Symbol Names::intern(std::string_view s) {
   if (found != kNoSymbol) return found;
   own_.emplace_back(s);
   strs_.push_back(own_.back());
-  build_index();
-  return static_cast<Symbol>(strs_.size() - 1);
+  Symbol sym = static_cast<Symbol>(strs_.size() - 1);
+  index_.emplace(strs_.back(), sym);
+  return sym;
 }
 
 static uint64_t path_key(PathId parent, Symbol last) {

@@ -60,13 +60,13 @@ class Names {
     Symbol last;
     uint32_t depth;
   };
-  void build_index() const;
   PathId find_child(PathId parent, Symbol last) const;
 
+  const ast::Module* ast_ = nullptr;  // its index finds the symbols 0..n-1
+  size_t ast_count_ = 0;
   std::vector<std::string_view> strs_;
   std::deque<std::string> own_;  // text of symbols the AST does not have
-  mutable std::unordered_map<std::string_view, Symbol> index_;
-  mutable size_t indexed_ = 0;   // strs_[0, indexed_) are in index_
+  std::unordered_map<std::string_view, Symbol> index_;  // symbols added here
   std::vector<PathNode> nodes_;
   std::unordered_map<uint64_t, PathId> path_index_;
   mutable std::vector<uint32_t> text_of_;  // PathId -> index into texts_, UINT32_MAX: not built

@@ -123,6 +123,11 @@ class Module {
   std::span<const NodeId> children(NodeId n, int s) const { return nodes_of(nodes[n.v].f[s]); }
 
   Symbol intern(std::string_view name);
+  /// The symbol of `name`, or kNoSymbol when the file never mentions it.
+  Symbol find(std::string_view name) const {
+    auto it = symbol_index_.find(name);
+    return it == symbol_index_.end() ? kNoSymbol : it->second;
+  }
   std::string_view name(Symbol s) const { return symbols[s]; }
 
   /// Calls f(NodeId) for every present child of `n` (Node, OptNode and List
