@@ -20,6 +20,7 @@
 #include "memory/memory.h"
 #include "parser/parser.h"
 #include "targets/targets.h"
+#include "tools/allocator.h"
 
 namespace {
 
@@ -101,8 +102,9 @@ int time_stages(const std::vector<Input>& inputs, size_t total_bytes) {
   }
   double total = 0;
   for (double s : t) total += s;
-  std::printf("{\"files\": %zu, \"bytes\": %zu, \"failed\": %zu, \"findings\": %zu, \"seconds\": %.6f",
-              inputs.size(), total_bytes, failed, findings, total);
+  std::printf("{\"allocator\": \"%s\", \"files\": %zu, \"bytes\": %zu, \"failed\": %zu, \"findings\": %zu, "
+              "\"seconds\": %.6f",
+              tpf::tools::allocator_name().c_str(), inputs.size(), total_bytes, failed, findings, total);
   for (int i = 0; i < kStages; ++i) std::printf(", \"%s\": %.6f", kNames[i], t[i]);
   std::printf(", \"per_rule\": {");
   for (size_t r = 0; r < per_rule.size(); ++r)

@@ -34,6 +34,7 @@
 #include "ir/resolve.h"
 #include "lexer/lexer.h"
 #include "parser/parser.h"
+#include "tools/allocator.h"
 #include "tools/config.h"
 #include "tools/fix.h"
 #include "tools/inputs.h"
@@ -446,8 +447,9 @@ struct FileRun {
   std::string shown;  // as reported
   const Setup* setup = nullptr;   // the file's options and configuration
   tpf::checks::RunOptions rules;  // the run's, minus this file's per-file-ignores
-  std::unique_ptr<tpf::SourceFile> src;
-  bool ok = false;
+  std::unique_ptr<tpf::SourceFile> src;  // kept only while findings need it (code frames)
+  bool loaded = false;  // the file was read and decoded
+  bool ok = false;      // and analyzed
   std::vector<tpf::Diagnostic> findings;
   FixOutcome fix;
   nlohmann::ordered_json estimates = nlohmann::ordered_json::array();
@@ -674,7 +676,7 @@ int main(int argc, char** argv) {
     return kExitOk;
   }
   if (vm.count("version")) {
-    std::cout << "tpf-analyze " << kVersion << "\n";
+    std::cout << "tpf-analyze " << kVersion << " (" << tpf::tools::allocator_name() << ")\n";
     return kExitOk;
   }
   // pyproject.toml [tool.tpf]: the command line wins over it (--select
@@ -794,9 +796,13 @@ int main(int argc, char** argv) {
     const Options& o = r.setup->opt;
     r.src = load(r.path, o, r.path == "-" ? stdin_bytes : std::string(), r.err);
     r.fix.stdin_input = r.path == "-";
+    r.loaded = r.src != nullptr;
     if (r.src)
       r.ok = analyze_file(*r.src, r.shown, o, r.rules, r.findings, r.estimates, r.fix, r.out, r.err);
     if (r.fix.src) r.src = std::move(r.fix.src);  // the findings index the fixed file
+    // A file without findings needs its bytes no more: release them now,
+    // so a run's memory is one file's, not the whole tree's.
+    if (r.findings.empty()) r.src.reset();
   };
   run_parallel(runs, opt.jobs, analyze_one);
 
@@ -810,7 +816,7 @@ int main(int argc, char** argv) {
     std::cout << r.out.str();
     std::cerr << r.err.str();
     for (auto& e : r.estimates) estimates.push_back(std::move(e));
-    if (!r.src || !r.ok) {
+    if (!r.loaded || !r.ok) {
       rc = kExitUsage;
       ++totals.not_analyzed;
       continue;
