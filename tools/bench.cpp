@@ -48,7 +48,7 @@ int time_stages(const std::vector<Input>& inputs, size_t total_bytes) {
   tpf::memory::EstimateOptions eo;
   eo.target = tpf::targets::lookup_target("h100").target;
   tpf::checks::RunOptions rules = tpf::checks::RunOptions::all();
-  size_t failed = 0, findings = 0;
+  size_t failed = 0, findings = 0, tokens = 0, nodes = 0, insts = 0, functions = 0;
   std::vector<double> per_rule(tpf::checks::kRuleCount);
   // The slowest files of each stage: a benchmark's total hides one file
   // that costs as much as a hundred others.
@@ -83,6 +83,10 @@ int time_stages(const std::vector<Input>& inputs, size_t total_bytes) {
     }
     tpf::ir::Module ir = tpf::ir::build(m, src, diags, false);
     t[Ir] += since(c);
+    tokens += toks.tokens.size();
+    nodes += m.nodes.size();
+    functions += ir.functions.size();
+    for (const tpf::ir::Function& f : ir.functions) insts += f.insts.size();
     tpf::dataflow::FileFacts facts = tpf::dataflow::compute_facts(ir);
     t[Facts] += since(c);
     tpf::memory::Estimate est = tpf::memory::estimate(ir, eo);
@@ -103,8 +107,9 @@ int time_stages(const std::vector<Input>& inputs, size_t total_bytes) {
   double total = 0;
   for (double s : t) total += s;
   std::printf("{\"allocator\": \"%s\", \"files\": %zu, \"bytes\": %zu, \"failed\": %zu, \"findings\": %zu, "
-              "\"seconds\": %.6f",
-              tpf::tools::allocator_name().c_str(), inputs.size(), total_bytes, failed, findings, total);
+              "\"tokens\": %zu, \"ast_nodes\": %zu, \"functions\": %zu, \"ir_insts\": %zu, \"seconds\": %.6f",
+              tpf::tools::allocator_name().c_str(), inputs.size(), total_bytes, failed, findings, tokens, nodes,
+              functions, insts, total);
   for (int i = 0; i < kStages; ++i) std::printf(", \"%s\": %.6f", kNames[i], t[i]);
   std::printf(", \"per_rule\": {");
   for (size_t r = 0; r < per_rule.size(); ++r)
