@@ -210,6 +210,35 @@ TEST_CASE("interp: zoo models have their published parameter counts") {
       {"from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained('meta-llama/Meta-Llama-3-8B')\n", 8030261248},
       {"from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained('mistralai/Mistral-7B-v0.1')\n", 7241732096},
       {"from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained('Qwen/Qwen2-7B')\n", 7615616512},
+      // The rest of the issue's list, checked one by one (published counts).
+      {"import torchvision\nm = torchvision.models.resnet18()\n", 11689512},
+      {"import torchvision\nm = torchvision.models.resnet34()\n", 21797672},
+      {"import torchvision\nm = torchvision.models.resnet101()\n", 44549160},
+      {"import torchvision\nm = torchvision.models.resnet152()\n", 60192808},
+      {"import torchvision\nm = torchvision.models.vgg11()\n", 132863336},
+      {"import torchvision\nm = torchvision.models.vgg16()\n", 138357544},
+      {"import torchvision\nm = torchvision.models.mobilenet_v3_large()\n", 5483032},
+      {"import torchvision\nm = torchvision.models.mobilenet_v3_small()\n", 2542856},
+      {"import torchvision\nm = torchvision.models.efficientnet_b0()\n", 5288548},
+      {"from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained('gpt2-medium')\n", 354823168},
+      {"from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained('gpt2-large')\n", 774030080},
+      {"from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained('gpt2-xl')\n", 1557611200},
+      {"from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained('openai-community/gpt2')\n", 124439808},
+      {"from transformers import AutoModel\nm = AutoModel.from_pretrained('roberta-base')\n", 124645632},
+      {"from transformers import AutoModel\nm = AutoModel.from_pretrained('distilbert/distilbert-base-uncased')\n", 66362880},
+      {"from transformers import T5ForConditionalGeneration\nm = T5ForConditionalGeneration.from_pretrained('t5-small')\n", 60506624},
+      {"from transformers import T5ForConditionalGeneration\nm = T5ForConditionalGeneration.from_pretrained('google-t5/t5-base')\n", 222903552},
+      {"from transformers import T5ForConditionalGeneration\nm = T5ForConditionalGeneration.from_pretrained('t5-large')\n", 737668096},
+      {"from transformers import AutoModelForSeq2SeqLM\nm = AutoModelForSeq2SeqLM.from_pretrained('google/flan-t5-small')\n", 76961152},
+      {"from transformers import AutoModelForSeq2SeqLM\nm = AutoModelForSeq2SeqLM.from_pretrained('google/flan-t5-base')\n", 247577856},
+      {"from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained('meta-llama/Llama-2-7b-chat-hf')\n", 6738415616},
+      {"from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained('meta-llama/Llama-3.1-8B-Instruct')\n", 8030261248},
+      {"from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained('Qwen/Qwen2-0.5B')\n", 494032768},
+      {"from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained('Qwen/Qwen2.5-1.5B-Instruct')\n", 1543714304},
+      // A tokenizer loaded from the same name is no second model.
+      {"from transformers import AutoTokenizer, AutoModelForCausalLM\nt = AutoTokenizer.from_pretrained('gpt2')\nm = AutoModelForCausalLM.from_pretrained('gpt2')\n", 124439808},
+      // from_config on a published config the script changed.
+      {"from transformers import AutoConfig, AutoModelForCausalLM\nc = AutoConfig.from_pretrained('gpt2')\nc.num_hidden_layers = 6\nm = AutoModelForCausalLM.from_config(c)\n", 124439808 - 6 * 7087872},
   };
   for (const Case& c : cases) {
     std::string shown(c.code);
@@ -217,6 +246,43 @@ TEST_CASE("interp: zoo models have their published parameter counts") {
     std::string code = std::string(c.code) + "import torch\nopt = torch.optim.SGD(m.parameters(), lr=0.1)\n";
     memory::Estimate e = est(code);
     CHECK(e.params == c.params);
+  }
+}
+
+TEST_CASE("interp: T5 saves what torch saves for the zoo's T5 (CPU kernels)") {
+  // Measured with torch 1.13 on CPU: memory/zoo/hf_t5.py imported as a
+  // module, built with each published config, one forward of batch 2 x 32
+  // through tools/measure_memory.py's saved-tensor hooks (activation_bytes,
+  // the batch tensors apart as in the ground truth; the CUDA figure swaps
+  // float dropout masks for bool ones).
+  struct Case {
+    const char* name;
+    uint64_t params, cpu, cuda;
+  } cases[] = {{"t5-small", 60506624, 61334028, 52388364},
+               {"google/flan-t5-small", 76961152, 82570628, 74214788}};
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    std::string code = std::string(R"(
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+from transformers import T5ForConditionalGeneration
+model = T5ForConditionalGeneration.from_pretrained(")") + c.name + R"(")
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+data = TensorDataset(torch.randint(0, 32128, (64, 32)), torch.randint(0, 32128, (64, 32)))
+for ids, labels in DataLoader(data, batch_size=2):
+    loss = model(input_ids=ids, labels=labels).loss
+    loss.backward()
+    opt.step()
+)";
+    memory::EstimateOptions o;
+    o.kernels = memory::Kernels::Cpu;
+    memory::Estimate cpu = est(code, o), cuda = est(code);
+    CHECK(cpu.params == c.params);
+    REQUIRE(cpu.phases.size() == 1);
+    REQUIRE(cuda.phases.size() == 1);
+    CHECK(cpu.phases[0].activation_bytes == c.cpu);
+    CHECK(cuda.phases[0].activation_bytes == c.cuda);
+    CHECK(cpu.config.unknowns.empty());
   }
 }
 
