@@ -34,6 +34,7 @@ std::string_view type_of(Interp& in, Value v) {
 Value wrap(Interp& in, std::string_view type, Value inner) {
   Value w = new_instance(in, type);
   in.o(w).flags |= kIsModule | kTraining;
+  in.o(w).line = in.user_line();
   in.o(w).attrs.set(in.intern("module"), inner);
   return w;
 }
@@ -178,7 +179,7 @@ void read_ds_config(Interp& in, Value cfg, Value model, Args& a) {
   for (const char* key : {"bf16", "fp16"}) {
     if (j.contains(key) && j[key].is_object() && j[key].value("enabled", false)) {
       Dtype dt = std::string(key) == "bf16" ? Dtype::BFloat16 : Dtype::Float16;
-      if (in.is_module(model)) convert_module(in, model, dt);
+      if (in.is_module(model)) convert_module(in, model, dt, std::string("DeepSpeed ") + key + ".enabled");
       in.cfg.master_weights = true;
       in.cfg.master_weights_origin = {line, std::string("DeepSpeed ") + key + ".enabled"};
     }

@@ -311,6 +311,7 @@ Value construct_external(Interp& in, StrId qualname, Args& a, bool& handled, Val
   if (L != Layer::None) {
     if (!self.known()) {
       ObjId io = in.alloc(OKind::Instance);
+      in.o(io).line = in.user_line();  // where the report says the model was built
       self = Value::obj(io);
     }
     init_layer(in, self, L, a);

@@ -76,6 +76,15 @@ uint64_t state_bytes(const OptimizerInfo& o, OptimizerKind kind, uint64_t elems,
   return 0;
 }
 
+/// How the report names a wrapper type (distributed.cpp's wrap()).
+std::string wrapper_display(std::string_view type) {
+  if (type == "wrapper.ddp") return "DDP";
+  if (type == "wrapper.fsdp") return "FSDP";
+  if (type == "wrapper.dp") return "DataParallel";
+  if (type == "wrapper.deepspeed") return "a DeepSpeed engine";
+  return std::string(type.substr(type.find('.') + 1));
+}
+
 uint64_t val(Interp& in, DimId d) { return static_cast<uint64_t>(std::max<int64_t>(0, in.dims.value(d))); }
 
 }  // namespace
@@ -83,6 +92,32 @@ uint64_t val(Interp& in, DimId d) { return static_cast<uint64_t>(std::max<int64_
 void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   const TrainingConfig& cfg = in.cfg;
   const Tweaks& tw = opt.tweaks;
+  // A size given on the command line that no saved tensor and no batch
+  // tensor depends on was not applied (the script's shapes are literals,
+  // or its model takes no sequence): the estimate is at the script's own
+  // shapes, and the report says so instead of showing the flag's value as
+  // if it had been used.
+  if (!in.phases.empty()) {
+    DimId live = in.phase_live[in.peak_phase];
+    auto reaches = [&](std::string_view sym) {
+      DimSym s = in.dims.find_symbol(sym);
+      if (s == UINT32_MAX) return false;
+      if (in.dims.depends_on(live, s)) return true;
+      for (const Storage& st : in.storages)
+        if (st.role == Role::Input && in.dims.depends_on(st.elems, s)) return true;
+      return false;
+    };
+    auto unapplied = [&](const std::optional<int64_t>& flag, std::string_view sym, std::string_view name,
+                         IntSetting& setting, std::string_view what) {
+      if (!flag || reaches(sym)) return;
+      in.note_unknown("--" + std::string(name) + " " + std::to_string(*flag) + " not applied: no tensor depends on a " +
+                          std::string(what) + " the script names; estimated at the script's own shapes",
+                      {}, false);
+      setting.origin.source += ", not applied";
+    };
+    unapplied(opt.batch_size, "B", "batch-size", in.cfg.batch_size, "batch size");
+    unapplied(opt.seq_len, "T", "seq-len", in.cfg.seq_len, "sequence length");
+  }
   // ---- parameters: the trained roots and what optimizers update ----
   std::vector<uint32_t> params;
   std::unordered_set<uint32_t> seen;
@@ -284,27 +319,64 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
                      [](const LayerRow& a, const LayerRow& b) { return a.bytes > b.bytes; });
   }
   e.config = cfg;
+  // What each optimizer updates, for the report (the JSON's "params").
+  for (OptimizerInfo& o : e.config.optimizers) {
+    o.param_tensors = o.storages.size();
+    o.params = o.param_bytes = 0;
+    for (uint32_t s : o.storages) {
+      o.params += val(in, in.storages[s].elems);
+      o.param_bytes += val(in, in.storage_bytes(s));
+    }
+  }
   if (!e.config.batch_size.known()) {
     if (auto b = in.dims.find_symbol("B"); b != UINT32_MAX)
       e.config.batch_size.value = in.dims.symbol_value(b);
   }
-  if (world > 1 || e.config.world_size.known())
-    e.config.world_size = {world, e.config.world_size.known() ? e.config.world_size.origin
-                                                             : Origin{0, opt.world_size ? "--world-size" : "target GPU count"}};
+  if (world > 1 || e.config.world_size.known()) {
+    // Say where the world size used came from: the script's value only
+    // when it is the one used.
+    const IntSetting& script = cfg.world_size;
+    std::string was = script.known() ? " (was " + std::to_string(*script.value) + ", " + script.origin.source + ")" : "";
+    Origin o;
+    if (script.known() && *script.value == world && !opt.world_size) o = script.origin;
+    else if (opt.world_size) o = {script.origin.line, "--world-size" + was};
+    else if (opt.target && opt.target->count > 1) o = {script.origin.line, "target GPU count" + was};
+    else o = {0, "suggestion"};
+    e.config.world_size = {world, o};
+  }
+  // A wrapper (DDP, FSDP, a DeepSpeed engine) and the module it wraps are
+  // one model: listed once, by the wrapper's name, with the wrapped class.
+  auto wrapped = [&](ObjId r) -> ObjId {
+    const Obj& ob = in.heap[r];
+    if (ob.cls != kNone32 || ob.type == kNone32 || !in.str(ob.type).starts_with("wrapper.")) return kNone32;
+    const Value* inner = ob.attrs.find(in.intern("module"));
+    return inner && in.is_module(*inner) ? inner->a : kNone32;
+  };
+  std::unordered_set<ObjId> inner_of_wrapper;
+  for (ObjId r : in.roots)
+    if (ObjId w = wrapped(r); w != kNone32) inner_of_wrapper.insert(w);
   for (ObjId r : in.roots) {
+    if (inner_of_wrapper.count(r)) continue;
+    ObjId inner = wrapped(r);
     bool listed = false;
-    for (auto& m : e.config.models) listed = listed || m.object == r;
-    // A wrapper (DDP, a deepspeed engine) around a listed model.
-    if (const Value* inner = in.o(Value::obj(r)).attrs.find(in.intern("module")))
-      for (auto& m : e.config.models) listed = listed || (inner->kind == VKind::Obj && m.object == inner->a);
+    for (auto& m : e.config.models) {
+      if (m.object != r && (inner == kNone32 || m.object != inner)) continue;
+      listed = true;
+      if (inner != kNone32) m.cls += " in " + wrapper_display(in.str(in.heap[r].type));
+    }
     if (listed) continue;
     uint64_t n = 0;
     for (auto& [nm, t] : module_tensors(in, Value::obj(r), Role::Param))
       n += val(in, in.numel(*in.tensor(t)));
     if (n == 0) continue;  // a loss module called at top level is no model
     std::string name = in.module_names.count(r) ? std::string(in.str(in.module_names[r])) : "model";
+    std::string cls = module_class(in, Value::obj(r));
     uint32_t line = in.o(Value::obj(r)).line;
-    e.config.models.push_back({name, module_class(in, Value::obj(r)), {line, line ? "constructed" : ""}, n, r});
+    if (inner != kNone32) {
+      cls = module_class(in, Value::obj(inner)) + " in " + wrapper_display(in.str(in.heap[r].type));
+      if (in.o(Value::obj(inner)).line) line = in.o(Value::obj(inner)).line;
+    }
+    e.config.models.push_back({name, cls, {line, line ? "constructed" : ""}, n, r});
   }
   for (auto& m : e.config.models)
     if (m.params == 0) m.params = e.params;

@@ -369,6 +369,10 @@ Value construct_training(Interp& in, StrId qualname, Args& a, bool& handled) {
       // bitsandbytes' 8-bit optimizers keep states as uint8 (+ block scales).
       OptimizerKind k = r.kind;
       if (q.find("8bit") != std::string_view::npos) k = OptimizerKind::Adam8bit;
+      // bitsandbytes.optim.AdamW(..., optim_bits=8) is AdamW8bit by another name.
+      if ((q.starts_with("bitsandbytes.") || q.starts_with("bnb.")) &&
+          (k == OptimizerKind::Adam || k == OptimizerKind::AdamW))
+        if (auto bits = a.kwarg(in, "optim_bits"); bits && in.as_int(*bits) == 8) k = OptimizerKind::Adam8bit;
       return make_optimizer(in, q, k, a);
     }
   }

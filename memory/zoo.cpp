@@ -173,7 +173,7 @@ Value build_hf(Interp& in, std::string_view family, Value config, std::string_vi
   if (auto nl = a.kwarg(in, "num_labels")) in.o(config).attrs.set(in.intern("num_labels"), *nl);
   Value m = in.call(builder, ba);
   if (auto dt = a.kwarg(in, "torch_dtype"); dt && dt->kind == VKind::Dtype && in.is_module(m))
-    convert_module(in, m, static_cast<Dtype>(dt->a));
+    convert_module(in, m, static_cast<Dtype>(dt->a), "from_pretrained(torch_dtype=...)");
   return m;
 }
 

@@ -116,6 +116,7 @@ nlohmann::ordered_json estimate_json(const Estimate& e) {
   conf["seq_len"] = setting_json(cfg.seq_len);
   conf["image_size"] = setting_json(cfg.image_size);
   conf["precision"] = value_json(precision(cfg), cfg.autocast ? cfg.autocast_origin : cfg.param_dtype_origin);
+  conf["grad_scaler"] = value_json(cfg.grad_scaler, cfg.grad_scaler_origin);
   nlohmann::ordered_json opts = nlohmann::ordered_json::array();
   for (const memory::OptimizerInfo& o : cfg.optimizers) {
     nlohmann::ordered_json oj;
@@ -194,9 +195,14 @@ void render_estimate(std::ostream& os, const Estimate& e, const MemoryTextStyle&
   setting("image size   ", cfg.image_size);
   os << "  precision    " << precision(cfg)
      << at(cfg.autocast ? cfg.autocast_origin : cfg.param_dtype_origin) << "\n";
+  // Weights converted and autocast on top: the conversion has its own line.
+  if (cfg.autocast && cfg.param_dtype != memory::Dtype::Float32 && cfg.param_dtype_origin.line)
+    os << "  weights      " << memory::dtype_name(cfg.param_dtype) << at(cfg.param_dtype_origin) << "\n";
+  if (cfg.grad_scaler) os << "  grad scaler  on" << at(cfg.grad_scaler_origin) << "\n";
   for (const memory::OptimizerInfo& o : cfg.optimizers)
     os << "  optimizer    " << memory::optimizer_name(o.kind) << (o.momentum ? " (momentum)" : "")
-       << (o.fused ? " fused" : "") << (o.foreach ? " foreach" : "") << at(o.origin) << "\n";
+       << (o.amsgrad ? " (amsgrad)" : "") << (o.centered ? " (centered)" : "") << (o.fused ? " fused" : "")
+       << (o.foreach ? " foreach" : "") << at(o.origin) << "\n";
   if (cfg.checkpointing) os << "  checkpoint   on" << at(cfg.checkpointing_origin) << "\n";
   setting("grad accum   ", cfg.grad_accum);
   if (cfg.sharding != memory::Sharding::None)

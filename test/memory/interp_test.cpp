@@ -436,3 +436,147 @@ for x, y in loader:
   memory::Estimate u = est("from mylib import mystery\n" + opaque);
   CHECK_FALSE(u.config.unknowns.empty());
 }
+
+// ---- the issue's "what is read" list, item by item (estimator audit) ----
+
+TEST_CASE("interp: a nanoGPT-style DDP branch reads os.environ[...] and reaches the step under its autocast") {
+  // `int(os.environ["WORLD_SIZE"])` was unknown, so `accum //= world` made
+  // the micro-step loop bound unknown and the autocast context built from
+  // the device string was lost: the step was synthesized in fp32.
+  memory::Estimate e = est(R"(
+import os
+from contextlib import nullcontext
+import torch, torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+batch_size = 4
+block_size = 64
+gradient_accumulation_steps = 8
+ddp = int(os.environ.get('RANK', -1)) != -1
+if ddp:
+    ddp_local_rank = int(os.environ['LOCAL_RANK'])
+    ddp_world_size = int(os.environ['WORLD_SIZE'])
+    device = f'cuda:{ddp_local_rank}'
+    gradient_accumulation_steps //= ddp_world_size
+else:
+    device = 'cuda'
+device_type = 'cuda' if 'cuda' in device else 'cpu'
+ctx = nullcontext() if device_type == 'cpu' else torch.amp.autocast(device_type=device_type, dtype=torch.bfloat16)
+model = nn.Sequential(nn.Embedding(100, 32), nn.Linear(32, 100)).to(device)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+if ddp:
+    model = DDP(model, device_ids=[ddp_local_rank])
+X = torch.randint(0, 100, (batch_size, block_size), device=device)
+while True:
+    for micro_step in range(gradient_accumulation_steps):
+        with ctx:
+            loss = model(X).float().pow(2).mean() / gradient_accumulation_steps
+        loss.backward()
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+)");
+  REQUIRE(e.phases.size() >= 1);
+  CHECK(e.config.unknowns.empty());  // no synthesized step
+  REQUIRE(e.config.autocast.has_value());
+  CHECK(*e.config.autocast == memory::Dtype::BFloat16);
+  CHECK(e.config.grad_accum.value == 8);  // 8 // WORLD_SIZE (the a100-80gb target: 1 GPU)
+  CHECK(e.config.sharding == memory::Sharding::Ddp);
+  // The DDP wrapper and the module it wraps are one model, with the module's line.
+  REQUIRE(e.config.models.size() == 1);
+  CHECK(e.config.models[0].cls == "Sequential in DDP");
+  CHECK(e.config.models[0].origin.line == 19);
+}
+
+TEST_CASE("interp: .half() / .bfloat16() set the weights' precision and its line") {
+  for (auto [call, dt, how] : {std::tuple{"model.half()", memory::Dtype::Float16, ".half()"},
+                               std::tuple{"model.bfloat16()", memory::Dtype::BFloat16, ".bfloat16()"},
+                               std::tuple{"model.to(torch.float16)", memory::Dtype::Float16, ".to(float16)"}}) {
+    CAPTURE(call);
+    memory::Estimate e = est(std::string(R"(
+import torch, torch.nn as nn
+model = nn.Linear(1000, 1000).cuda()
+)") + call + R"(
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.randn(8, 1000, device="cuda", dtype=torch.float16)
+model(x).float().sum().backward()
+opt.step()
+)");
+    CHECK(e.config.param_dtype == dt);
+    CHECK(e.config.param_dtype_origin.line == 4);
+    CHECK(e.config.param_dtype_origin.source == how);
+    CHECK(e.components.weights == (1000 * 1000 + 1000) * 2);
+  }
+}
+
+TEST_CASE("interp: bitsandbytes AdamW(optim_bits=8) is the 8-bit optimizer; each optimizer's params are reported") {
+  memory::Estimate e = est(R"(
+import torch, torch.nn as nn
+import bitsandbytes as bnb
+model = nn.Linear(4096, 4096)
+opt = bnb.optim.AdamW(model.parameters(), lr=1e-3, optim_bits=8)
+model(torch.randn(2, 4096)).sum().backward()
+opt.step()
+)");
+  REQUIRE(e.config.optimizers.size() == 1);
+  CHECK(e.config.optimizers[0].kind == memory::OptimizerKind::Adam8bit);
+  CHECK(e.config.optimizers[0].params == 4096 * 4096 + 4096);
+  CHECK(e.config.optimizers[0].param_tensors == 2);
+  // Two uint8 states plus a float32 absmax per 2048-element block each;
+  // only tensors under 4096 elements (bitsandbytes' min_8bit_size) keep
+  // 32-bit states, so the 4096-element bias is 8-bit too.
+  CHECK(e.optimizer_state_bytes == (4096ull * 4096 * 2 + (4096ull * 4096 / 2048) * 8) + (4096 * 2 + 2 * 8));
+}
+
+TEST_CASE("interp: a CLI size the script never names is reported as not applied") {
+  constexpr std::string_view code = R"(
+import torch, torch.nn as nn
+model = nn.Linear(256, 256)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.randn(32, 256)
+model(x).relu().sum().backward()
+opt.step()
+)";
+  memory::EstimateOptions o;
+  o.batch_size = 4;
+  o.seq_len = 128;
+  memory::Estimate e = est(code, o), plain = est(code);
+  // The literal shapes stay; the flags do not pretend to have changed them.
+  CHECK(e.phases[0].activation_bytes == plain.phases[0].activation_bytes);
+  int notes = 0;
+  for (const auto& u : e.config.unknowns) {
+    notes += u.what.find("--batch-size 4 not applied") != std::string::npos;
+    notes += u.what.find("--seq-len 128 not applied") != std::string::npos;
+    CHECK_FALSE(u.blocking);
+  }
+  CHECK(notes == 2);
+  CHECK(e.peak_high_bytes > plain.peak_high_bytes);  // the interval widens
+  // A batch size the script names is applied, with no such note.
+  std::string named(code);
+  named.replace(named.find("torch.randn(32"), 14, "torch.randn(BATCH_SIZE");
+  named = "BATCH_SIZE = 32\n" + named;
+  memory::EstimateOptions ob;
+  ob.batch_size = 4;
+  memory::Estimate n = est(named, ob);
+  CHECK(n.config.unknowns.empty());
+  CHECK(n.phases[0].activation_bytes == plain.phases[0].activation_bytes / 8);
+}
+
+TEST_CASE("interp: --world-size names itself as the source, with the script's value it replaced") {
+  constexpr std::string_view code = R"(
+import torch, torch.nn as nn
+from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+WORLD_SIZE = 8
+model = FSDP(nn.Sequential(*[nn.Linear(1024, 1024) for _ in range(4)]))
+opt = torch.optim.AdamW(model.parameters())
+model(torch.randn(4, 1024)).sum().backward()
+opt.step()
+)";
+  memory::Estimate s = est(code);
+  CHECK(s.config.world_size.value == 8);
+  CHECK(s.config.world_size.origin.line == 4);
+  memory::EstimateOptions o;
+  o.world_size = 16;
+  memory::Estimate c = est(code, o);
+  CHECK(c.config.world_size.value == 16);
+  CHECK(c.config.world_size.origin.source.starts_with("--world-size (was 8"));
+  CHECK(c.components.optimizer_state < s.components.optimizer_state);
+}
