@@ -231,7 +231,8 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
       // model when it has no block list.
       uint64_t unit = W;
       for (ObjId r : in.roots) unit = std::min(unit, largest_block_bytes(in, Value::obj(r)));
-      O = shard(O), M = shard(M), G = shard(G), W = shard(W) + 2 * unit;
+      // Never more than the whole model: on one GPU nothing is gathered.
+      O = shard(O), M = shard(M), G = shard(G), W = std::min(W, shard(W) + 2 * unit);
       break;
     }
     case Sharding::None: break;

@@ -4,6 +4,11 @@
 // activations of simple ops, symbolic batch sizes, and unknowns.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include "test/memory/memory_test_util.h"
 
 using namespace tpf;
@@ -579,4 +584,73 @@ opt.step()
   CHECK(c.config.world_size.value == 16);
   CHECK(c.config.world_size.origin.source.starts_with("--world-size (was 8"));
   CHECK(c.components.optimizer_state < s.components.optimizer_state);
+}
+
+namespace {
+
+/// A throwaway project (a `.git` folder marks its root) holding `train.py`
+/// and a DeepSpeed JSON: read_ds_config reads files of the script's project only.
+std::string ds_project(std::string_view tag, std::string_view json) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("tpf-ds-" + std::string(tag) + "-" + std::to_string(::getpid()));
+  fs::create_directories(dir / ".git");
+  std::ofstream(dir / "ds.json") << json;
+  return (dir / "train.py").string();
+}
+
+memory::Estimate est_at(const std::string& path, std::string_view code) {
+  static std::vector<std::unique_ptr<test::Script>> keep;
+  keep.push_back(test::load_script_text(path, std::string(code)));
+  memory::EstimateOptions opt;
+  opt.target = test::target("h100");
+  opt.suggest = false;
+  return memory::estimate(keep.back()->ir, opt);
+}
+
+constexpr std::string_view kDsArgs = R"(
+import argparse, torch, torch.nn as nn, deepspeed
+parser = argparse.ArgumentParser()
+parser.add_argument("--local_rank", type=int, default=-1)
+parser.add_argument("--deepspeed_config", default="ds.json")
+args = parser.parse_args()
+model = nn.Sequential(*[nn.Linear(1024, 1024) for _ in range(4)])
+engine, optimizer, _, _ = deepspeed.initialize(args=args, model=model, model_parameters=model.parameters())
+loss = engine(torch.randn(8, 1024, dtype=torch.bfloat16)).float().pow(2).mean()
+engine.backward(loss)
+engine.step()
+)";
+
+}  // namespace
+
+TEST_CASE("interp: DeepSpeed reads the config named by args.deepspeed_config; a missing one is unknown") {
+  std::string path = ds_project("args", R"({"train_micro_batch_size_per_gpu": 8, "gradient_accumulation_steps": 2,
+    "bf16": {"enabled": true}, "zero_optimization": {"stage": 2}, "optimizer": {"type": "AdamW"}})");
+  memory::Estimate e = est_at(path, kDsArgs);
+  CHECK(e.config.sharding == memory::Sharding::Zero2);
+  CHECK(e.config.param_dtype == memory::Dtype::BFloat16);
+  CHECK(e.config.param_dtype_origin.source == "DeepSpeed bf16.enabled");
+  CHECK(e.config.batch_size.value == 8);
+  CHECK(e.config.grad_accum.value == 2);
+  REQUIRE(e.config.optimizers.size() == 1);
+  CHECK(e.config.optimizers[0].fused);  // DeepSpeed's FusedAdam: no foreach temporaries
+  CHECK(e.config.unknowns.empty());
+  // deepspeed.add_config_arguments: the config comes on the command line.
+  std::string launched(kDsArgs);
+  launched.replace(launched.find("parser.add_argument(\"--deepspeed_config\", default=\"ds.json\")"), 60,
+                   "parser = deepspeed.add_config_arguments(parser)");
+  memory::Estimate u = est_at(path, launched);
+  REQUIRE_FALSE(u.config.unknowns.empty());
+  CHECK(u.config.unknowns[0].what.find("DeepSpeed config") != std::string::npos);
+  CHECK(u.config.unknowns[0].blocking);  // the optimizer would come from it
+  CHECK(u.verdict == memory::Verdict::Unknown);
+}
+
+TEST_CASE("interp: a DeepSpeed config with \"auto\" values (the HF Trainer's) is read without a crash") {
+  std::string path = ds_project("auto", R"({"train_micro_batch_size_per_gpu": "auto", "bf16": {"enabled": "auto"},
+    "zero_optimization": {"stage": 3}, "optimizer": {"type": 5, "params": 3}})");
+  memory::Estimate e = est_at(path, kDsArgs);
+  CHECK(e.config.sharding == memory::Sharding::Zero3);
+  CHECK(e.config.unknowns.size() == 2);  // bf16.enabled, the micro-batch
+  // ZeRO-3 on one GPU gathers nothing beyond the whole model.
+  CHECK(e.components.weights == 4 * (1024ull * 1024 + 1024) * 4);
 }
