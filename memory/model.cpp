@@ -32,6 +32,16 @@ constexpr ContextRow kContext[] = {
 #undef TPF_CONTEXT
 };
 
+/// True when every row can match: no earlier row's prefix is a prefix of
+/// it (the "l4" row before "l40" made the L40S take the L4's context).
+constexpr bool context_rows_reachable() {
+  for (size_t k = 0; k < std::size(kContext); ++k)
+    for (size_t j = 0; j < k; ++j)
+      if (kContext[k].prefix.starts_with(kContext[j].prefix)) return false;
+  return true;
+}
+static_assert(context_rows_reachable(), "memory/context.def: a row is shadowed by an earlier prefix");
+
 const ContextRow& context_for(std::string_view gpu) {
   for (const ContextRow& r : kContext)
     if (gpu.starts_with(r.prefix)) return r;

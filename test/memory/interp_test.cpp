@@ -654,3 +654,20 @@ TEST_CASE("interp: a DeepSpeed config with \"auto\" values (the HF Trainer's) is
   // ZeRO-3 on one GPU gathers nothing beyond the whole model.
   CHECK(e.components.weights == 4 * (1024ull * 1024 + 1024) * 4);
 }
+
+TEST_CASE("interp: each GPU gets its own CUDA context row (the L40S is no L4, the GH200 an H100 die)") {
+  constexpr std::string_view code = R"(
+import torch, torch.nn as nn
+model = nn.Linear(64, 64)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+model(torch.randn(4, 64)).sum().backward()
+opt.step()
+)";
+  for (auto [name, mib] : {std::pair{"l40s", 500}, std::pair{"l40", 500}, std::pair{"l4", 200},
+                           std::pair{"gh200", 470}, std::pair{"h100", 470}, std::pair{"t4", 141}}) {
+    CAPTURE(name);
+    memory::EstimateOptions o;
+    o.target = test::target(name);
+    CHECK(est(code, o).components.cuda_context == static_cast<uint64_t>(mib) * 1024 * 1024);
+  }
+}
