@@ -160,6 +160,21 @@ Value f_checkpoint_sequential(Interp& in, Args& a) {
   int64_t segs = std::max<int64_t>(1, in.as_int(a.pos[1]).value_or(1));
   size_t per = (fns.size() + static_cast<size_t>(segs) - 1) / static_cast<size_t>(segs);
   Value x = a.pos[2];
+  // The Sequential handed over is the model: a root named like any other,
+  // whose segments and layers run inside it (no models of their own).
+  struct Inside {
+    Interp& in;
+    bool on = false;
+    ~Inside() {
+      if (on) in.module_path.pop_back();
+    }
+  } inside{in};
+  if (Value m = a.pos[0]; in.is_module(m)) {
+    if (in.module_path.empty()) mark_root(in, m);
+    auto it = in.module_names.find(m.a);
+    in.module_path.push_back(it != in.module_names.end() ? it->second : in.o(m).type);
+    inside.on = true;
+  }
   for (size_t start = 0; start < fns.size(); start += per) {
     size_t end = std::min(fns.size(), start + per);
     if (end == fns.size()) {

@@ -671,3 +671,27 @@ opt.step()
     CHECK(est(code, o).components.cuda_context == static_cast<uint64_t>(mib) * 1024 * 1024);
   }
 }
+
+TEST_CASE("interp: checkpoint_sequential runs inside its model (one model line) and keeps segment inputs") {
+  memory::Estimate e = est(R"(
+import torch, torch.nn as nn
+from torch.utils.checkpoint import checkpoint_sequential
+model = nn.Sequential(*[nn.Sequential(nn.Linear(1024, 1024), nn.ReLU()) for _ in range(16)])
+opt = torch.optim.Adam(model.parameters())
+x = torch.randn(256, 1024, requires_grad=True)
+checkpoint_sequential(model, 4, x).sum().backward()
+opt.step()
+)");
+  // Its segments and last layers were listed as seven models of their own.
+  REQUIRE(e.config.models.size() == 1);
+  CHECK(e.config.models[0].cls == "Sequential");
+  CHECK(e.config.models[0].origin.line == 4);
+  CHECK(e.params == 16 * (1024 * 1024 + 1024));
+  // torch 1.13 measured 7 MiB of activations plus the 1 MiB input x: the
+  // inputs of the three checkpointed segments (x and two segment outputs),
+  // then the last segment run as usual: its first Linear's input and four
+  // ReLU outputs. Here x is no batch tensor, so it counts as an activation.
+  REQUIRE(e.phases.size() == 1);
+  CHECK(e.phases[0].activation_bytes == 8 * 256 * 1024 * 4);
+  CHECK(e.config.checkpointing);
+}
