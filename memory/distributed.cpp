@@ -102,7 +102,7 @@ static std::filesystem::path project_root(const std::filesystem::path& script) {
 /// project. The script is untrusted input: a path that leads outside its
 /// project (absolute, `..`, a symlink out), a non-regular file or one over
 /// 1 MB is not read, and the report says so.
-void read_ds_config(Interp& in, Value cfg, Value model, Args& a) {
+void read_ds_config(Interp& in, Value cfg, Value model, Args& a, bool from_trainer = false) {
   namespace fs = std::filesystem;
   nlohmann::json j;
   if (auto path = in.as_str(cfg)) {
@@ -179,9 +179,11 @@ void read_ds_config(Interp& in, Value cfg, Value model, Args& a) {
   for (const char* key : {"bf16", "fp16"}) {
     if (!j.contains(key) || !j[key].is_object() || !j[key].contains("enabled")) continue;
     const nlohmann::json& enabled = j[key]["enabled"];
-    // "auto" is the Hugging Face Trainer's: it fills in its own setting.
+    // "auto" is the Hugging Face Trainer's: it fills in its own setting
+    // (from TrainingArguments, read by trainers.cpp).
     if (!enabled.is_boolean()) {
-      in.note_unknown(std::string("DeepSpeed ") + key + ".enabled is not true or false", a.span, false);
+      if (!from_trainer)
+        in.note_unknown(std::string("DeepSpeed ") + key + ".enabled is not true or false", a.span, false);
       continue;
     }
     if (enabled.get<bool>()) {
@@ -192,7 +194,7 @@ void read_ds_config(Interp& in, Value cfg, Value model, Args& a) {
     }
   }
   for (const char* key : {"train_micro_batch_size_per_gpu", "gradient_accumulation_steps"})
-    if (j.contains(key) && !j[key].is_number_integer())
+    if (j.contains(key) && !j[key].is_number_integer() && !from_trainer)
       in.note_unknown(std::string("DeepSpeed ") + key + " is not a number", a.span, false);
   if (j.contains("train_micro_batch_size_per_gpu") && j["train_micro_batch_size_per_gpu"].is_number_integer())
     in.named_source("train_micro_batch_size_per_gpu", in.int_value(j["train_micro_batch_size_per_gpu"].get<int64_t>()),
@@ -260,6 +262,12 @@ Value c_accelerator(Interp& in, Args& a) {
 }
 
 }  // namespace
+
+/// TrainingArguments(deepspeed=...): the same config, with the Trainer's
+/// "auto" values left to TrainingArguments.
+void read_trainer_ds_config(Interp& in, Value cfg, Value model, Args& a) {
+  if (in.as_str(cfg) || in.is_obj(cfg, OKind::Dict)) read_ds_config(in, cfg, model, a, true);
+}
 
 Value construct_distributed(Interp& in, std::string_view q, Args& a, bool& handled) {
   handled = true;

@@ -695,3 +695,29 @@ opt.step()
   CHECK(e.phases[0].activation_bytes == 8 * 256 * 1024 * 4);
   CHECK(e.config.checkpointing);
 }
+
+TEST_CASE("interp: TrainingArguments' precision, optimizer and fsdp are read at their own line") {
+  memory::EstimateOptions o;
+  o.seq_len = 128;
+  memory::Estimate e = est(R"(
+from transformers import AutoModelForCausalLM, Trainer, TrainingArguments
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+args = TrainingArguments(
+    output_dir="out",
+    per_device_train_batch_size=4,
+    bf16=True,
+    optim="adamw_torch_fused",
+    fsdp="full_shard auto_wrap",
+)
+trainer = Trainer(model=model, args=args, train_dataset=None)
+trainer.train()
+)", o);
+  CHECK(e.config.batch_size.value == 4);
+  REQUIRE(e.config.autocast.has_value());
+  CHECK(e.config.autocast_origin.line == 4);  // was the trainer.train() line
+  REQUIRE(e.config.optimizers.size() == 1);
+  CHECK(e.config.optimizers[0].origin.line == 4);
+  CHECK(e.config.optimizers[0].fused);
+  CHECK(e.config.sharding == memory::Sharding::Fsdp);  // was ignored
+  CHECK(e.config.sharding_origin.line == 4);
+}
