@@ -247,6 +247,10 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
     }
     case Sharding::None: break;
   }
+  // Every sharded strategy steps only the local partition of the
+  // optimizer state, so its foreach temporaries are 1/N too.
+  if (sh == Sharding::Zero1 || sh == Sharding::Zero2 || sh == Sharding::Zero3 || sh == Sharding::Fsdp)
+    foreach_temp = shard(foreach_temp);
   Components& c = e.components;
   uint64_t act_total = acts + recompute + e.batch_input_bytes + transient;
   uint64_t resident = W + O + M;

@@ -263,6 +263,9 @@ void render_estimate(std::ostream& os, const Estimate& e, const MemoryTextStyle&
       os << "  smallest stack that fits: ";
       for (size_t i = 0; i < e.smallest_stack.size(); ++i) os << (i ? " + " : "") << e.smallest_stack[i];
       os << " -> " << gib(e.stack_peak_bytes) << "\n";
+    } else if (e.verdict == memory::Verdict::Oom) {
+      // Say it rather than leave the reader looking for the stack.
+      os << "  no stack of these changes fits in " << gib_num(e.usable_bytes) << " GiB\n";
     }
   }
   if (st.breakdown && !e.layers.empty()) {
