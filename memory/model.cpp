@@ -125,6 +125,16 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
                       {}, false);
       setting.origin.source += ", not applied";
     };
+    // The batch-size setting is the first value a batch-size name held; the
+    // DataLoader the step drew from may use another (a config class names
+    // 96, the loader is built with a dict's 40). Report the loader's.
+    if (!opt.batch_size && !reaches("B") && in.loader_batch && in.dims.is_const(*in.loader_batch) &&
+        in.cfg.batch_size.value != in.dims.value(*in.loader_batch)) {
+      std::string was = in.cfg.batch_size.known() ? " (not " + std::to_string(*in.cfg.batch_size.value) + ", line " +
+                                                        std::to_string(in.cfg.batch_size.origin.line) + ")"
+                                                  : "";
+      in.cfg.batch_size = {in.dims.value(*in.loader_batch), {in.loader_line, "DataLoader(batch_size=...)" + was}};
+    }
     unapplied(opt.batch_size, "B", "batch-size", in.cfg.batch_size, "batch size");
     unapplied(opt.seq_len, "T", "seq-len", in.cfg.seq_len, "sequence length");
   }

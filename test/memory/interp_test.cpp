@@ -721,3 +721,25 @@ trainer.train()
   CHECK(e.config.sharding == memory::Sharding::Fsdp);  // was ignored
   CHECK(e.config.sharding_origin.line == 4);
 }
+
+TEST_CASE("interp: the batch size reported is the one the DataLoader draws, not an unused config value") {
+  // A config class names batch_size = 96 first; the loader is built from a
+  // dict's 40. The report named 96 (line 5) while the batch was 40.
+  memory::Estimate e = est(R"(
+import torch, torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+class Config:
+    batch_size = 96
+hparams = {"batch_size": 40}
+model = nn.Linear(256, 1024)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+loader = DataLoader(TensorDataset(torch.randn(1000, 256)), batch_size=hparams["batch_size"])
+for (x,) in loader:
+    model(x).relu().sum().backward()
+    opt.step()
+)");
+  CHECK(e.config.batch_size.value == 40);
+  CHECK(e.config.batch_size.origin.line == 9);
+  REQUIRE(e.phases.size() == 1);
+  CHECK(e.phases[0].activation_bytes == 40 * 1024 * 4);  // relu's output
+}
