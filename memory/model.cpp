@@ -176,16 +176,21 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   uint64_t opt_bytes = 0, foreach_temp = 0;
   for (const OptimizerInfo& o : cfg.optimizers) {
     OptimizerKind kind = tw.optimizer ? *tw.optimizer : o.kind;
+    uint64_t largest = 0;
     for (uint32_t s : o.storages) {
       uint64_t n = val(in, in.storages[s].elems);
       uint64_t es = dtype_size(in.storages[s].dtype);
       if (cfg.master_weights) es = 4;  // states live with the fp32 master copy
       opt_bytes += state_bytes(o, kind, n, es);
       // foreach (torch 2.x's default on CUDA) materializes intermediate
-      // lists during step(): about one parameter-sized buffer.
-      if (!o.fused && !tw.fused_optimizer && kind != OptimizerKind::Sgd && kind != OptimizerKind::Adam8bit)
-        foreach_temp += n * es;
+      // lists during step(): about one parameter-sized buffer. With
+      // foreach=False the loop holds one tensor's temporary at a time.
+      if (!o.fused && !tw.fused_optimizer && kind != OptimizerKind::Sgd && kind != OptimizerKind::Adam8bit) {
+        if (o.foreach_off) largest = std::max(largest, n * es);
+        else foreach_temp += n * es;
+      }
     }
+    foreach_temp += largest;
   }
   e.optimizer_state_bytes = opt_bytes;
   e.gradient_bytes = grad_bytes;

@@ -305,6 +305,7 @@ Value make_optimizer(Interp& in, std::string_view q, OptimizerKind kind, Args& a
   info.amsgrad = on("amsgrad");
   info.fused = on("fused") || q.find("Fused") != std::string_view::npos;
   info.foreach = on("foreach");
+  if (auto f = a.kwarg(in, "foreach"); f && f->kind == VKind::Bool && !f->a) info.foreach_off = true;
   Value o = new_instance(in, q);
   in.o(o).index = static_cast<uint32_t>(in.cfg.optimizers.size());
   // param_groups: one dict per group with its hyperparameters (scripts set lr there).

@@ -743,3 +743,20 @@ for (x,) in loader:
   REQUIRE(e.phases.size() == 1);
   CHECK(e.phases[0].activation_bytes == 40 * 1024 * 4);  // relu's output
 }
+
+TEST_CASE("interp: optimizer step temporaries follow foreach / fused / foreach=False") {
+  auto temps = [&](const std::string& kwargs) {
+    return est(R"(
+import torch, torch.nn as nn
+model = nn.Sequential(nn.Linear(1024, 4096), nn.Linear(4096, 1024))
+opt = torch.optim.AdamW(model.parameters())" + kwargs + R"()
+model(torch.randn(2, 1024)).sum().backward()
+opt.step()
+)").foreach_temp_bytes;
+  };
+  uint64_t w = (1024 * 4096 + 4096) * 4, w2 = (4096 * 1024 + 1024) * 4;
+  CHECK(temps("") == w + w2);  // torch 2.x's default on CUDA: foreach
+  CHECK(temps(", foreach=True") == w + w2);
+  CHECK(temps(", fused=True") == 0);
+  CHECK(temps(", foreach=False") == 1024 * 4096 * 4);  // one tensor at a time: a weight (was w + w2)
+}
