@@ -117,9 +117,12 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
         if (st.role == Role::Input && in.dims.depends_on(st.elems, s)) return true;
       return false;
     };
+    // Only when the script names no such size at all (orig == -1): a named
+    // one took the flag's value, even where a list built from it (texts *
+    // batch_size) carries it on as a plain number.
     auto unapplied = [&](const std::optional<int64_t>& flag, std::string_view sym, std::string_view name,
-                         IntSetting& setting, std::string_view what) {
-      if (!flag || reaches(sym)) return;
+                         IntSetting& setting, std::string_view what, int64_t orig) {
+      if (!flag || orig != -1 || reaches(sym)) return;
       in.note_unknown("--" + std::string(name) + " " + std::to_string(*flag) + " not applied: no tensor depends on a " +
                           std::string(what) + " the script names; estimated at the script's own shapes",
                       {}, false);
@@ -135,8 +138,8 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
                                                   : "";
       in.cfg.batch_size = {in.dims.value(*in.loader_batch), {in.loader_line, "DataLoader(batch_size=...)" + was}};
     }
-    unapplied(opt.batch_size, "B", "batch-size", in.cfg.batch_size, "batch size");
-    unapplied(opt.seq_len, "T", "seq-len", in.cfg.seq_len, "sequence length");
+    unapplied(opt.batch_size, "B", "batch-size", in.cfg.batch_size, "batch size", in.orig_batch);
+    unapplied(opt.seq_len, "T", "seq-len", in.cfg.seq_len, "sequence length", in.orig_seq);
   }
   // ---- parameters: the trained roots and what optimizers update ----
   std::vector<uint32_t> params;

@@ -563,6 +563,14 @@ opt.step()
   memory::Estimate n = est(named, ob);
   CHECK(n.config.unknowns.empty());
   CHECK(n.phases[0].activation_bytes == plain.phases[0].activation_bytes / 8);
+  // Also when a list built from it carries the value on as a plain number
+  // (texts * batch_size before a tokenizer; a stack over range()).
+  std::string listed(code);
+  listed.replace(listed.find("torch.randn(32, 256)"), 20, "torch.stack([torch.randn(256) for _ in range(BATCH_SIZE)])");
+  listed = "BATCH_SIZE = 32\n" + listed;
+  memory::Estimate l = est(listed, ob);
+  CHECK(l.config.unknowns.empty());
+  CHECK(l.phases[0].activation_bytes == plain.phases[0].activation_bytes / 8);
 }
 
 TEST_CASE("interp: --world-size names itself as the source, with the script's value it replaced") {
