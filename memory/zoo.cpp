@@ -222,13 +222,77 @@ Value from_config(Interp& in, std::string_view cls, Args& a, bool& handled) {
     in.note_unknown("Hugging Face model from a config the interpreter cannot follow", a.span, true);
     return Value::unknown();
   }
-  std::string name = "config";
+  std::string name;
   if (const Value* nm = c->attrs.find(in.intern("name_or_path")))
     if (auto s = in.as_str(*nm)) name = std::string(*s);
   Value m = build_hf(in, *fam, config, cls, a);
-  in.cfg.models.push_back({name, std::string(cls), {in.user_line(), "from_config"}, 0,
+  // A config the script built (GPT2Config(n_layer=6)) has no checkpoint name.
+  in.cfg.models.push_back({name.empty() ? std::string(cls) : name, name.empty() ? "from a config" : std::string(cls),
+                           {in.user_line(), name.empty() ? "constructed" : "from_config"}, 0,
                            m.kind == VKind::Obj ? m.a : UINT32_MAX});
   return m;
+}
+
+/// A transformers `<Family>Config(...)` the script builds: the class's own
+/// defaults (configuration_<family>.py, transformers 4.3x; not a
+/// checkpoint's) with the keyword arguments it passes, under the field
+/// names the zoo builders read. nullopt for a config class not modeled.
+struct ConfigClass {
+  std::string_view cls, family;
+  HfRow defaults;  ///< name unused
+  /// The class's own keyword names for layers, hidden, heads, intermediate,
+  /// max positions (empty: the generic HF name).
+  std::string_view layers, hidden, heads, inter, pos;
+};
+constexpr ConfigClass kConfigClasses[] = {
+    {"GPT2Config", "gpt2", {"", "gpt2", 12, 768, 12, 12, 0, 50257, 1024, true, true, 64, false},
+     "n_layer", "n_embd", "n_head", "n_inner", "n_positions"},
+    {"BertConfig", "bert", {"", "bert", 12, 768, 12, 12, 3072, 30522, 512, true, true, 64, false}, "", "", "", "", ""},
+    {"RobertaConfig", "roberta", {"", "roberta", 12, 768, 12, 12, 3072, 30522, 512, true, true, 64, false},
+     "", "", "", "", ""},
+    {"DistilBertConfig", "distilbert", {"", "distilbert", 6, 768, 12, 12, 3072, 30522, 512, true, true, 64, false},
+     "n_layers", "dim", "n_heads", "hidden_dim", ""},
+    {"LlamaConfig", "llama", {"", "llama", 32, 4096, 32, 0, 11008, 32000, 2048, false, false, 128, false},
+     "", "", "", "", ""},
+    {"MistralConfig", "llama", {"", "llama", 32, 4096, 32, 8, 14336, 32000, 131072, false, false, 128, false},
+     "", "", "", "", ""},
+    {"Qwen2Config", "llama", {"", "llama", 32, 4096, 32, 32, 22016, 151936, 32768, false, true, 128, false},
+     "", "", "", "", ""},
+    {"T5Config", "t5", {"", "t5", 6, 512, 8, 8, 2048, 32128, 0, true, false, 64, false},
+     "num_layers", "d_model", "num_heads", "d_ff", ""},
+};
+
+Value config_class(Interp& in, const ConfigClass& cc, Args& a) {
+  HfRow r = cc.defaults;
+  auto num = [&](std::string_view own, std::string_view generic, int64_t& field) {
+    for (std::string_view k : {own, generic}) {
+      if (k.empty()) continue;
+      if (auto v = a.kwarg(in, k)) {
+        if (auto n = in.as_int(*v)) field = *n;
+        else if (v->kind != VKind::None) return false;  // a value it cannot follow
+      }
+    }
+    return true;
+  };
+  bool ok = num(cc.layers, "num_hidden_layers", r.layers) && num(cc.hidden, "hidden_size", r.hidden) &&
+            num(cc.heads, "num_attention_heads", r.heads) && num(cc.inter, "intermediate_size", r.inter) &&
+            num(cc.pos, "max_position_embeddings", r.max_pos) && num("", "vocab_size", r.vocab) &&
+            num("", "num_key_value_heads", r.kv_heads) && num("d_kv", "head_dim", r.head_dim);
+  if (!ok) {
+    in.note_unknown("`transformers." + std::string(cc.cls) + "(...)` with a size the interpreter cannot follow",
+                    a.span, true);
+    return Value::unknown();
+  }
+  if (r.kv_heads == 0) r.kv_heads = r.heads;  // Llama: num_key_value_heads=None means heads
+  if (r.inter == 0) r.inter = 4 * r.hidden;    // GPT-2: n_inner=None means 4 * n_embd
+  if (cc.family != "t5") r.head_dim = r.hidden / r.heads;
+  if (auto t = a.kwarg(in, "tie_word_embeddings"); t && t->kind == VKind::Bool) r.tied = t->a;
+  if (cc.family == "t5")
+    if (auto f = a.kwarg(in, "feed_forward_proj"); f && in.as_str(*f)) r.gated = in.as_str(*f)->starts_with("gated");
+  if (cc.family == "llama" && cc.cls == "LlamaConfig")
+    if (auto b = a.kwarg(in, "attention_bias"); b && b->kind == VKind::Bool) r.bias = b->a;
+  r.name = "";  // no checkpoint: the model is named by its class
+  return hf_config(in, r);
 }
 
 }  // namespace
@@ -267,6 +331,23 @@ Value construct_zoo(Interp& in, StrId qualname, Args& a, bool& handled, Value se
   if (q.starts_with("transformers.") && q.ends_with(".from_pretrained")) {
     std::string_view cls = q.substr(13, q.size() - 13 - 16);
     return from_pretrained(in, cls, a, handled);
+  }
+  if (q.starts_with("transformers.") && q.find('.', 13) == std::string_view::npos) {
+    std::string_view cls = q.substr(13);
+    for (const ConfigClass& cc : kConfigClasses)
+      if (cc.cls == cls) return config_class(in, cc, a);
+    // `GPT2LMHeadModel(config)`: a model class on a config the script built.
+    Value config = a.get(in, 0, "config").value_or(Value::unknown());
+    Obj* c = in.instance(config);
+    if (c && c->type != kNone32 && in.str(c->type) == "transformers.PretrainedConfig") {
+      Args fa{{config}, {}, a.span};
+      return from_config(in, cls, fa, handled);
+    }
+    if (cls.ends_with("Model") || cls.find("For") != std::string_view::npos) {
+      in.note_unknown("`transformers." + std::string(cls) + "(...)` on a config the interpreter cannot follow", a.span,
+                      true);
+      return Value::unknown();
+    }
   }
   if (q.starts_with("transformers.") && q.ends_with(".from_config")) {
     std::string_view cls = q.substr(13, q.size() - 13 - 12);

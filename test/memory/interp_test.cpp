@@ -768,3 +768,45 @@ opt.step()
   CHECK(temps(", fused=True") == 0);
   CHECK(temps(", foreach=False") == 1024 * 4096 * 4);  // one tensor at a time: a weight (was w + w2)
 }
+
+TEST_CASE("interp: transformers config classes the script builds, and models constructed on them") {
+  struct Case {
+    const char* code;
+    uint64_t params;
+  } cases[] = {
+      // wte 32000x512, wpe 1024x512, 6 blocks of 3,152,384, ln_f.
+      {"from transformers import GPT2Config, GPT2LMHeadModel\n"
+       "m = GPT2LMHeadModel(GPT2Config(n_layer=6, n_embd=512, n_head=8, vocab_size=32000))\n",
+       35823616},
+      // Grouped-query attention from num_key_value_heads; untied head.
+      {"from transformers import LlamaConfig, LlamaForCausalLM\n"
+       "cfg = LlamaConfig(hidden_size=1024, intermediate_size=2816, num_hidden_layers=8, num_attention_heads=16,\n"
+       "                  num_key_value_heads=4, vocab_size=32000)\nm = LlamaForCausalLM(cfg)\n",
+       155730944},
+      // The class defaults are t5-small's and bert-base-uncased's.
+      {"from transformers import T5Config, T5ForConditionalGeneration\nm = T5ForConditionalGeneration(T5Config())\n",
+       60506624},
+      {"from transformers import BertConfig, BertForMaskedLM\nm = BertForMaskedLM(BertConfig())\n", 109514298},
+      {"from transformers import AutoModelForCausalLM, GPT2Config\n"
+       "m = AutoModelForCausalLM.from_config(GPT2Config(n_layer=6, n_embd=512, n_head=8, vocab_size=32000))\n",
+       35823616},
+  };
+  for (const Case& c : cases) {
+    std::string shown(c.code);
+    CAPTURE(shown);
+    memory::Estimate e = est(std::string(c.code) + "import torch\nopt = torch.optim.SGD(m.parameters(), lr=0.1)\n");
+    CHECK(e.params == c.params);
+    REQUIRE(e.config.models.size() == 1);
+    CHECK(e.config.models[0].origin.line >= 2);
+  }
+  // A model class on a config it cannot follow is unknown, by name.
+  memory::Estimate u = est(R"(
+from transformers import MambaConfig, MambaForCausalLM
+import torch
+m = MambaForCausalLM(MambaConfig())
+opt = torch.optim.SGD(m.parameters(), lr=0.1)
+)");
+  REQUIRE_FALSE(u.config.unknowns.empty());
+  CHECK(u.config.unknowns[0].what.find("MambaForCausalLM") != std::string::npos);
+  CHECK(u.config.unknowns[0].blocking);
+}
