@@ -358,6 +358,21 @@ Value f_compile(Interp& in, Args& a) {
 }
 Value f_clip(Interp& in, Args&) { return in.new_tensor({}, Dtype::Float32); }
 
+/// torch.multiprocessing.spawn(fn, args=(...), nprocs=N): every process
+/// runs fn(rank, *args); rank 0 is the one estimated (all train the same).
+Value f_spawn(Interp& in, Args& a) {
+  Value fn = a.get(in, 0, "fn").value_or(Value::unknown());
+  Args ca;
+  ca.span = a.span;
+  ca.pos = {in.int_value(0)};
+  if (auto extra = a.get(in, 1, "args")) {
+    if (auto items = in.iterate(*extra)) ca.pos.insert(ca.pos.end(), items->begin(), items->end());
+    else if (extra->known()) return Value::unknown();
+  }
+  in.call(fn, ca);
+  return Value::none();
+}
+
 /// The zoo's hook for `model.gradient_checkpointing_enable()`: each block
 /// runs as a checkpointed segment (transformers' GradientCheckpointingLayer).
 Value f_checkpoint_module(Interp& in, Args& a) {
@@ -548,6 +563,8 @@ void register_training(Interp& in) {
   f["torch.nn.utils.clip_grad_norm_"] = f_clip;
   f["torch.nn.utils.clip_grad_value_"] = f_none;
   f["torch._tpf_checkpoint_module"] = f_checkpoint_module;
+  f["torch.multiprocessing.spawn"] = f_spawn;
+  f["torch.multiprocessing.start_processes"] = f_spawn;
   in.tensor_methods["backward"] = m_backward;
 }
 

@@ -810,3 +810,27 @@ opt = torch.optim.SGD(m.parameters(), lr=0.1)
   CHECK(u.config.unknowns[0].what.find("MambaForCausalLM") != std::string::npos);
   CHECK(u.config.unknowns[0].blocking);
 }
+
+TEST_CASE("interp: mp.spawn runs the training function as rank 0") {
+  // The usual DDP tutorial layout: everything happens in train(rank, ...),
+  // started by torch.multiprocessing.spawn; it was "no model found".
+  memory::Estimate e = est(R"(
+import torch, torch.nn as nn
+import torch.multiprocessing as mp
+from torch.nn.parallel import DistributedDataParallel as DDP
+def train(rank, world_size, batch):
+    model = nn.Linear(512, 512).to(rank)
+    ddp = DDP(model, device_ids=[rank])
+    opt = torch.optim.Adam(ddp.parameters())
+    ddp(torch.randn(batch, 512, device=rank)).relu().sum().backward()
+    opt.step()
+if __name__ == "__main__":
+    world_size = torch.cuda.device_count()
+    mp.spawn(train, args=(world_size, 64), nprocs=world_size, join=True)
+)");
+  CHECK(e.params == 512 * 512 + 512);
+  CHECK(e.config.sharding == memory::Sharding::Ddp);
+  REQUIRE(e.phases.size() == 1);
+  // The Linear saves x (made in the script, not drawn from a loader), relu its output.
+  CHECK(e.phases[0].activation_bytes == 2 * 64 * 512 * 4);
+}
