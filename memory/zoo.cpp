@@ -278,6 +278,9 @@ Value config_class(Interp& in, const ConfigClass& cc, Args& a) {
             num(cc.heads, "num_attention_heads", r.heads) && num(cc.inter, "intermediate_size", r.inter) &&
             num(cc.pos, "max_position_embeddings", r.max_pos) && num("", "vocab_size", r.vocab) &&
             num("", "num_key_value_heads", r.kv_heads) && num("d_kv", "head_dim", r.head_dim);
+  // Sizes torch would reject (a head count of 0 would also divide by zero here).
+  ok = ok && r.layers >= 0 && r.hidden > 0 && r.heads > 0 && r.inter >= 0 && r.vocab > 0 && r.kv_heads >= 0 &&
+       r.head_dim >= 0 && r.layers <= 4096 && r.hidden <= (1 << 20);
   if (!ok) {
     in.note_unknown("`transformers." + std::string(cc.cls) + "(...)` with a size the interpreter cannot follow",
                     a.span, true);

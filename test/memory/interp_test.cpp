@@ -799,6 +799,14 @@ TEST_CASE("interp: transformers config classes the script builds, and models con
     REQUIRE(e.config.models.size() == 1);
     CHECK(e.config.models[0].origin.line >= 2);
   }
+  // Sizes torch would reject are unknown, never a crash (n_head=0 divided by zero).
+  memory::Estimate z = est(R"(
+from transformers import GPT2Config, GPT2LMHeadModel
+m = GPT2LMHeadModel(GPT2Config(n_head=0, n_layer=-3))
+)");
+  CHECK_FALSE(z.model_found);
+  REQUIRE_FALSE(z.config.unknowns.empty());
+  CHECK(z.config.unknowns[0].blocking);
   // A model class on a config it cannot follow is unknown, by name.
   memory::Estimate u = est(R"(
 from transformers import MambaConfig, MambaForCausalLM
