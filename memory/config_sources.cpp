@@ -37,7 +37,8 @@ constexpr std::string_view kImageNames[] = {"image_size", "img_size", "imagesize
                                             "input_size", "resolution", "crop_size", "image_res"};
 constexpr std::string_view kAccumNames[] = {"gradient_accumulation_steps", "grad_accum", "accum_steps",
                                             "accumulation_steps", "grad_accum_steps", "accumulate_grad_batches",
-                                            "gradient_accumulation"};
+                                            "gradient_accumulation", "grad_accumulation_steps", "accum_iter",
+                                            "accumulate_steps", "accum", "update_freq"};
 constexpr std::string_view kWorldNames[] = {"world_size", "num_gpus", "n_gpus", "ngpus", "nproc_per_node",
                                             "num_processes"};
 

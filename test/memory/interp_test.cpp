@@ -842,3 +842,21 @@ if __name__ == "__main__":
   // The Linear saves x (made in the script, not drawn from a loader), relu its output.
   CHECK(e.phases[0].activation_bytes == 2 * 64 * 512 * 4);
 }
+
+TEST_CASE("interp: gradient accumulation under the names scripts use, with its line") {
+  for (const char* name : {"ACCUM_ITER", "accum", "update_freq", "grad_accumulation_steps"}) {
+    CAPTURE(name);
+    memory::Estimate e = est(std::string("import torch, torch.nn as nn\n") + name + R"( = 4
+model = nn.Linear(64, 64)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for i in range(100):
+    loss = model(torch.randn(8, 64)).sum() / )" + name + R"(
+    loss.backward()
+    if (i + 1) % )" + name + R"( == 0:
+        opt.step()
+        opt.zero_grad()
+)");
+    CHECK(e.config.grad_accum.value == 4);
+    CHECK(e.config.grad_accum.origin.line == 2);
+  }
+}
