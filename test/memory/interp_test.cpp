@@ -145,6 +145,28 @@ opt.step()
   CHECK(e.optimizer_state_bytes == e.params * 4);  // momentum buffers
 }
 
+TEST_CASE("interp: --dtype replaces the script's autocast and names itself") {
+  constexpr std::string_view code = R"(
+import torch, torch.nn as nn
+model = nn.Linear(256, 256)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+with torch.autocast("cuda", dtype=torch.bfloat16):
+    loss = model(torch.randn(8, 256)).float().sum()
+loss.backward()
+opt.step()
+)";
+  memory::EstimateOptions o;
+  o.dtype = memory::Dtype::Float32;
+  memory::Estimate off = est(code, o);
+  CHECK_FALSE(off.config.autocast.has_value());
+  CHECK(off.config.param_dtype_origin.source == "--dtype float32");  // was no source at all
+  o.dtype = memory::Dtype::Float16;
+  memory::Estimate half = est(code, o);
+  REQUIRE(half.config.autocast.has_value());
+  CHECK(*half.config.autocast == memory::Dtype::Float16);
+  CHECK(half.config.autocast_origin.source == "--dtype float16");
+}
+
 TEST_CASE("interp: autocast, GradScaler and the autocast weight cache") {
   memory::Estimate e = est(R"(
 import torch
