@@ -217,6 +217,7 @@ void init_layer(Interp& in, Value self, Layer L, Args& a) {
     case Layer::ReLU6:
     case Layer::SiLU:
     case Layer::Hardswish:
+    case Layer::Hardsigmoid:
       set(in, self, "inplace", arg(in, a, 0, "inplace", Value::boolean(false)));
       return;
     case Layer::LeakyReLU:
@@ -425,7 +426,7 @@ Value layer_forward(Interp& in, Value m, Args& call) {
     case Layer::Dropout3d:
       return fn(f_dropout2d, {x, at("p"), Value::boolean(training), at("inplace")});
     case Layer::ReLU: return fn(in.functions["torch.nn.functional.relu"], {x, at("inplace")});
-    case Layer::ReLU6:
+    case Layer::ReLU6: return fn(in.functions["torch.nn.functional.relu6"], {x, at("inplace")});
     case Layer::LeakyReLU:
     case Layer::ELU:
       return fn(in.functions["torch.nn.functional.leaky_relu"], {x}, {kw("inplace", at("inplace"))});
@@ -436,7 +437,7 @@ Value layer_forward(Interp& in, Value m, Args& call) {
     case Layer::Softplus: return fn(in.functions["torch.nn.functional.softplus"], {x});
     case Layer::Mish: return fn(in.functions["torch.nn.functional.mish"], {x});
     case Layer::Hardswish:
-    case Layer::Hardsigmoid:
+    case Layer::Hardsigmoid: return fn(in.functions["torch.nn.functional.hardswish"], {x, at("inplace")});
     case Layer::PReLU: return fn(in.functions["torch.nn.functional.hardswish"], {x});
     case Layer::Softmax: return method("softmax", {x, at("dim")});
     case Layer::LogSoftmax: return method("log_softmax", {x, at("dim")});

@@ -313,6 +313,50 @@ for ids, labels in DataLoader(data, batch_size=2):
   }
 }
 
+TEST_CASE("interp: torchvision zoo models save what torch saves running the same zoo code") {
+  // Measured with torch 1.13 on CPU: memory/zoo/torchvision_models.py
+  // imported as a module, one forward to a cross-entropy loss through
+  // tools/measure_memory.py's hooks (activation_bytes, the batch apart;
+  // the CUDA figure swaps float dropout masks for bool ones). Parameter
+  // counts are torchvision's published ones.
+  struct Case {
+    const char* name;
+    int batch, size;
+    uint64_t params, cpu, cuda;
+  } cases[] = {{"resnet18", 4, 64, 11689512, 7107716, 7107716},
+               {"resnet50", 2, 64, 25557032, 14163268, 14163268},
+               {"vgg11", 2, 64, 132863336, 8253252, 8204100},
+               {"mobilenet_v2", 2, 64, 3504872, 12874820, 12867140},
+               {"mobilenet_v3_small", 2, 64, 2542856, 2698308, 2692164},
+               {"efficientnet_b0", 2, 64, 5288548, 14673868, 14666188},
+               {"vit_b_16", 1, 224, 86567656, 139803180, 139803180}};
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    std::string code = std::string(R"(
+import torch, torchvision
+import torch.nn.functional as F
+from torch.utils.data import DataLoader, TensorDataset
+model = torchvision.models.)") + c.name + R"(()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+data = TensorDataset(torch.randn(64, 3, SIZE, SIZE), torch.randint(0, 1000, (64,)))
+for x, y in DataLoader(data, batch_size=BATCH):
+    F.cross_entropy(model(x), y).backward()
+    opt.step()
+)";
+    code.replace(code.find("SIZE"), 4, std::to_string(c.size));
+    code.replace(code.find("SIZE"), 4, std::to_string(c.size));
+    code.replace(code.find("BATCH"), 5, std::to_string(c.batch));
+    memory::EstimateOptions o;
+    o.kernels = memory::Kernels::Cpu;
+    memory::Estimate cpu = est(code, o), cuda = est(code);
+    CHECK(cpu.params == c.params);
+    REQUIRE(cpu.phases.size() == 1);
+    REQUIRE(cuda.phases.size() == 1);
+    CHECK(cpu.phases[0].activation_bytes == c.cpu);
+    CHECK(cuda.phases[0].activation_bytes == c.cuda);
+  }
+}
+
 TEST_CASE("interp: a model from outside the file is unknown, never guessed") {
   memory::Estimate e = est(R"(
 import timm, torch
