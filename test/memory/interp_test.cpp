@@ -357,6 +357,60 @@ for x, y in DataLoader(data, batch_size=BATCH):
   }
 }
 
+TEST_CASE("interp: Hugging Face zoo families save what torch saves running the same zoo code") {
+  // Measured with torch 1.13 on CPU: memory/zoo/hf_models.py and
+  // hf_llama.py imported as modules, each builder on the same small config
+  // (2 layers, width 64, 4 heads, vocabulary 1000), one forward of batch
+  // 2 x 32 to the model's own loss through tools/measure_memory.py's hooks.
+  struct Case {
+    const char* imports;
+    const char* build;
+    bool lm;
+    uint64_t params, cpu, cuda;
+  } cases[] = {
+      {"GPT2Config, GPT2LMHeadModel",
+       "GPT2LMHeadModel(GPT2Config(n_layer=2, n_embd=64, n_head=4, n_inner=256, vocab_size=1000, n_positions=128))",
+       true, 172288, 1480172, 1369580},
+      {"BertConfig, BertForMaskedLM",
+       "BertForMaskedLM(BertConfig(num_hidden_layers=2, hidden_size=64, num_attention_heads=4, intermediate_size=256, "
+       "vocab_size=1000, max_position_embeddings=128))",
+       true, 177704, 1143828, 1033236},
+      {"RobertaConfig, RobertaForSequenceClassification",
+       "RobertaForSequenceClassification(RobertaConfig(num_hidden_layers=2, hidden_size=64, num_attention_heads=4, "
+       "intermediate_size=256, vocab_size=1000, max_position_embeddings=130))",
+       false, 176770, 824868, 713508},
+      {"DistilBertConfig, DistilBertForSequenceClassification",
+       "DistilBertForSequenceClassification(DistilBertConfig(n_layers=2, dim=64, n_heads=4, hidden_dim=256, "
+       "vocab_size=1000, max_position_embeddings=128))",
+       false, 176578, 807268, 720868},
+      {"LlamaConfig, LlamaForCausalLM",
+       "LlamaForCausalLM(LlamaConfig(num_hidden_layers=2, hidden_size=64, num_attention_heads=4, num_key_value_heads=2, "
+       "intermediate_size=256, vocab_size=1000, max_position_embeddings=128))",
+       true, 251200, 1306564, 1306564},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.build);
+    std::string code = std::string("import torch\nfrom torch.utils.data import DataLoader, TensorDataset\n") +
+                       "from transformers import " + c.imports + "\nmodel = " + c.build + R"(
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+data = TensorDataset(torch.randint(2, 1000, (64, 32)), torch.randint(0, 2, (64,)))
+for ids, labels in DataLoader(data, batch_size=2):
+    loss = model(input_ids=ids, labels=LABELS).loss
+    loss.backward()
+    opt.step()
+)";
+    code.replace(code.find("LABELS"), 6, c.lm ? "ids" : "labels");
+    memory::EstimateOptions o;
+    o.kernels = memory::Kernels::Cpu;
+    memory::Estimate cpu = est(code, o), cuda = est(code);
+    CHECK(cpu.params == c.params);
+    REQUIRE(cpu.phases.size() == 1);
+    REQUIRE(cuda.phases.size() == 1);
+    CHECK(cpu.phases[0].activation_bytes == c.cpu);
+    CHECK(cuda.phases[0].activation_bytes == c.cuda);
+  }
+}
+
 TEST_CASE("interp: a model from outside the file is unknown, never guessed") {
   memory::Estimate e = est(R"(
 import timm, torch
