@@ -279,7 +279,30 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   // matches the published T4 peaks (calibration_test.cpp). So
   // zero_grad(set_to_none=...) changes nothing at the peak.
   uint64_t g_at_peak = G;
-  uint64_t backward_peak = resident + cache + act_total + g_at_peak;
+  // At the backward peak the autocast region has been left and its cast
+  // cache dropped: the casts still alive are those the graph saved (a
+  // Linear keeps its weight's cast) and those of the largest checkpointed
+  // segment, recast when it is recomputed under autocast in backward.
+  // Without checkpointing that is every weight cast the forward made (the
+  // calibration case); with it, one block's. Every cast is alive at the end
+  // of the forward instead, a peak of its own (without the gradients).
+  uint64_t cache_kept = cache;
+  if (!in.phases.empty()) {
+    uint64_t seg_max = 0;
+    for (const auto& seg : in.segment_saved) {
+      if (seg.empty() || seg[0].phase != in.peak_phase) continue;
+      std::unordered_set<uint32_t> seen_copies;
+      uint64_t b = 0;
+      for (const SavedRecord& r : seg)
+        if (in.storages[r.storage].role == Role::AutocastCopy && seen_copies.insert(r.storage).second)
+          b += val(in, in.storage_bytes(r.storage));
+      seg_max = std::max(seg_max, b);
+    }
+    cache_kept = std::min(cache, in.phases[in.peak_phase].autocast_copy_bytes + seg_max);
+  }
+  uint64_t forward_end = resident + cache + acts + e.batch_input_bytes;
+  uint64_t backward_peak = std::max(resident + cache_kept + act_total + g_at_peak, forward_end);
+  if (forward_end > resident + cache_kept + act_total + g_at_peak) cache_kept = cache, g_at_peak = 0;
   // optimizer.step(): everything but the activations, plus foreach's
   // temporaries.
   uint64_t step_peak = resident + G + foreach_temp;
@@ -297,8 +320,8 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   } else {
     allocated = backward_peak;
     c.gradients = g_at_peak;
-    c.activations = act_total;
-    c.autocast_cache = cache;
+    c.activations = g_at_peak ? act_total : acts + e.batch_input_bytes;
+    c.autocast_cache = cache_kept;
   }
   // ---- context, fragmentation, interval ----
   std::string gpu = opt.target ? std::string(opt.target->gpu->name) : std::string("t4");
