@@ -120,22 +120,27 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
     // Only when the script names no such size at all (orig == -1): a named
     // one took the flag's value, even where a list built from it (texts *
     // batch_size) carries it on as a plain number.
+    // The same when the DataLoader the step drew from was built with a
+    // constant of its own (not the name the flag replaced).
     auto unapplied = [&](const std::optional<int64_t>& flag, std::string_view sym, std::string_view name,
                          IntSetting& setting, std::string_view what, int64_t orig) {
-      if (!flag || orig != -1 || reaches(sym)) return;
+      bool const_loader = sym == "B" && in.loader_batch && in.dims.is_const(*in.loader_batch);
+      if (!flag || (orig != -1 && !const_loader) || reaches(sym)) return;
       in.note_unknown("--" + std::string(name) + " " + std::to_string(*flag) + " not applied: no tensor depends on a " +
                           std::string(what) + " the script names; estimated at the script's own shapes",
                       {}, false);
-      setting.origin.source += ", not applied";
+      if (setting.value == *flag) setting.origin.source += ", not applied";
     };
     // The batch-size setting is the first value a batch-size name held; the
     // DataLoader the step drew from may use another (a config class names
     // 96, the loader is built with a dict's 40). Report the loader's.
-    if (!opt.batch_size && !reaches("B") && in.loader_batch && in.dims.is_const(*in.loader_batch) &&
+    if (!reaches("B") && in.loader_batch && in.dims.is_const(*in.loader_batch) &&
         in.cfg.batch_size.value != in.dims.value(*in.loader_batch)) {
-      std::string was = in.cfg.batch_size.known() ? " (not " + std::to_string(*in.cfg.batch_size.value) + ", line " +
-                                                        std::to_string(in.cfg.batch_size.origin.line) + ")"
-                                                  : "";
+      // The value the script's own name held (before any --batch-size).
+      int64_t named = in.orig_batch != -1 ? in.orig_batch : in.cfg.batch_size.value.value_or(-1);
+      std::string was = in.cfg.batch_size.origin.line && named != -1
+                            ? " (not " + std::to_string(named) + ", line " + std::to_string(in.cfg.batch_size.origin.line) + ")"
+                            : "";
       in.cfg.batch_size = {in.dims.value(*in.loader_batch), {in.loader_line, "DataLoader(batch_size=...)" + was}};
     }
     unapplied(opt.batch_size, "B", "batch-size", in.cfg.batch_size, "batch size", in.orig_batch);

@@ -895,8 +895,31 @@ for (x,) in loader:
 )");
   CHECK(e.config.batch_size.value == 40);
   CHECK(e.config.batch_size.origin.line == 9);
+  CHECK(e.config.batch_size.origin.source == "DataLoader(batch_size=...) (not 96, line 5)");
   REQUIRE(e.phases.size() == 1);
   CHECK(e.phases[0].activation_bytes == 40 * 1024 * 4);  // relu's output
+  // --batch-size replaces the config class's value, which the loader does
+  // not use: the flag is reported as not applied, the loader's 40 stays.
+  memory::EstimateOptions o;
+  o.batch_size = 8;
+  memory::Estimate f = est(R"(
+import torch, torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+class Config:
+    batch_size = 96
+hparams = {"batch_size": 40}
+model = nn.Linear(256, 1024)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+loader = DataLoader(TensorDataset(torch.randn(1000, 256)), batch_size=hparams["batch_size"])
+for (x,) in loader:
+    model(x).relu().sum().backward()
+    opt.step()
+)", o);
+  CHECK(f.config.batch_size.value == 40);
+  CHECK(f.config.batch_size.origin.source == "DataLoader(batch_size=...) (not 96, line 5)");
+  REQUIRE(f.config.unknowns.size() == 1);
+  CHECK(f.config.unknowns[0].what.starts_with("--batch-size 8 not applied"));
+  CHECK(f.phases[0].activation_bytes == 40 * 1024 * 4);
 }
 
 TEST_CASE("interp: optimizer step temporaries follow foreach / fused / foreach=False") {
