@@ -201,6 +201,15 @@ Value from_pretrained(Interp& in, std::string_view cls, Args& a, bool& handled) 
                     a.span, true);
     return Value::unknown();
   }
+  // 4-/8-bit weights (bitsandbytes through transformers) are not modeled:
+  // estimating them as full-precision weights would be a silent guess.
+  for (std::string_view k : {"load_in_8bit", "load_in_4bit", "quantization_config"}) {
+    auto v = a.kwarg(in, k);
+    if (v && v->kind != VKind::None && !(v->kind == VKind::Bool && !v->a)) {
+      in.note_unknown("quantized weights (`from_pretrained(" + std::string(k) + "=...)`) are not modeled", a.span, true);
+      break;
+    }
+  }
   Value m = build_hf(in, r->family, hf_config(in, *r), cls, a);
   in.cfg.models.push_back({std::string(*n), std::string(cls), {in.user_line(), "from_pretrained"}, 0,
                            m.kind == VKind::Obj ? m.a : UINT32_MAX});
@@ -355,6 +364,14 @@ Value construct_zoo(Interp& in, StrId qualname, Args& a, bool& handled, Value se
   if (q.starts_with("transformers.") && q.ends_with(".from_config")) {
     std::string_view cls = q.substr(13, q.size() - 13 - 12);
     return from_config(in, cls, a, handled);
+  }
+  // LoRA and other adapters change which parameters train and add their
+  // own: not modeled, so the estimate says so instead of counting the
+  // full model as trained.
+  if (q.starts_with("peft.") && (q.ends_with("get_peft_model") || q.ends_with("prepare_model_for_kbit_training") ||
+                                 q.ends_with(".from_pretrained"))) {
+    in.note_unknown("PEFT adapters (`" + std::string(q) + "`) are not modeled", a.span, true);
+    return Value::unknown();
   }
   if (q.starts_with("timm.") || q.starts_with("torch.hub.")) {
     in.note_unknown("model from `" + std::string(q) + "` (not modeled)", a.span, true);

@@ -1030,3 +1030,38 @@ for i in range(100):
     CHECK(e.config.grad_accum.origin.line == 2);
   }
 }
+
+TEST_CASE("interp: quantized loading and PEFT adapters are named unknowns, not full-precision guesses") {
+  // load_in_4bit used to be ignored: the 7B model was estimated with
+  // full-precision weights, all of them trained.
+  memory::Estimate q = est(R"(
+import torch
+from transformers import AutoModelForCausalLM, BitsAndBytesConfig
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf", quantization_config=BitsAndBytesConfig(load_in_4bit=True))
+opt = torch.optim.AdamW(model.parameters())
+)");
+  CHECK(q.verdict == memory::Verdict::Unknown);
+  REQUIRE_FALSE(q.config.unknowns.empty());
+  CHECK(q.config.unknowns[0].what.find("quantized weights") != std::string::npos);
+  memory::Estimate p = est(R"(
+import torch
+from transformers import AutoModelForCausalLM
+from peft import LoraConfig, get_peft_model
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+model = get_peft_model(model, LoraConfig(r=8))
+opt = torch.optim.AdamW(model.parameters())
+)");
+  CHECK(p.verdict == memory::Verdict::Unknown);
+  bool named = false;
+  for (const auto& u : p.config.unknowns) named = named || (u.what.find("peft.get_peft_model") != std::string::npos && u.blocking);
+  CHECK(named);
+  // load_in_8bit=False is no quantization.
+  memory::Estimate f = est(R"(
+import torch
+from transformers import AutoModelForCausalLM
+model = AutoModelForCausalLM.from_pretrained("gpt2", load_in_8bit=False)
+opt = torch.optim.AdamW(model.parameters())
+)");
+  CHECK(f.params == 124439808);
+  for (const auto& u : f.config.unknowns) CHECK(u.what.find("quantized") == std::string::npos);
+}
