@@ -306,8 +306,10 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
     cache_kept = std::min(cache, in.phases[in.peak_phase].autocast_copy_bytes + seg_max);
   }
   uint64_t forward_end = resident + cache + acts + e.batch_input_bytes;
-  uint64_t backward_peak = std::max(resident + cache_kept + act_total + g_at_peak, forward_end);
-  if (forward_end > resident + cache_kept + act_total + g_at_peak) cache_kept = cache, g_at_peak = 0;
+  uint64_t in_backward = resident + cache_kept + act_total + g_at_peak;
+  bool at_forward_end = forward_end > in_backward;
+  uint64_t backward_peak = std::max(in_backward, forward_end);
+  if (at_forward_end) cache_kept = cache, g_at_peak = 0;
   // optimizer.step(): everything but the activations, plus foreach's
   // temporaries.
   uint64_t step_peak = resident + G + foreach_temp;
@@ -325,7 +327,7 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   } else {
     allocated = backward_peak;
     c.gradients = g_at_peak;
-    c.activations = g_at_peak ? act_total : acts + e.batch_input_bytes;
+    c.activations = at_forward_end ? acts + e.batch_input_bytes : act_total;
     c.autocast_cache = cache_kept;
   }
   // ---- context, fragmentation, interval ----
