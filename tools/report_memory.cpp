@@ -130,6 +130,7 @@ nlohmann::ordered_json estimate_json(const Estimate& e) {
   }
   conf["optimizers"] = std::move(opts);
   conf["gradient_checkpointing"] = value_json(cfg.checkpointing, cfg.checkpointing_origin);
+  conf["compiled"] = value_json(cfg.compiled, cfg.compiled_origin);
   conf["grad_accum"] = setting_json(cfg.grad_accum);
   conf["sharding"] = value_json(std::string(memory::sharding_name(cfg.sharding)), cfg.sharding_origin);
   conf["world_size"] = setting_json(cfg.world_size);
@@ -204,6 +205,9 @@ void render_estimate(std::ostream& os, const Estimate& e, const MemoryTextStyle&
        << (o.amsgrad ? " (amsgrad)" : "") << (o.centered ? " (centered)" : "") << (o.fused ? " fused" : "")
        << (o.foreach ? " foreach" : "") << at(o.origin) << "\n";
   if (cfg.checkpointing) os << "  checkpoint   on" << at(cfg.checkpointing_origin) << "\n";
+  // The estimate follows eager kernels; a compiled graph's fusions usually
+  // save less, so say which one this is.
+  if (cfg.compiled) os << "  compile      on, estimated as eager" << at(cfg.compiled_origin) << "\n";
   setting("grad accum   ", cfg.grad_accum);
   if (cfg.sharding != memory::Sharding::None)
     os << "  parallel     " << memory::sharding_name(cfg.sharding) << at(cfg.sharding_origin) << "\n";
