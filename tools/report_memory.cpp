@@ -134,7 +134,9 @@ nlohmann::ordered_json estimate_json(const Estimate& e) {
   conf["grad_accum"] = setting_json(cfg.grad_accum);
   conf["sharding"] = value_json(std::string(memory::sharding_name(cfg.sharding)), cfg.sharding_origin);
   conf["world_size"] = setting_json(cfg.world_size);
-  conf["attention"] = value_json(cfg.sdpa ? "sdpa" : e.attention_score_bytes ? "explicit" : "none",
+  conf["attention"] = value_json(cfg.sdpa                                              ? "sdpa"
+                                 : cfg.explicit_attention || e.attention_score_bytes ? "explicit"
+                                                                                     : "none",
                                  cfg.attention_origin);
   nlohmann::ordered_json models = nlohmann::ordered_json::array();
   for (const auto& m : cfg.models) {
@@ -204,6 +206,8 @@ void render_estimate(std::ostream& os, const Estimate& e, const MemoryTextStyle&
     os << "  optimizer    " << memory::optimizer_name(o.kind) << (o.momentum ? " (momentum)" : "")
        << (o.amsgrad ? " (amsgrad)" : "") << (o.centered ? " (centered)" : "") << (o.fused ? " fused" : "")
        << (o.foreach ? " foreach" : "") << at(o.origin) << "\n";
+  if (cfg.sdpa) os << "  attention    SDPA" << at(cfg.attention_origin) << "\n";
+  else if (cfg.explicit_attention || e.attention_score_bytes) os << "  attention    explicit" << at(cfg.attention_origin) << "\n";
   if (cfg.checkpointing) os << "  checkpoint   on" << at(cfg.checkpointing_origin) << "\n";
   // The estimate follows eager kernels; a compiled graph's fusions usually
   // save less, so say which one this is.
