@@ -1065,3 +1065,16 @@ opt = torch.optim.AdamW(model.parameters())
   CHECK(f.params == 124439808);
   for (const auto& u : f.config.unknowns) CHECK(u.what.find("quantized") == std::string::npos);
 }
+
+TEST_CASE("interp: the attention kind is read with its line, explicit or SDPA") {
+  memory::Estimate e = est(R"(
+import torch, torch.nn as nn, torch.nn.functional as F
+q = torch.randn(2, 4, 64, 16, requires_grad=True)
+k = torch.randn(2, 4, 64, 16, requires_grad=True)
+att = F.softmax(q @ k.transpose(-2, -1), dim=-1)
+att.sum().backward()
+)");
+  CHECK(e.config.explicit_attention);
+  CHECK(e.config.attention_origin.line == 5);
+  CHECK_FALSE(e.config.sdpa);
+}
