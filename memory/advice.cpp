@@ -119,22 +119,29 @@ Estimate estimate(const ir::Module& script, const EstimateOptions& opt) {
           o.tweaks.shard_world = n;
         });
 
-  std::vector<std::pair<Suggestion, EstimateOptions>> ranked;
+  std::vector<std::pair<Suggestion, EstimateOptions>> ranked, minor;
   for (Candidate& c : cands) {
     Estimate after = estimate_once(script, combine(base, c.opt));
-    // Changes that save under 1% of the peak are not worth listing.
-    if (!after.model_found || after.peak_bytes + e.peak_bytes / 100 >= e.peak_bytes) continue;
+    if (!after.model_found) continue;
     Suggestion s;
     s.key = c.key;
     s.change = c.change;
-    s.saves_bytes = e.peak_bytes - after.peak_bytes;
+    s.saves_bytes = e.peak_bytes > after.peak_bytes ? e.peak_bytes - after.peak_bytes : 0;
     s.peak_after_bytes = after.peak_bytes;
     s.fits = fits(after);
-    ranked.emplace_back(std::move(s), c.opt);
+    // Changes that save under 1% of the peak alone are not worth listing,
+    // but may be what a stack needs once another change has moved the
+    // peak (micro-batches after sharding has removed the optimizer state):
+    // the stack search tries them last.
+    if (after.peak_bytes + e.peak_bytes / 100 >= e.peak_bytes) minor.emplace_back(std::move(s), c.opt);
+    else ranked.emplace_back(std::move(s), c.opt);
   }
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [](auto& a, auto& b) { return a.first.saves_bytes > b.first.saves_bytes; });
+  auto by_saving = [](auto& a, auto& b) { return a.first.saves_bytes > b.first.saves_bytes; };
+  std::stable_sort(ranked.begin(), ranked.end(), by_saving);
+  std::stable_sort(minor.begin(), minor.end(), by_saving);
   for (auto& [s, o] : ranked) e.suggestions.push_back(s);
+  size_t listed = ranked.size();
+  ranked.insert(ranked.end(), minor.begin(), minor.end());
   if (fits(e)) return e;
   // Greedy: add changes in rank order (one micro-batch size at most) until
   // the peak fits, then drop any the stack does not need.
@@ -164,7 +171,12 @@ Estimate estimate(const ir::Module& script, const EstimateOptions& opt) {
       last = est;
     }
   }
-  for (size_t k : stack) e.smallest_stack.push_back(ranked[k].first.key);
+  for (size_t k : stack) {
+    e.smallest_stack.push_back(ranked[k].first.key);
+    // A minor change the stack needs is listed too, so every key of the
+    // stack names a suggestion.
+    if (k >= listed) e.suggestions.push_back(ranked[k].first);
+  }
   e.stack_peak_bytes = last.peak_bytes;
   return e;
 }

@@ -45,6 +45,7 @@ struct OptimizerInfo {
   bool centered = false;     ///< RMSprop centered
   bool fused = false;
   bool foreach = false;
+  bool foreach_off = false;  ///< foreach=False: the per-tensor loop, no list-wide temporaries
   uint64_t param_tensors = 0;   ///< distinct parameter tensors it updates
   uint64_t params = 0;          ///< elements (at the script's own sizes)
   uint64_t param_bytes = 0;     ///< bytes of those parameters

@@ -33,11 +33,12 @@ constexpr std::string_view kSeqNames[] = {
     "seq_len", "seq_length", "sequence_length", "block_size", "max_len", "max_length", "max_seq_len",
     "max_seq_length", "context_length", "context_len", "ctx_len", "n_ctx", "bptt", "seqlen",
     "max_source_length", "max_target_length"};
-constexpr std::string_view kImageNames[] = {"image_size", "img_size", "imagesize", "imgsize",
+constexpr std::string_view kImageNames[] = {"image_size", "img_size", "imagesize", "imgsize", "img",
                                             "input_size", "resolution", "crop_size", "image_res"};
 constexpr std::string_view kAccumNames[] = {"gradient_accumulation_steps", "grad_accum", "accum_steps",
                                             "accumulation_steps", "grad_accum_steps", "accumulate_grad_batches",
-                                            "gradient_accumulation"};
+                                            "gradient_accumulation", "grad_accumulation_steps", "accum_iter",
+                                            "accumulate_steps", "accum", "update_freq"};
 constexpr std::string_view kWorldNames[] = {"world_size", "num_gpus", "n_gpus", "ngpus", "nproc_per_node",
                                             "num_processes"};
 

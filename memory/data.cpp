@@ -92,6 +92,7 @@ Value c_dataloader(Interp& in, Args& a) {
   if (auto bsamp = a.kwarg(in, "batch_sampler"); bsamp && bsamp->known() && bsamp->kind != VKind::None)
     bs = Value::unknown();
   bs = in.named_source("batch_size", bs, in.user_line(), "DataLoader(batch_size=...)");
+  in.o(dl).line = in.user_line();
   in.o(dl).attrs.set(in.intern("dataset"), ds);
   in.o(dl).attrs.set(in.intern("batch_size"), bs);
   in.o(dl).attrs.set(in.intern("collate_fn"), a.kwarg(in, "collate_fn").value_or(Value::none()));
@@ -107,6 +108,8 @@ Value loader_batch(Interp& in, Value dl) {
   if (!sample.known()) return Value::unknown();
   if (bs.kind == VKind::None) return collate(in, sample, in.dims.constant(1));
   if (bs.kind != VKind::Int) return Value::unknown();
+  in.loader_batch = bs.dim();
+  in.loader_line = ob.line;
   if (cf.known() && cf.kind != VKind::None) {
     int64_t n = std::min<int64_t>(in.dims.value(bs.dim()), 4096);
     Args ca{{in.make_list(std::vector<Value>(static_cast<size_t>(n), sample))}, {}, {}};

@@ -34,6 +34,7 @@ std::string_view type_of(Interp& in, Value v) {
 Value wrap(Interp& in, std::string_view type, Value inner) {
   Value w = new_instance(in, type);
   in.o(w).flags |= kIsModule | kTraining;
+  in.o(w).line = in.user_line();
   in.o(w).attrs.set(in.intern("module"), inner);
   return w;
 }
@@ -101,7 +102,7 @@ static std::filesystem::path project_root(const std::filesystem::path& script) {
 /// project. The script is untrusted input: a path that leads outside its
 /// project (absolute, `..`, a symlink out), a non-regular file or one over
 /// 1 MB is not read, and the report says so.
-void read_ds_config(Interp& in, Value cfg, Value model, Args& a) {
+void read_ds_config(Interp& in, Value cfg, Value model, Args& a, bool from_trainer = false) {
   namespace fs = std::filesystem;
   nlohmann::json j;
   if (auto path = in.as_str(cfg)) {
@@ -176,19 +177,32 @@ void read_ds_config(Interp& in, Value cfg, Value model, Args& a) {
     set_sharding(in, Sharding::Ddp, "DeepSpeed");
   }
   for (const char* key : {"bf16", "fp16"}) {
-    if (j.contains(key) && j[key].is_object() && j[key].value("enabled", false)) {
+    if (!j.contains(key) || !j[key].is_object() || !j[key].contains("enabled")) continue;
+    const nlohmann::json& enabled = j[key]["enabled"];
+    // "auto" is the Hugging Face Trainer's: it fills in its own setting
+    // (from TrainingArguments, read by trainers.cpp).
+    if (!enabled.is_boolean()) {
+      if (!from_trainer)
+        in.note_unknown(std::string("DeepSpeed ") + key + ".enabled is not true or false", a.span, false);
+      continue;
+    }
+    if (enabled.get<bool>()) {
       Dtype dt = std::string(key) == "bf16" ? Dtype::BFloat16 : Dtype::Float16;
-      if (in.is_module(model)) convert_module(in, model, dt);
+      if (in.is_module(model)) convert_module(in, model, dt, std::string("DeepSpeed ") + key + ".enabled");
       in.cfg.master_weights = true;
       in.cfg.master_weights_origin = {line, std::string("DeepSpeed ") + key + ".enabled"};
     }
   }
+  for (const char* key : {"train_micro_batch_size_per_gpu", "gradient_accumulation_steps"})
+    if (j.contains(key) && !j[key].is_number_integer() && !from_trainer)
+      in.note_unknown(std::string("DeepSpeed ") + key + " is not a number", a.span, false);
   if (j.contains("train_micro_batch_size_per_gpu") && j["train_micro_batch_size_per_gpu"].is_number_integer())
     in.named_source("train_micro_batch_size_per_gpu", in.int_value(j["train_micro_batch_size_per_gpu"].get<int64_t>()),
                     line, "DeepSpeed train_micro_batch_size_per_gpu");
   if (j.contains("gradient_accumulation_steps") && j["gradient_accumulation_steps"].is_number_integer())
     in.cfg.grad_accum = {j["gradient_accumulation_steps"].get<int64_t>(), {line, "DeepSpeed gradient_accumulation_steps"}};
-  if (j.contains("optimizer") && j["optimizer"].contains("type") && in.is_module(model)) {
+  if (j.contains("optimizer") && j["optimizer"].contains("type") && j["optimizer"]["type"].is_string() &&
+      in.is_module(model)) {
     std::string type = j["optimizer"]["type"].get<std::string>();
     OptimizerKind k = type == "SGD" ? OptimizerKind::Sgd : type == "Adagrad" ? OptimizerKind::Adagrad
                                                                              : OptimizerKind::AdamW;
@@ -197,6 +211,13 @@ void read_ds_config(Interp& in, Value cfg, Value model, Args& a) {
     Args pa{{model}, {}, a.span};
     ma.pos = {call_module_method(in, model, "parameters", pa, handled)};
     make_optimizer(in, "deepspeed." + type, k, ma);
+    // DeepSpeed builds its own FusedAdam for Adam/AdamW unless told
+    // "torch_adam" (runtime/engine.py, _configure_basic_optimizer): one
+    // kernel, no foreach temporaries.
+    const nlohmann::json& params = j["optimizer"].contains("params") ? j["optimizer"]["params"] : nlohmann::json();
+    bool torch_adam = params.is_object() && params.contains("torch_adam") && params["torch_adam"].is_boolean() &&
+                      params["torch_adam"].get<bool>();
+    if (k == OptimizerKind::AdamW && !torch_adam) in.cfg.optimizers.back().fused = true;
   }
 }
 
@@ -204,6 +225,20 @@ Value f_ds_initialize(Interp& in, Args& a) {
   Value model = a.kwarg(in, "model").value_or(a.pos.size() > 1 ? a.pos[1] : Value::unknown());
   Value cfg = a.kwarg(in, "config").value_or(a.kwarg(in, "config_params").value_or(Value::unknown()));
   Value opt = a.kwarg(in, "optimizer").value_or(Value::none());
+  if (!in.as_str(cfg) && !in.is_obj(cfg, OKind::Dict)) {
+    // `deepspeed train.py --deepspeed_config ds.json`: initialize(args=args)
+    // reads the config from the parsed arguments.
+    Value args = a.get(in, 0, "args").value_or(Value::unknown());
+    if (in.instance(args)) cfg = in.getattr(args, "deepspeed_config");
+  }
+  if (!in.as_str(cfg) && !in.is_obj(cfg, OKind::Dict)) {
+    // The ZeRO stage, the precision and often the optimizer live there:
+    // without it the estimate has no optimizer state to charge.
+    bool has_opt = (opt.known() && opt.kind != VKind::None) || !in.optimizers.empty();
+    in.note_unknown("DeepSpeed config (not in the script; ZeRO stage, precision" +
+                        std::string(has_opt ? ")" : " and optimizer)"),
+                    a.span, !has_opt);
+  }
   read_ds_config(in, cfg, model, a);
   if (!in.is_module(model)) return Value::unknown();
   Value engine = wrap(in, "wrapper.deepspeed", model);
@@ -228,6 +263,12 @@ Value c_accelerator(Interp& in, Args& a) {
 
 }  // namespace
 
+/// TrainingArguments(deepspeed=...): the same config, with the Trainer's
+/// "auto" values left to TrainingArguments.
+void read_trainer_ds_config(Interp& in, Value cfg, Value model, Args& a) {
+  if (in.as_str(cfg) || in.is_obj(cfg, OKind::Dict)) read_ds_config(in, cfg, model, a, true);
+}
+
 Value construct_distributed(Interp& in, std::string_view q, Args& a, bool& handled) {
   handled = true;
   if (q == "torch.nn.parallel.DistributedDataParallel" || q == "torch.nn.parallel.DDP") return c_ddp(in, a);
@@ -236,6 +277,8 @@ Value construct_distributed(Interp& in, std::string_view q, Args& a, bool& handl
   if (q.ends_with("fsdp.MixedPrecision")) return c_mixed_precision(in, a);
   if (q == "accelerate.Accelerator") return c_accelerator(in, a);
   if (q == "deepspeed.initialize") return f_ds_initialize(in, a);
+  // Adds --deepspeed and --deepspeed_config to the script's parser.
+  if (q == "deepspeed.add_config_arguments") return a.pos.empty() ? Value::unknown() : a.pos[0];
   handled = false;
   return Value::unknown();
 }

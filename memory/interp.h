@@ -414,6 +414,11 @@ struct Interp {
   std::vector<DimId> phase_own;                     ///< per phase: its own activation bytes
   std::vector<std::vector<std::pair<StrId, DimId>>> phase_modules;  ///< per phase: bytes by module
   int64_t orig_batch = -1, orig_seq = -1, orig_image = -1;  ///< defaults the symbols replaced
+  /// The batch dimension of the last DataLoader batch drawn, and the line
+  /// that built the loader: what the training batch really is when it is
+  /// not the batch-size setting (another name claimed that first).
+  std::optional<DimId> loader_batch;
+  uint32_t loader_line = 0;
   /// Records one `.backward()` on `loss`: closes the phase, frees its graph.
   void backward(Value loss);
   void save_segment(const SavedRecord& r);

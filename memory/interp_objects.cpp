@@ -336,6 +336,15 @@ void Interp::setattr(Value obj, StrId name, Value v) {
 // ------------------------------------------------------------------ items
 
 Value Interp::getitem(Value c, Value key) {
+  // os.environ["RANK"]: the same launcher view as os.environ.get (a
+  // torchrun launch of rank 0), so `int(os.environ["WORLD_SIZE"])` in a
+  // DDP branch is a number, not an unknown loop bound.
+  if (c.kind == VKind::Ext && str(c.a) == "os.environ") {
+    Handler h = builtin.function("os.environ.get");
+    Args a;
+    a.pos = {key};
+    return h ? h(*this, a) : Value::unknown();
+  }
   if (c.kind != VKind::Obj) return Value::unknown();
   Obj& ob = o(c);
   switch (ob.kind) {

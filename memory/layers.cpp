@@ -217,6 +217,7 @@ void init_layer(Interp& in, Value self, Layer L, Args& a) {
     case Layer::ReLU6:
     case Layer::SiLU:
     case Layer::Hardswish:
+    case Layer::Hardsigmoid:
       set(in, self, "inplace", arg(in, a, 0, "inplace", Value::boolean(false)));
       return;
     case Layer::LeakyReLU:
@@ -311,6 +312,7 @@ Value construct_external(Interp& in, StrId qualname, Args& a, bool& handled, Val
   if (L != Layer::None) {
     if (!self.known()) {
       ObjId io = in.alloc(OKind::Instance);
+      in.o(io).line = in.user_line();  // where the report says the model was built
       self = Value::obj(io);
     }
     init_layer(in, self, L, a);
@@ -424,7 +426,7 @@ Value layer_forward(Interp& in, Value m, Args& call) {
     case Layer::Dropout3d:
       return fn(f_dropout2d, {x, at("p"), Value::boolean(training), at("inplace")});
     case Layer::ReLU: return fn(in.builtin.function("torch.nn.functional.relu"), {x, at("inplace")});
-    case Layer::ReLU6:
+    case Layer::ReLU6: return fn(in.builtin.function("torch.nn.functional.relu6"), {x, at("inplace")});
     case Layer::LeakyReLU:
     case Layer::ELU:
       return fn(in.builtin.function("torch.nn.functional.leaky_relu"), {x}, {kw("inplace", at("inplace"))});
@@ -435,7 +437,7 @@ Value layer_forward(Interp& in, Value m, Args& call) {
     case Layer::Softplus: return fn(in.builtin.function("torch.nn.functional.softplus"), {x});
     case Layer::Mish: return fn(in.builtin.function("torch.nn.functional.mish"), {x});
     case Layer::Hardswish:
-    case Layer::Hardsigmoid:
+    case Layer::Hardsigmoid: return fn(in.builtin.function("torch.nn.functional.hardswish"), {x, at("inplace")});
     case Layer::PReLU: return fn(in.builtin.function("torch.nn.functional.hardswish"), {x});
     case Layer::Softmax: return method("softmax", {x, at("dim")});
     case Layer::LogSoftmax: return method("log_softmax", {x, at("dim")});

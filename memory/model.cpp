@@ -32,6 +32,16 @@ constexpr ContextRow kContext[] = {
 #undef TPF_CONTEXT
 };
 
+/// True when every row can match: no earlier row's prefix is a prefix of
+/// it (the "l4" row before "l40" made the L40S take the L4's context).
+constexpr bool context_rows_reachable() {
+  for (size_t k = 0; k < std::size(kContext); ++k)
+    for (size_t j = 0; j < k; ++j)
+      if (kContext[k].prefix.starts_with(kContext[j].prefix)) return false;
+  return true;
+}
+static_assert(context_rows_reachable(), "memory/context.def: a row is shadowed by an earlier prefix");
+
 const ContextRow& context_for(std::string_view gpu) {
   for (const ContextRow& r : kContext)
     if (gpu.starts_with(r.prefix)) return r;
@@ -76,6 +86,15 @@ uint64_t state_bytes(const OptimizerInfo& o, OptimizerKind kind, uint64_t elems,
   return 0;
 }
 
+/// How the report names a wrapper type (distributed.cpp's wrap()).
+std::string wrapper_display(std::string_view type) {
+  if (type == "wrapper.ddp") return "DDP";
+  if (type == "wrapper.fsdp") return "FSDP";
+  if (type == "wrapper.dp") return "DataParallel";
+  if (type == "wrapper.deepspeed") return "a DeepSpeed engine";
+  return std::string(type.substr(type.find('.') + 1));
+}
+
 uint64_t val(Interp& in, DimId d) { return static_cast<uint64_t>(std::max<int64_t>(0, in.dims.value(d))); }
 
 }  // namespace
@@ -83,6 +102,50 @@ uint64_t val(Interp& in, DimId d) { return static_cast<uint64_t>(std::max<int64_
 void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   const TrainingConfig& cfg = in.cfg;
   const Tweaks& tw = opt.tweaks;
+  // A size given on the command line that no saved tensor and no batch
+  // tensor depends on was not applied (the script's shapes are literals,
+  // or its model takes no sequence): the estimate is at the script's own
+  // shapes, and the report says so instead of showing the flag's value as
+  // if it had been used.
+  if (!in.phases.empty()) {
+    DimId live = in.phase_live[in.peak_phase];
+    auto reaches = [&](std::string_view sym) {
+      DimSym s = in.dims.find_symbol(sym);
+      if (s == UINT32_MAX) return false;
+      if (in.dims.depends_on(live, s)) return true;
+      for (const Storage& st : in.storages)
+        if (st.role == Role::Input && in.dims.depends_on(st.elems, s)) return true;
+      return false;
+    };
+    // Only when the script names no such size at all (orig == -1): a named
+    // one took the flag's value, even where a list built from it (texts *
+    // batch_size) carries it on as a plain number.
+    // The same when the DataLoader the step drew from was built with a
+    // constant of its own (not the name the flag replaced).
+    auto unapplied = [&](const std::optional<int64_t>& flag, std::string_view sym, std::string_view name,
+                         IntSetting& setting, std::string_view what, int64_t orig) {
+      bool const_loader = sym == "B" && in.loader_batch && in.dims.is_const(*in.loader_batch);
+      if (!flag || (orig != -1 && !const_loader) || reaches(sym)) return;
+      in.note_unknown("--" + std::string(name) + " " + std::to_string(*flag) + " not applied: no tensor depends on a " +
+                          std::string(what) + " the script names; estimated at the script's own shapes",
+                      {}, false);
+      if (setting.value == *flag) setting.origin.source += ", not applied";
+    };
+    // The batch-size setting is the first value a batch-size name held; the
+    // DataLoader the step drew from may use another (a config class names
+    // 96, the loader is built with a dict's 40). Report the loader's.
+    if (!reaches("B") && in.loader_batch && in.dims.is_const(*in.loader_batch) &&
+        in.cfg.batch_size.value != in.dims.value(*in.loader_batch)) {
+      // The value the script's own name held (before any --batch-size).
+      int64_t named = in.orig_batch != -1 ? in.orig_batch : in.cfg.batch_size.value.value_or(-1);
+      std::string was = in.cfg.batch_size.origin.line && named != -1
+                            ? " (not " + std::to_string(named) + ", line " + std::to_string(in.cfg.batch_size.origin.line) + ")"
+                            : "";
+      in.cfg.batch_size = {in.dims.value(*in.loader_batch), {in.loader_line, "DataLoader(batch_size=...)" + was}};
+    }
+    unapplied(opt.batch_size, "B", "batch-size", in.cfg.batch_size, "batch size", in.orig_batch);
+    unapplied(opt.seq_len, "T", "seq-len", in.cfg.seq_len, "sequence length", in.orig_seq);
+  }
   // ---- parameters: the trained roots and what optimizers update ----
   std::vector<uint32_t> params;
   std::unordered_set<uint32_t> seen;
@@ -121,16 +184,21 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   uint64_t opt_bytes = 0, foreach_temp = 0;
   for (const OptimizerInfo& o : cfg.optimizers) {
     OptimizerKind kind = tw.optimizer ? *tw.optimizer : o.kind;
+    uint64_t largest = 0;
     for (uint32_t s : o.storages) {
       uint64_t n = val(in, in.storages[s].elems);
       uint64_t es = dtype_size(in.storages[s].dtype);
       if (cfg.master_weights) es = 4;  // states live with the fp32 master copy
       opt_bytes += state_bytes(o, kind, n, es);
       // foreach (torch 2.x's default on CUDA) materializes intermediate
-      // lists during step(): about one parameter-sized buffer.
-      if (!o.fused && !tw.fused_optimizer && kind != OptimizerKind::Sgd && kind != OptimizerKind::Adam8bit)
-        foreach_temp += n * es;
+      // lists during step(): about one parameter-sized buffer. With
+      // foreach=False the loop holds one tensor's temporary at a time.
+      if (!o.fused && !tw.fused_optimizer && kind != OptimizerKind::Sgd && kind != OptimizerKind::Adam8bit) {
+        if (o.foreach_off) largest = std::max(largest, n * es);
+        else foreach_temp += n * es;
+      }
     }
+    foreach_temp += largest;
   }
   e.optimizer_state_bytes = opt_bytes;
   e.gradient_bytes = grad_bytes;
@@ -196,11 +264,16 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
       // model when it has no block list.
       uint64_t unit = W;
       for (ObjId r : in.roots) unit = std::min(unit, largest_block_bytes(in, Value::obj(r)));
-      O = shard(O), M = shard(M), G = shard(G), W = shard(W) + 2 * unit;
+      // Never more than the whole model: on one GPU nothing is gathered.
+      O = shard(O), M = shard(M), G = shard(G), W = std::min(W, shard(W) + 2 * unit);
       break;
     }
     case Sharding::None: break;
   }
+  // Every sharded strategy steps only the local partition of the
+  // optimizer state, so its foreach temporaries are 1/N too.
+  if (sh == Sharding::Zero1 || sh == Sharding::Zero2 || sh == Sharding::Zero3 || sh == Sharding::Fsdp)
+    foreach_temp = shard(foreach_temp);
   Components& c = e.components;
   uint64_t act_total = acts + recompute + e.batch_input_bytes + transient;
   uint64_t resident = W + O + M;
@@ -211,7 +284,32 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   // matches the published T4 peaks (calibration_test.cpp). So
   // zero_grad(set_to_none=...) changes nothing at the peak.
   uint64_t g_at_peak = G;
-  uint64_t backward_peak = resident + cache + act_total + g_at_peak;
+  // At the backward peak the autocast region has been left and its cast
+  // cache dropped: the casts still alive are those the graph saved (a
+  // Linear keeps its weight's cast) and those of the largest checkpointed
+  // segment, recast when it is recomputed under autocast in backward.
+  // Without checkpointing that is every weight cast the forward made (the
+  // calibration case); with it, one block's. Every cast is alive at the end
+  // of the forward instead, a peak of its own (without the gradients).
+  uint64_t cache_kept = cache;
+  if (!in.phases.empty()) {
+    uint64_t seg_max = 0;
+    for (const auto& seg : in.segment_saved) {
+      if (seg.empty() || seg[0].phase != in.peak_phase) continue;
+      std::unordered_set<uint32_t> seen_copies;
+      uint64_t b = 0;
+      for (const SavedRecord& r : seg)
+        if (in.storages[r.storage].role == Role::AutocastCopy && seen_copies.insert(r.storage).second)
+          b += val(in, in.storage_bytes(r.storage));
+      seg_max = std::max(seg_max, b);
+    }
+    cache_kept = std::min(cache, in.phases[in.peak_phase].autocast_copy_bytes + seg_max);
+  }
+  uint64_t forward_end = resident + cache + acts + e.batch_input_bytes;
+  uint64_t in_backward = resident + cache_kept + act_total + g_at_peak;
+  bool at_forward_end = forward_end > in_backward;
+  uint64_t backward_peak = std::max(in_backward, forward_end);
+  if (at_forward_end) cache_kept = cache, g_at_peak = 0;
   // optimizer.step(): everything but the activations, plus foreach's
   // temporaries.
   uint64_t step_peak = resident + G + foreach_temp;
@@ -229,8 +327,8 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   } else {
     allocated = backward_peak;
     c.gradients = g_at_peak;
-    c.activations = act_total;
-    c.autocast_cache = cache;
+    c.activations = at_forward_end ? acts + e.batch_input_bytes : act_total;
+    c.autocast_cache = cache_kept;
   }
   // ---- context, fragmentation, interval ----
   std::string gpu = opt.target ? std::string(opt.target->gpu->name) : std::string("t4");
@@ -284,27 +382,64 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
                      [](const LayerRow& a, const LayerRow& b) { return a.bytes > b.bytes; });
   }
   e.config = cfg;
+  // What each optimizer updates, for the report (the JSON's "params").
+  for (OptimizerInfo& o : e.config.optimizers) {
+    o.param_tensors = o.storages.size();
+    o.params = o.param_bytes = 0;
+    for (uint32_t s : o.storages) {
+      o.params += val(in, in.storages[s].elems);
+      o.param_bytes += val(in, in.storage_bytes(s));
+    }
+  }
   if (!e.config.batch_size.known()) {
     if (auto b = in.dims.find_symbol("B"); b != UINT32_MAX)
       e.config.batch_size.value = in.dims.symbol_value(b);
   }
-  if (world > 1 || e.config.world_size.known())
-    e.config.world_size = {world, e.config.world_size.known() ? e.config.world_size.origin
-                                                             : Origin{0, opt.world_size ? "--world-size" : "target GPU count"}};
+  if (world > 1 || e.config.world_size.known()) {
+    // Say where the world size used came from: the script's value only
+    // when it is the one used.
+    const IntSetting& script = cfg.world_size;
+    std::string was = script.known() ? " (was " + std::to_string(*script.value) + ", " + script.origin.source + ")" : "";
+    Origin o;
+    if (script.known() && *script.value == world && !opt.world_size) o = script.origin;
+    else if (opt.world_size) o = {script.origin.line, "--world-size" + was};
+    else if (opt.target && opt.target->count > 1) o = {script.origin.line, "target GPU count" + was};
+    else o = {0, "suggestion"};
+    e.config.world_size = {world, o};
+  }
+  // A wrapper (DDP, FSDP, a DeepSpeed engine) and the module it wraps are
+  // one model: listed once, by the wrapper's name, with the wrapped class.
+  auto wrapped = [&](ObjId r) -> ObjId {
+    const Obj& ob = in.heap[r];
+    if (ob.cls != kNone32 || ob.type == kNone32 || !in.str(ob.type).starts_with("wrapper.")) return kNone32;
+    const Value* inner = ob.attrs.find(in.intern("module"));
+    return inner && in.is_module(*inner) ? inner->a : kNone32;
+  };
+  std::unordered_set<ObjId> inner_of_wrapper;
+  for (ObjId r : in.roots)
+    if (ObjId w = wrapped(r); w != kNone32) inner_of_wrapper.insert(w);
   for (ObjId r : in.roots) {
+    if (inner_of_wrapper.count(r)) continue;
+    ObjId inner = wrapped(r);
     bool listed = false;
-    for (auto& m : e.config.models) listed = listed || m.object == r;
-    // A wrapper (DDP, a deepspeed engine) around a listed model.
-    if (const Value* inner = in.o(Value::obj(r)).attrs.find(in.intern("module")))
-      for (auto& m : e.config.models) listed = listed || (inner->kind == VKind::Obj && m.object == inner->a);
+    for (auto& m : e.config.models) {
+      if (m.object != r && (inner == kNone32 || m.object != inner)) continue;
+      listed = true;
+      if (inner != kNone32) m.cls += " in " + wrapper_display(in.str(in.heap[r].type));
+    }
     if (listed) continue;
     uint64_t n = 0;
     for (auto& [nm, t] : module_tensors(in, Value::obj(r), Role::Param))
       n += val(in, in.numel(*in.tensor(t)));
     if (n == 0) continue;  // a loss module called at top level is no model
     std::string name = in.module_names.count(r) ? std::string(in.str(in.module_names[r])) : "model";
+    std::string cls = module_class(in, Value::obj(r));
     uint32_t line = in.o(Value::obj(r)).line;
-    e.config.models.push_back({name, module_class(in, Value::obj(r)), {line, line ? "constructed" : ""}, n, r});
+    if (inner != kNone32) {
+      cls = module_class(in, Value::obj(inner)) + " in " + wrapper_display(in.str(in.heap[r].type));
+      if (in.o(Value::obj(inner)).line) line = in.o(Value::obj(inner)).line;
+    }
+    e.config.models.push_back({name, cls, {line, line ? "constructed" : ""}, n, r});
   }
   for (auto& m : e.config.models)
     if (m.params == 0) m.params = e.params;

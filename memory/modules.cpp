@@ -182,16 +182,22 @@ Value module_call(Interp& in, Value m, Args& a) {
   return Value::unknown();
 }
 
-void convert_module(Interp& in, Value m, Dtype dt) {
+void convert_module(Interp& in, Value m, Dtype dt, std::string how) {
+  bool params = false;
   for (Role r : {Role::Param, Role::Buffer}) {
     for (auto& [n, t] : module_tensors(in, m, r)) {
       TensorObj* tt = in.tensor(t);
       if (!is_floating(tt->dtype)) continue;
       tt->dtype = dt;
       in.storages[tt->storage].dtype = dt;
+      params = params || r == Role::Param;
     }
   }
-  in.cfg.param_dtype_origin = {in.user_line(), std::string(".to(") + std::string(dtype_name(dt)) + ")"};
+  if (!params) return;
+  // The weights' precision as trained: what the report's precision line
+  // names (model.half() trains float16 weights, no autocast).
+  in.cfg.param_dtype = dt;
+  in.cfg.param_dtype_origin = {in.user_line(), how.empty() ? ".to(" + std::string(dtype_name(dt)) + ")" : how};
 }
 
 void set_training(Interp& in, Value m, bool on) {
@@ -238,10 +244,10 @@ Value call_module_method(Interp& in, Value self, std::string_view n, Args& a, bo
     if (dt && is_floating(*dt)) convert_module(in, self, *dt);
     return self;
   }
-  if (n == "half") { convert_module(in, self, Dtype::Float16); return self; }
-  if (n == "bfloat16") { convert_module(in, self, Dtype::BFloat16); return self; }
-  if (n == "float") { convert_module(in, self, Dtype::Float32); return self; }
-  if (n == "double") { convert_module(in, self, Dtype::Float64); return self; }
+  if (n == "half") { convert_module(in, self, Dtype::Float16, ".half()"); return self; }
+  if (n == "bfloat16") { convert_module(in, self, Dtype::BFloat16, ".bfloat16()"); return self; }
+  if (n == "float") { convert_module(in, self, Dtype::Float32, ".float()"); return self; }
+  if (n == "double") { convert_module(in, self, Dtype::Float64, ".double()"); return self; }
   if (n == "cuda" || n == "cpu" || n == "share_memory" || n == "compile" || n == "to_empty")
     return self;
   if (n == "train") {

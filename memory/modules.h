@@ -27,7 +27,8 @@ void mark_root(Interp& in, Value m);
 /// Calls the module: its forward, with the module on the module path.
 Value module_call(Interp& in, Value m, Args& a);
 /// Converts floating parameters and buffers to `dt` (module.half(), .to(dtype)).
-void convert_module(Interp& in, Value m, Dtype dt);
+/// `how` is what the report shows as the source of the weights' precision.
+void convert_module(Interp& in, Value m, Dtype dt, std::string how = {});
 /// Parameter bytes of the largest block of the model's block list (the
 /// whole model when it has none): FSDP's unit of gathering.
 uint64_t largest_block_bytes(Interp& in, Value root);

@@ -239,6 +239,9 @@ Value os_getenv(Interp& in, Args& a) {
   if (auto key = a.pos.empty() ? std::nullopt : in.as_str(a.pos[0])) {
     if (*key == "WORLD_SIZE" || *key == "LOCAL_WORLD_SIZE") {
       if (in.opt.world_size) return in.str_value(std::to_string(*in.opt.world_size));
+      // No default to fall back on (os.environ["WORLD_SIZE"]): torchrun
+      // starts one process per GPU of the target.
+      if (!d && in.opt.target) return in.str_value(std::to_string(in.opt.target->count));
     }
     if (*key == "RANK" || *key == "LOCAL_RANK") return in.str_value("0");
   }

@@ -108,6 +108,9 @@ void interp_run(Interp& in, const ir::Module& script) {
     in.autocast.push_back(*in.opt.dtype);
     in.cfg.autocast = *in.opt.dtype;
     in.cfg.autocast_origin = {0, "--dtype " + std::string(dtype_name(*in.opt.dtype))};
+  } else if (in.opt.dtype) {
+    // --dtype fp32 turns the script's autocast off: say it is the flag's.
+    in.cfg.param_dtype_origin = {0, "--dtype float32"};
   }
   try {
     in.run(0, ir::FunctionId(0), {}, nullptr, kNone32);

@@ -278,11 +278,26 @@ Value e_leaky(Interp& in, Args& a) {
   return elementwise(in, a.pos[0], ip ? Saves::Result : Saves::Input, ip);
 }
 
-Value e_silu_kw(Interp& in, Args& a) {
+/// hardtanh/relu6/silu/hardswish/hardsigmoid: the input. In place, the
+/// backward still needs the input as it was, so autograd saves a copy of
+/// it before the op overwrites it (a CloneBackward0 node; measured with
+/// torch 1.13: nn.ReLU6/SiLU/Hardswish/Hardsigmoid(inplace=True) each keep
+/// one input-sized clone, while the next layer saves the overwritten
+/// storage as its own input). ReLU, LeakyReLU and ELU save their result
+/// instead and need no copy (e_relu, e_leaky).
+Value saves_input_copy(Interp& in, Args& a, size_t inplace_pos) {
   if (a.pos.empty()) return Value::unknown();
-  bool ip = inplace_kw(in, a, 1);
-  return elementwise(in, a.pos[0], ip ? Saves::Result : Saves::Input, ip);
+  if (!inplace_kw(in, a, inplace_pos)) return elementwise(in, a.pos[0], Saves::Input, false);
+  TensorObj* t = in.tensor(a.pos[0]);
+  if (!t) return Value::unknown();
+  Value copy = in.new_tensor(t->shape, t->dtype);
+  in.link(copy, {a.pos[0]});
+  Value out = elementwise(in, a.pos[0], Saves::Nothing, true);
+  in.save(copy, out);
+  return out;
 }
+Value e_silu_kw(Interp& in, Args& a) { return saves_input_copy(in, a, 1); }
+Value e_hardtanh(Interp& in, Args& a) { return saves_input_copy(in, a, 3); }
 
 Value e_pow(Interp& in, Args& a) {
   if (a.pos.size() < 2) return Value::unknown();
@@ -484,15 +499,18 @@ void register_tensor_ops(Builtins& b) {
   m["fill_"] = e_nosave_;
   m["zero_"] = e_nosave_;
   auto& f = b.functions;
-  for (const char* n : {"leaky_relu", "elu", "hardtanh", "relu6"}) {
+  for (const char* n : {"leaky_relu", "elu"}) {
     f[std::string("torch.nn.functional.") + n] = e_leaky;
     m[n] = e_leaky;
   }
+  f["torch.nn.functional.hardtanh"] = e_hardtanh;
+  f["torch.nn.functional.relu6"] = e_silu_kw;  // relu6(input, inplace): inplace at 1
+  m["hardtanh"] = e_hardtanh;
   f["torch.nn.functional.leaky_relu_"] = e_relu_;
   f["torch.nn.functional.softplus"] = e_softplus;
   f["torch.nn.functional.mish"] = e_mish;
-  f["torch.nn.functional.hardswish"] = e_hard;
-  f["torch.nn.functional.hardsigmoid"] = e_hard;
+  f["torch.nn.functional.hardswish"] = e_silu_kw;  // (input, inplace): inplace at 1
+  f["torch.nn.functional.hardsigmoid"] = e_silu_kw;
   f["torch.nn.functional.glu"] = e_hard;
   f["torch.nn.functional.logsigmoid"] = e_hard;
   f["torch.nn.functional.tanh"] = e_tanh;

@@ -14,6 +14,7 @@
 namespace tpf::memory {
 
 Value make_optimizer(Interp& in, std::string_view q, OptimizerKind kind, Args& a);
+void read_trainer_ds_config(Interp& in, Value cfg, Value model, Args& a);
 Value synthesize_input(Interp& in, Value model);
 Value collate_sample(Interp& in, Value sample, DimId batch);
 
@@ -34,12 +35,12 @@ Value attr(Interp& in, Value o, std::string_view k) {
 
 bool on(Interp& in, Value v) { return v.known() && in.truth(v).value_or(false); }
 
-void set_autocast(Interp& in, Dtype dt, std::string what) {
+void set_autocast(Interp& in, Dtype dt, std::string what, uint32_t line) {
   if (in.opt.dtype) dt = *in.opt.dtype;
   if (dt == Dtype::Float32) return;
   if (!in.cfg.autocast) {
     in.cfg.autocast = dt;
-    in.cfg.autocast_origin = {in.user_line(), std::move(what)};
+    in.cfg.autocast_origin = {line, std::move(what)};
   }
 }
 
@@ -91,14 +92,26 @@ Value hf_trainer_train(Interp& in, Value trainer) {
     return Value::none();
   }
   std::string optim = "adamw_torch";
+  // Settings are reported at the TrainingArguments call that holds them.
+  uint32_t line = in.instance(args) ? in.o(args).line : in.o(trainer).line;
   if (in.instance(args)) {
     if (auto s = in.as_str(attr(in, args, "optim"))) optim = *s;
     if (on(in, attr(in, args, "fp16"))) {
-      set_autocast(in, Dtype::Float16, "TrainingArguments(fp16=True)");
+      set_autocast(in, Dtype::Float16, "TrainingArguments(fp16=True)", line);
       in.cfg.grad_scaler = true;
-      in.cfg.grad_scaler_origin = {in.o(args).line, "TrainingArguments(fp16=True)"};
+      in.cfg.grad_scaler_origin = {line, "TrainingArguments(fp16=True)"};
     }
-    if (on(in, attr(in, args, "bf16"))) set_autocast(in, Dtype::BFloat16, "TrainingArguments(bf16=True)");
+    if (on(in, attr(in, args, "bf16"))) set_autocast(in, Dtype::BFloat16, "TrainingArguments(bf16=True)", line);
+    // fsdp="full_shard auto_wrap" / "shard_grad_op"; deepspeed="ds.json" or a dict.
+    if (auto fs = in.as_str(attr(in, args, "fsdp")); fs && !fs->empty()) {
+      std::string f(*fs);
+      in.cfg.sharding = f.find("shard_grad_op") != std::string::npos ? Sharding::Zero2
+                        : f.find("no_shard") != std::string::npos   ? Sharding::Ddp
+                                                                    : Sharding::Fsdp;
+      in.cfg.sharding_origin = {line, "TrainingArguments(fsdp=\"" + f + "\")"};
+    }
+    Args da{{}, {}, in.user_span()};
+    read_trainer_ds_config(in, attr(in, args, "deepspeed"), model, da);
     if (on(in, attr(in, args, "gradient_checkpointing"))) {
       Args ca{{model}, {}, {}};
       in.call_method(model, in.intern("gradient_checkpointing_enable"), ca);
@@ -119,7 +132,8 @@ Value hf_trainer_train(Interp& in, Value trainer) {
     Args oa{{call_module_method(in, model, "parameters", pa, handled)}, {}, {}};
     if (optim.find("fused") != std::string::npos)
       oa.kw.emplace_back(in.intern("fused"), Value::boolean(true));
-    make_optimizer(in, "transformers.Trainer(optim=\"" + optim + "\")", k, oa);
+    make_optimizer(in, "TrainingArguments(optim=\"" + optim + "\")", k, oa);
+    in.cfg.optimizers.back().origin.line = line;
   }
   // A batch of the train dataset's first sample, when the dataset is the
   // script's own (a `datasets` dataset is not modeled).
@@ -141,11 +155,13 @@ Value lightning_fit(Interp& in, Value trainer, Args& a) {
   if (auto p = attr(in, trainer, "precision"); p.known()) {
     std::string s = p.kind == VKind::Int ? std::to_string(in.as_int(p).value_or(32))
                                          : std::string(in.as_str(p).value_or("32"));
+    uint32_t line = in.o(trainer).line;
     if (s.starts_with("16")) {
-      set_autocast(in, Dtype::Float16, "Trainer(precision=\"" + s + "\")");
+      set_autocast(in, Dtype::Float16, "Trainer(precision=\"" + s + "\")", line);
       in.cfg.grad_scaler = true;
+      in.cfg.grad_scaler_origin = {line, "Trainer(precision=\"" + s + "\")"};
     } else if (s.starts_with("bf16")) {
-      set_autocast(in, Dtype::BFloat16, "Trainer(precision=\"" + s + "\")");
+      set_autocast(in, Dtype::BFloat16, "Trainer(precision=\"" + s + "\")", line);
     }
   }
   if (auto g = in.as_int(attr(in, trainer, "accumulate_grad_batches")))

@@ -160,6 +160,21 @@ Value f_checkpoint_sequential(Interp& in, Args& a) {
   int64_t segs = std::max<int64_t>(1, in.as_int(a.pos[1]).value_or(1));
   size_t per = (fns.size() + static_cast<size_t>(segs) - 1) / static_cast<size_t>(segs);
   Value x = a.pos[2];
+  // The Sequential handed over is the model: a root named like any other,
+  // whose segments and layers run inside it (no models of their own).
+  struct Inside {
+    Interp& in;
+    bool on = false;
+    ~Inside() {
+      if (on) in.module_path.pop_back();
+    }
+  } inside{in};
+  if (Value m = a.pos[0]; in.is_module(m)) {
+    if (in.module_path.empty()) mark_root(in, m);
+    auto it = in.module_names.find(m.a);
+    in.module_path.push_back(it != in.module_names.end() ? it->second : in.o(m).type);
+    inside.on = true;
+  }
   for (size_t start = 0; start < fns.size(); start += per) {
     size_t end = std::min(fns.size(), start + per);
     if (end == fns.size()) {
@@ -290,6 +305,7 @@ Value make_optimizer(Interp& in, std::string_view q, OptimizerKind kind, Args& a
   info.amsgrad = on("amsgrad");
   info.fused = on("fused") || q.find("Fused") != std::string_view::npos;
   info.foreach = on("foreach");
+  if (auto f = a.kwarg(in, "foreach"); f && f->kind == VKind::Bool && !f->a) info.foreach_off = true;
   Value o = new_instance(in, q);
   in.o(o).index = static_cast<uint32_t>(in.cfg.optimizers.size());
   // param_groups: one dict per group with its hyperparameters (scripts set lr there).
@@ -342,6 +358,21 @@ Value f_compile(Interp& in, Args& a) {
 }
 Value f_clip(Interp& in, Args&) { return in.new_tensor({}, Dtype::Float32); }
 
+/// torch.multiprocessing.spawn(fn, args=(...), nprocs=N): every process
+/// runs fn(rank, *args); rank 0 is the one estimated (all train the same).
+Value f_spawn(Interp& in, Args& a) {
+  Value fn = a.get(in, 0, "fn").value_or(Value::unknown());
+  Args ca;
+  ca.span = a.span;
+  ca.pos = {in.int_value(0)};
+  if (auto extra = a.get(in, 1, "args")) {
+    if (auto items = in.iterate(*extra)) ca.pos.insert(ca.pos.end(), items->begin(), items->end());
+    else if (extra->known()) return Value::unknown();
+  }
+  in.call(fn, ca);
+  return Value::none();
+}
+
 /// The zoo's hook for `model.gradient_checkpointing_enable()`: each block
 /// runs as a checkpointed segment (transformers' GradientCheckpointingLayer).
 Value f_checkpoint_module(Interp& in, Args& a) {
@@ -369,6 +400,10 @@ Value construct_training(Interp& in, StrId qualname, Args& a, bool& handled) {
       // bitsandbytes' 8-bit optimizers keep states as uint8 (+ block scales).
       OptimizerKind k = r.kind;
       if (q.find("8bit") != std::string_view::npos) k = OptimizerKind::Adam8bit;
+      // bitsandbytes.optim.AdamW(..., optim_bits=8) is AdamW8bit by another name.
+      if ((q.starts_with("bitsandbytes.") || q.starts_with("bnb.")) &&
+          (k == OptimizerKind::Adam || k == OptimizerKind::AdamW))
+        if (auto bits = a.kwarg(in, "optim_bits"); bits && in.as_int(*bits) == 8) k = OptimizerKind::Adam8bit;
       return make_optimizer(in, q, k, a);
     }
   }
@@ -528,6 +563,8 @@ void register_training(Builtins& b) {
   f["torch.nn.utils.clip_grad_norm_"] = f_clip;
   f["torch.nn.utils.clip_grad_value_"] = f_none;
   f["torch._tpf_checkpoint_module"] = f_checkpoint_module;
+  f["torch.multiprocessing.spawn"] = f_spawn;
+  f["torch.multiprocessing.start_processes"] = f_spawn;
   b.tensor_methods["backward"] = m_backward;
 }
 

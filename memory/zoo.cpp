@@ -97,11 +97,16 @@ struct HfRow {
   int64_t layers, hidden, heads, kv_heads, inter, vocab, max_pos;
   bool tied;   ///< tie_word_embeddings
   bool bias;   ///< attention qkv bias (qwen2)
+  int64_t head_dim;  ///< per-head width (T5's d_kv; hidden / heads elsewhere)
+  bool gated;        ///< T5 gated-GELU feed-forward (v1.1, flan-t5)
 };
 constexpr HfRow kHf[] = {
 #define TPF_HF(name, family, layers, hidden, heads, kv, inter, vocab, pos, tied, bias) \
-  {name, family, layers, hidden, heads, kv, inter, vocab, pos, tied, bias},
+  {name, family, layers, hidden, heads, kv, inter, vocab, pos, tied, bias, (hidden) / (heads), false},
+#define TPF_HF_T5(name, layers, d_model, d_kv, heads, d_ff, vocab, tied, gated) \
+  {name, "t5", layers, d_model, heads, heads, d_ff, vocab, 0, tied, false, d_kv, gated},
 #include "memory/hf_configs.def"
+#undef TPF_HF_T5
 #undef TPF_HF
 };
 
@@ -109,6 +114,13 @@ const HfRow* hf_row(std::string_view name) {
   std::string low(name);
   for (char& c : low)
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  // The Hub moved the first checkpoints under these organizations; the
+  // old names still resolve to the same repositories.
+  for (std::string_view org : {"openai-community/", "google-bert/", "facebookai/", "distilbert/", "google-t5/"})
+    if (low.starts_with(org)) {
+      low.erase(0, org.size());
+      break;
+    }
   for (const HfRow& r : kHf) {
     std::string rn(r.name);
     for (char& c : rn)
@@ -125,6 +137,7 @@ Value hf_config(Interp& in, const HfRow& r) {
   in.o(c).type = in.intern("transformers.PretrainedConfig");
   auto set = [&](std::string_view k, Value v) { in.o(c).attrs.set(in.intern(k), v); };
   set("name_or_path", in.str_value(r.name));
+  set("model_type", in.str_value(r.family));
   set("num_hidden_layers", in.int_value(r.layers));
   set("hidden_size", in.int_value(r.hidden));
   set("num_attention_heads", in.int_value(r.heads));
@@ -134,39 +147,164 @@ Value hf_config(Interp& in, const HfRow& r) {
   set("max_position_embeddings", in.int_value(r.max_pos));
   set("tie_word_embeddings", Value::boolean(r.tied));
   set("attention_bias", Value::boolean(r.bias));
+  set("head_dim", in.int_value(r.head_dim));
+  set("gated_ffn", Value::boolean(r.gated));
   set("num_labels", in.int_value(2));
   return Value::obj(c);
 }
 
+/// The head a transformers class name asks for: "lm", "mlm", "cls" or "base".
+std::string hf_head(std::string_view cls) {
+  if (cls.find("CausalLM") != std::string_view::npos || cls.find("LMHead") != std::string_view::npos ||
+      cls.find("ConditionalGeneration") != std::string_view::npos || cls.find("Seq2SeqLM") != std::string_view::npos)
+    return "lm";
+  if (cls.find("MaskedLM") != std::string_view::npos || cls.find("ForPreTraining") != std::string_view::npos) return "mlm";
+  if (cls.find("SequenceClassification") != std::string_view::npos) return "cls";
+  return "base";
+}
+
+/// Runs the zoo builder of `family` on a config object (the published one,
+/// or one the script changed) with the head `cls` names.
+Value build_hf(Interp& in, std::string_view family, Value config, std::string_view cls, Args& a) {
+  std::string_view file = family == "llama" ? "hf_llama" : family == "t5" ? "hf_t5" : "hf_models";
+  Value builder = zoo_value(in, file, std::string("build_") + std::string(family));
+  if (!builder.known()) return Value::unknown();
+  Args ba{{config, in.str_value(hf_head(cls))}, {}, a.span};
+  if (auto nl = a.kwarg(in, "num_labels")) in.o(config).attrs.set(in.intern("num_labels"), *nl);
+  Value m = in.call(builder, ba);
+  if (auto dt = a.kwarg(in, "torch_dtype"); dt && dt->kind == VKind::Dtype && in.is_module(m))
+    convert_module(in, m, static_cast<Dtype>(dt->a), "from_pretrained(torch_dtype=...)");
+  return m;
+}
+
 /// transformers.<Class>.from_pretrained("name"): the zoo builder for the
-/// checkpoint's family, with the head the class names.
+/// checkpoint's family, with the head the class names. Tokenizers and
+/// processors load no network (data.cpp models their calls); a config
+/// class gives the published config, for from_config.
 Value from_pretrained(Interp& in, std::string_view cls, Args& a, bool& handled) {
+  handled = true;
+  if (cls.find("Tokenizer") != std::string_view::npos || cls.find("Processor") != std::string_view::npos ||
+      cls.find("FeatureExtractor") != std::string_view::npos) {
+    ObjId t = in.alloc(OKind::Instance);
+    in.o(t).type = in.intern("tokenizer");
+    return Value::obj(t);
+  }
   Value name = a.get(in, 0, "pretrained_model_name_or_path").value_or(Value::unknown());
   auto n = in.as_str(name);
   const HfRow* r = n ? hf_row(*n) : nullptr;
+  // A config alone is no model: an unknown one is reported where a model
+  // is built from it (from_config).
+  if (cls.ends_with("Config")) return r ? hf_config(in, *r) : Value::unknown();
   if (!r) {
-    handled = true;
     in.note_unknown("Hugging Face checkpoint " + (n ? "`" + std::string(*n) + "`" : std::string("(name not known)")) +
                         " is not in the built-in config table",
                     a.span, true);
     return Value::unknown();
   }
-  std::string head = "base";
-  if (cls.find("CausalLM") != std::string_view::npos || cls.find("LMHead") != std::string_view::npos) head = "lm";
-  else if (cls.find("MaskedLM") != std::string_view::npos || cls.find("ForPreTraining") != std::string_view::npos) head = "mlm";
-  else if (cls.find("SequenceClassification") != std::string_view::npos) head = "cls";
-  std::string_view file = r->family == "llama" ? "hf_llama" : "hf_models";
-  Value builder = zoo_value(in, file, std::string("build_") + std::string(r->family));
-  if (!builder.known()) return Value::unknown();
-  Args ba{{hf_config(in, *r), in.str_value(head)}, {}, a.span};
-  if (auto nl = a.kwarg(in, "num_labels")) in.o(ba.pos[0]).attrs.set(in.intern("num_labels"), *nl);
-  Value m = in.call(builder, ba);
-  if (auto dt = a.kwarg(in, "torch_dtype"); dt && dt->kind == VKind::Dtype && in.is_module(m))
-    convert_module(in, m, static_cast<Dtype>(dt->a));
+  // 4-/8-bit weights (bitsandbytes through transformers) are not modeled:
+  // estimating them as full-precision weights would be a silent guess.
+  for (std::string_view k : {"load_in_8bit", "load_in_4bit", "quantization_config"}) {
+    auto v = a.kwarg(in, k);
+    if (v && v->kind != VKind::None && !(v->kind == VKind::Bool && !v->a)) {
+      in.note_unknown("quantized weights (`from_pretrained(" + std::string(k) + "=...)`) are not modeled", a.span, true);
+      break;
+    }
+  }
+  Value m = build_hf(in, r->family, hf_config(in, *r), cls, a);
   in.cfg.models.push_back({std::string(*n), std::string(cls), {in.user_line(), "from_pretrained"}, 0,
                            m.kind == VKind::Obj ? m.a : UINT32_MAX});
-  handled = true;
   return m;
+}
+
+/// transformers.<Class>.from_config(config): the same builders on a config
+/// object from AutoConfig.from_pretrained, with whatever the script changed
+/// in it (`config.num_hidden_layers = 6`).
+Value from_config(Interp& in, std::string_view cls, Args& a, bool& handled) {
+  handled = true;
+  Value config = a.get(in, 0, "config").value_or(Value::unknown());
+  Obj* c = in.instance(config);
+  const Value* family = c && c->type != kNone32 && in.str(c->type) == "transformers.PretrainedConfig"
+                            ? c->attrs.find(in.intern("model_type"))
+                            : nullptr;
+  auto fam = family ? in.as_str(*family) : std::nullopt;
+  if (!fam) {
+    in.note_unknown("Hugging Face model from a config the interpreter cannot follow", a.span, true);
+    return Value::unknown();
+  }
+  std::string name;
+  if (const Value* nm = c->attrs.find(in.intern("name_or_path")))
+    if (auto s = in.as_str(*nm)) name = std::string(*s);
+  Value m = build_hf(in, *fam, config, cls, a);
+  // A config the script built (GPT2Config(n_layer=6)) has no checkpoint name.
+  in.cfg.models.push_back({name.empty() ? std::string(cls) : name, name.empty() ? "from a config" : std::string(cls),
+                           {in.user_line(), name.empty() ? "constructed" : "from_config"}, 0,
+                           m.kind == VKind::Obj ? m.a : UINT32_MAX});
+  return m;
+}
+
+/// A transformers `<Family>Config(...)` the script builds: the class's own
+/// defaults (configuration_<family>.py, transformers 4.3x; not a
+/// checkpoint's) with the keyword arguments it passes, under the field
+/// names the zoo builders read. nullopt for a config class not modeled.
+struct ConfigClass {
+  std::string_view cls, family;
+  HfRow defaults;  ///< name unused
+  /// The class's own keyword names for layers, hidden, heads, intermediate,
+  /// max positions (empty: the generic HF name).
+  std::string_view layers, hidden, heads, inter, pos;
+};
+constexpr ConfigClass kConfigClasses[] = {
+    {"GPT2Config", "gpt2", {"", "gpt2", 12, 768, 12, 12, 0, 50257, 1024, true, true, 64, false},
+     "n_layer", "n_embd", "n_head", "n_inner", "n_positions"},
+    {"BertConfig", "bert", {"", "bert", 12, 768, 12, 12, 3072, 30522, 512, true, true, 64, false}, "", "", "", "", ""},
+    {"RobertaConfig", "roberta", {"", "roberta", 12, 768, 12, 12, 3072, 30522, 512, true, true, 64, false},
+     "", "", "", "", ""},
+    {"DistilBertConfig", "distilbert", {"", "distilbert", 6, 768, 12, 12, 3072, 30522, 512, true, true, 64, false},
+     "n_layers", "dim", "n_heads", "hidden_dim", ""},
+    {"LlamaConfig", "llama", {"", "llama", 32, 4096, 32, 0, 11008, 32000, 2048, false, false, 128, false},
+     "", "", "", "", ""},
+    {"MistralConfig", "llama", {"", "llama", 32, 4096, 32, 8, 14336, 32000, 131072, false, false, 128, false},
+     "", "", "", "", ""},
+    {"Qwen2Config", "llama", {"", "llama", 32, 4096, 32, 32, 22016, 151936, 32768, false, true, 128, false},
+     "", "", "", "", ""},
+    {"T5Config", "t5", {"", "t5", 6, 512, 8, 8, 2048, 32128, 0, true, false, 64, false},
+     "num_layers", "d_model", "num_heads", "d_ff", ""},
+};
+
+Value config_class(Interp& in, const ConfigClass& cc, Args& a) {
+  HfRow r = cc.defaults;
+  auto num = [&](std::string_view own, std::string_view generic, int64_t& field) {
+    for (std::string_view k : {own, generic}) {
+      if (k.empty()) continue;
+      if (auto v = a.kwarg(in, k)) {
+        if (auto n = in.as_int(*v)) field = *n;
+        else if (v->kind != VKind::None) return false;  // a value it cannot follow
+      }
+    }
+    return true;
+  };
+  bool ok = num(cc.layers, "num_hidden_layers", r.layers) && num(cc.hidden, "hidden_size", r.hidden) &&
+            num(cc.heads, "num_attention_heads", r.heads) && num(cc.inter, "intermediate_size", r.inter) &&
+            num(cc.pos, "max_position_embeddings", r.max_pos) && num("", "vocab_size", r.vocab) &&
+            num("", "num_key_value_heads", r.kv_heads) && num("d_kv", "head_dim", r.head_dim);
+  // Sizes torch would reject (a head count of 0 would also divide by zero here).
+  ok = ok && r.layers >= 0 && r.hidden > 0 && r.heads > 0 && r.inter >= 0 && r.vocab > 0 && r.kv_heads >= 0 &&
+       r.head_dim >= 0 && r.layers <= 4096 && r.hidden <= (1 << 20);
+  if (!ok) {
+    in.note_unknown("`transformers." + std::string(cc.cls) + "(...)` with a size the interpreter cannot follow",
+                    a.span, true);
+    return Value::unknown();
+  }
+  if (r.kv_heads == 0) r.kv_heads = r.heads;  // Llama: num_key_value_heads=None means heads
+  if (r.inter == 0) r.inter = 4 * r.hidden;    // GPT-2: n_inner=None means 4 * n_embd
+  if (cc.family != "t5") r.head_dim = r.hidden / r.heads;
+  if (auto t = a.kwarg(in, "tie_word_embeddings"); t && t->kind == VKind::Bool) r.tied = t->a;
+  if (cc.family == "t5")
+    if (auto f = a.kwarg(in, "feed_forward_proj"); f && in.as_str(*f)) r.gated = in.as_str(*f)->starts_with("gated");
+  if (cc.family == "llama" && cc.cls == "LlamaConfig")
+    if (auto b = a.kwarg(in, "attention_bias"); b && b->kind == VKind::Bool) r.bias = b->a;
+  r.name = "";  // no checkpoint: the model is named by its class
+  return hf_config(in, r);
 }
 
 }  // namespace
@@ -205,6 +343,35 @@ Value construct_zoo(Interp& in, StrId qualname, Args& a, bool& handled, Value se
   if (q.starts_with("transformers.") && q.ends_with(".from_pretrained")) {
     std::string_view cls = q.substr(13, q.size() - 13 - 16);
     return from_pretrained(in, cls, a, handled);
+  }
+  if (q.starts_with("transformers.") && q.find('.', 13) == std::string_view::npos) {
+    std::string_view cls = q.substr(13);
+    for (const ConfigClass& cc : kConfigClasses)
+      if (cc.cls == cls) return config_class(in, cc, a);
+    // `GPT2LMHeadModel(config)`: a model class on a config the script built.
+    Value config = a.get(in, 0, "config").value_or(Value::unknown());
+    Obj* c = in.instance(config);
+    if (c && c->type != kNone32 && in.str(c->type) == "transformers.PretrainedConfig") {
+      Args fa{{config}, {}, a.span};
+      return from_config(in, cls, fa, handled);
+    }
+    if (cls.ends_with("Model") || cls.find("For") != std::string_view::npos) {
+      in.note_unknown("`transformers." + std::string(cls) + "(...)` on a config the interpreter cannot follow", a.span,
+                      true);
+      return Value::unknown();
+    }
+  }
+  if (q.starts_with("transformers.") && q.ends_with(".from_config")) {
+    std::string_view cls = q.substr(13, q.size() - 13 - 12);
+    return from_config(in, cls, a, handled);
+  }
+  // LoRA and other adapters change which parameters train and add their
+  // own: not modeled, so the estimate says so instead of counting the
+  // full model as trained.
+  if (q.starts_with("peft.") && (q.ends_with("get_peft_model") || q.ends_with("prepare_model_for_kbit_training") ||
+                                 q.ends_with(".from_pretrained"))) {
+    in.note_unknown("PEFT adapters (`" + std::string(q) + "`) are not modeled", a.span, true);
+    return Value::unknown();
   }
   if (q.starts_with("timm.") || q.starts_with("torch.hub.")) {
     in.note_unknown("model from `" + std::string(q) + "` (not modeled)", a.span, true);

@@ -116,6 +116,7 @@ nlohmann::ordered_json estimate_json(const Estimate& e) {
   conf["seq_len"] = setting_json(cfg.seq_len);
   conf["image_size"] = setting_json(cfg.image_size);
   conf["precision"] = value_json(precision(cfg), cfg.autocast ? cfg.autocast_origin : cfg.param_dtype_origin);
+  conf["grad_scaler"] = value_json(cfg.grad_scaler, cfg.grad_scaler_origin);
   nlohmann::ordered_json opts = nlohmann::ordered_json::array();
   for (const memory::OptimizerInfo& o : cfg.optimizers) {
     nlohmann::ordered_json oj;
@@ -129,10 +130,13 @@ nlohmann::ordered_json estimate_json(const Estimate& e) {
   }
   conf["optimizers"] = std::move(opts);
   conf["gradient_checkpointing"] = value_json(cfg.checkpointing, cfg.checkpointing_origin);
+  conf["compiled"] = value_json(cfg.compiled, cfg.compiled_origin);
   conf["grad_accum"] = setting_json(cfg.grad_accum);
   conf["sharding"] = value_json(std::string(memory::sharding_name(cfg.sharding)), cfg.sharding_origin);
   conf["world_size"] = setting_json(cfg.world_size);
-  conf["attention"] = value_json(cfg.sdpa ? "sdpa" : e.attention_score_bytes ? "explicit" : "none",
+  conf["attention"] = value_json(cfg.sdpa                                              ? "sdpa"
+                                 : cfg.explicit_attention || e.attention_score_bytes ? "explicit"
+                                                                                     : "none",
                                  cfg.attention_origin);
   nlohmann::ordered_json models = nlohmann::ordered_json::array();
   for (const auto& m : cfg.models) {
@@ -194,10 +198,20 @@ void render_estimate(std::ostream& os, const Estimate& e, const MemoryTextStyle&
   setting("image size   ", cfg.image_size);
   os << "  precision    " << precision(cfg)
      << at(cfg.autocast ? cfg.autocast_origin : cfg.param_dtype_origin) << "\n";
+  // Weights converted and autocast on top: the conversion has its own line.
+  if (cfg.autocast && cfg.param_dtype != memory::Dtype::Float32 && cfg.param_dtype_origin.line)
+    os << "  weights      " << memory::dtype_name(cfg.param_dtype) << at(cfg.param_dtype_origin) << "\n";
+  if (cfg.grad_scaler) os << "  grad scaler  on" << at(cfg.grad_scaler_origin) << "\n";
   for (const memory::OptimizerInfo& o : cfg.optimizers)
     os << "  optimizer    " << memory::optimizer_name(o.kind) << (o.momentum ? " (momentum)" : "")
-       << (o.fused ? " fused" : "") << (o.foreach ? " foreach" : "") << at(o.origin) << "\n";
+       << (o.amsgrad ? " (amsgrad)" : "") << (o.centered ? " (centered)" : "") << (o.fused ? " fused" : "")
+       << (o.foreach ? " foreach" : "") << at(o.origin) << "\n";
+  if (cfg.sdpa) os << "  attention    SDPA" << at(cfg.attention_origin) << "\n";
+  else if (cfg.explicit_attention || e.attention_score_bytes) os << "  attention    explicit" << at(cfg.attention_origin) << "\n";
   if (cfg.checkpointing) os << "  checkpoint   on" << at(cfg.checkpointing_origin) << "\n";
+  // The estimate follows eager kernels; a compiled graph's fusions usually
+  // save less, so say which one this is.
+  if (cfg.compiled) os << "  compile      on, estimated as eager" << at(cfg.compiled_origin) << "\n";
   setting("grad accum   ", cfg.grad_accum);
   if (cfg.sharding != memory::Sharding::None)
     os << "  parallel     " << memory::sharding_name(cfg.sharding) << at(cfg.sharding_origin) << "\n";
@@ -257,6 +271,9 @@ void render_estimate(std::ostream& os, const Estimate& e, const MemoryTextStyle&
       os << "  smallest stack that fits: ";
       for (size_t i = 0; i < e.smallest_stack.size(); ++i) os << (i ? " + " : "") << e.smallest_stack[i];
       os << " -> " << gib(e.stack_peak_bytes) << "\n";
+    } else if (e.verdict == memory::Verdict::Oom) {
+      // Say it rather than leave the reader looking for the stack.
+      os << "  no stack of these changes fits in " << gib_num(e.usable_bytes) << " GiB\n";
     }
   }
   if (st.breakdown && !e.layers.empty()) {

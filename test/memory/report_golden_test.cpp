@@ -76,3 +76,46 @@ TEST_CASE("golden: memory reports") {
                                                             << " (TPF_UPDATE_GOLDEN=1 rewrites it)");
   }
 }
+
+TEST_CASE("golden: every estimate's JSON has issue 5's schema, bytes as integers") {
+  fs::path dir = test::memory_test_dir("golden/memory");
+  REQUIRE(!dir.empty());
+  int checked = 0, with_suggestions = 0;
+  for (const auto& ent : fs::directory_iterator(dir)) {
+    if (ent.path().extension() != ".py") continue;
+    CAPTURE(ent.path().filename().string());
+    std::string text = test::read_file(ent.path());
+    Header h = parse_header(text);
+    auto s = test::load_script_text(ent.path().filename().string(), text);
+    memory::Estimate e = memory::estimate(s->ir, h.opt);
+    nlohmann::ordered_json j = tools::estimate_json(e);
+    for (const char* k : {"path", "target", "params", "components", "peak_bytes", "peak_low_bytes", "peak_high_bytes",
+                          "usable_bytes", "verdict", "config", "suggestions"})
+      CHECK_MESSAGE(j.contains(k), k);
+    bool known = j["verdict"] != "unknown" || !j["peak_bytes"].is_null();
+    for (const char* k : {"weights", "gradients", "optimizer_state", "master_weights", "activations", "autocast_cache",
+                          "cuda_context", "fragmentation"}) {
+      CHECK_MESSAGE(j["components"].contains(k), k);
+      if (known) CHECK_MESSAGE(j["components"][k].is_number_unsigned(), k);
+    }
+    if (known) {
+      CHECK(j["peak_bytes"].is_number_unsigned());
+      CHECK(j["peak_low_bytes"].get<uint64_t>() <= j["peak_bytes"].get<uint64_t>());
+      CHECK(j["peak_bytes"].get<uint64_t>() <= j["peak_high_bytes"].get<uint64_t>());
+    }
+    CHECK(j["usable_bytes"].is_number_unsigned());
+    CHECK((j["verdict"] == "fits" || j["verdict"] == "tight" || j["verdict"] == "oom" || j["verdict"] == "unknown"));
+    CHECK(j["config"]["batch_size"].contains("value"));
+    CHECK(j["config"]["batch_size"].contains("line"));
+    for (const auto& sg : j["suggestions"]) {
+      CHECK(sg["change"].is_string());
+      CHECK(sg["saves_bytes"].is_number_unsigned());
+      CHECK(sg["peak_after_bytes"].is_number_unsigned());
+      CHECK(sg["fits"].is_boolean());
+    }
+    with_suggestions += !j["suggestions"].empty();
+    ++checked;
+  }
+  CHECK(checked >= 12);
+  CHECK(with_suggestions >= 2);
+}

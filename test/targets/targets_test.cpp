@@ -219,3 +219,19 @@ TEST_CASE("targets: --list-targets table") {
   CHECK(out.find("\n    a2-highgpu-1g                1 x a100-40gb        39.39 GiB each\n") > gcp);
   CHECK(out.ends_with("nvidia-smi product names\n"));
 }
+
+TEST_CASE("targets: every GPU and instance issue 5 names resolves, exactly and through --list-targets") {
+  std::string listed = list_targets();
+  for (const char* n : {"h100", "h100-pcie", "h100-nvl", "h200", "b200", "gh200", "a100-40gb", "a100-80gb", "a10g",
+                        "a40", "l4", "l40s", "t4", "v100-16gb", "v100-32gb", "rtx3090", "rtx4090", "rtx5090",
+                        "rtx-a6000", "rtx-6000-ada", "mi250x", "mi300x"}) {
+    CAPTURE(n);
+    CHECK(resolve(n).gpu->name == std::string_view(n));
+    CHECK(listed.find("\n  " + std::string(n) + " ") != std::string::npos);
+  }
+  for (auto [n, count] : {std::pair{"p4d.24xlarge", 8}, std::pair{"p5.48xlarge", 8}, std::pair{"g5.xlarge", 1},
+                          std::pair{"a2-highgpu-1g", 1}}) {
+    CAPTURE(n);
+    CHECK(resolve(n).count == count);
+  }
+}
