@@ -21,10 +21,15 @@ class DefTable {
  public:
   void reserve(size_t n) {
     size_t cap = 16;
-    while (cap < n * 2) cap <<= 1;
+    int bits = 4;
+    while (cap < n * 2) {
+      cap <<= 1;
+      ++bits;
+    }
     keys_.assign(cap, kEmpty);
     vals_.assign(cap, ValueId());
     mask_ = cap - 1;
+    shift_ = 64 - bits;
     size_ = 0;
   }
   const ValueId* find(uint64_t k) const {
@@ -51,7 +56,11 @@ class DefTable {
 
  private:
   static constexpr uint64_t kEmpty = UINT64_MAX;  // no (var, block) key is all ones
-  size_t slot(uint64_t k) const { return static_cast<size_t>((k * 0x9E3779B97F4A7C15ull) >> 20) & mask_; }
+  // Fibonacci hashing: the product's top bits mix every bit of the key.
+  // (Its low bits do not: for keys `var << 32` of one block they were all
+  // zero, every key probed from one slot, and a long function went
+  // quadratic.)
+  size_t slot(uint64_t k) const { return static_cast<size_t>((k * 0x9E3779B97F4A7C15ull) >> shift_); }
   void grow() {
     std::vector<uint64_t> keys = std::move(keys_);
     std::vector<ValueId> vals = std::move(vals_);
@@ -62,6 +71,7 @@ class DefTable {
   std::vector<uint64_t> keys_;
   std::vector<ValueId> vals_;
   size_t mask_ = 0, size_ = 0;
+  int shift_ = 60;
 };
 
 }  // namespace
