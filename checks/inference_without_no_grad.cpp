@@ -385,7 +385,7 @@ bool entry_known(const CheckContext& ctx, ir::FunctionId f) {
   if (fn.kind != ir::FunctionKind::Function) return false;
   // Methods of the file's nn.Module classes run inside someone's forward.
   if (fn.owner.valid() && ctx.facts.res.is_module_class(fn.owner)) return false;
-  return ctx.facts.grad.of(f).called;
+  return ctx.facts.grad().of(f).called;
 }
 
 }  // namespace

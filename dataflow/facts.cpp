@@ -13,10 +13,14 @@ FileFacts compute_facts(ir::Module& m) {
   ff.res = ir::compute_resolution(m);
   ff.calls = TorchCalls(m);
   ff.kinds = classify_all(m, ff.res, ff.calls);
-  ff.grad = compute_grad_provenance(m, ff.res, ff.calls, ff.kinds);
-  ff.summaries = compute_summaries(m, ff.res, ff.kinds, ff.grad);
-  ff.not_converged = ff.grad.not_converged;
+  ff.summaries = compute_summaries(m, ff.res, ff.kinds);
+  ff.m_ = &m;
   return ff;
+}
+
+const GradProvenance& FileFacts::grad() const {
+  if (!grad_) grad_ = compute_grad_provenance(*m_, res, calls, kinds);
+  return *grad_;
 }
 
 const ir::DomTree& FileFacts::dom(const ir::Module& m, ir::FunctionId f) const {
@@ -132,7 +136,7 @@ void value_name(const ir::Module& m, const ir::Function& f, ir::ValueId v, std::
 
 void dump_grad(const ir::Module& m, const FileFacts& ff, ir::FunctionId fid, std::string& out) {
   const ir::Function& f = m.fn(fid);
-  const FunctionGrad& g = ff.grad.of(fid);
+  const FunctionGrad& g = ff.grad().of(fid);
   header(m, fid, out);
   out += "  entry ";
   out += name(g.entry);
@@ -202,9 +206,9 @@ void dump_summary(const ir::Module& m, const FileFacts& ff, ir::FunctionId fid, 
   out += "\n  returns ";
   ir::print_referent(m, s.returns, out);
   out += ", result ";
-  out += name(s.result);
+  out += name(ff.grad().of(fid).returns);
   out += ", entry ";
-  out += name(s.entry);
+  out += name(ff.grad().of(fid).entry);
   if (s.recursive) out += ", recursive";
   if (s.called) out += ", called in file";
   out += '\n';

@@ -23,13 +23,17 @@ struct FileFacts {
   ir::Resolution res;
   TorchCalls calls;
   CallKinds kinds;           // kinds[f][inst]: the torch_calls.def row of each call
-  GradProvenance grad;
   Summaries summaries;
-  size_t not_converged = 0;           // analyses that hit the solver budget
 
   TorchCall call_kind(ir::FunctionId f, ir::InstId i) const { return kinds[f.v][i.v]; }
-  GradState grad_state(ir::FunctionId f, ir::ValueId v) const { return grad.state(f, v); }
-  GradMode grad_mode(ir::FunctionId f, ir::InstId i) const { return grad.mode_at(f, i); }
+  /// Autograd provenance and grad modes, computed on first use: the costliest
+  /// fact, and the rules ask for it only in files with torch calls worth
+  /// checking (a library module without a training step never does).
+  const GradProvenance& grad() const;
+  GradState grad_state(ir::FunctionId f, ir::ValueId v) const { return grad().state(f, v); }
+  GradMode grad_mode(ir::FunctionId f, ir::InstId i) const { return grad().mode_at(f, i); }
+  /// Functions whose provenance hit the solver budget (computes it).
+  size_t not_converged() const { return grad().not_converged; }
 
   /// Dominators, post-dominators and natural loops of a function, computed
   /// on first use (most functions of a file are never asked) and kept.
@@ -38,12 +42,15 @@ struct FileFacts {
   const ir::LoopInfo& loops(const ir::Module& m, ir::FunctionId f) const;
 
  private:
+  friend FileFacts compute_facts(ir::Module& m);
+  const ir::Module* m_ = nullptr;  // the IR these facts are about (it outlives them)
+  mutable std::optional<GradProvenance> grad_;
   mutable std::vector<std::optional<ir::DomTree>> dom_, postdom_;
   mutable std::vector<std::optional<ir::LoopInfo>> loops_;
 };
 
-/// Resolution, call classification, grad mode and provenance, summaries,
-/// in that order (dominators and loops on demand). Interns paths in m.names (resolution).
+/// Resolution, call classification and summaries, in that order (grad mode
+/// and provenance, dominators and loops on demand). Interns paths in m.names (resolution).
 FileFacts compute_facts(ir::Module& m);
 
 // ---- queries ----
@@ -53,7 +60,7 @@ bool in_loop(const FileFacts& ff, const ir::Module& m, ir::FunctionId fid, ir::I
 /// Autograd is off here (torch.no_grad / inference_mode / set_grad_enabled(False),
 /// including a decorator or every in-file caller running it so).
 inline bool under_no_grad(const FileFacts& ff, ir::FunctionId f, ir::InstId i) {
-  return ff.grad.mode_at(f, i) == GradMode::Disabled;
+  return ff.grad_mode(f, i) == GradMode::Disabled;
 }
 /// The lexical `with` regions around an instruction, innermost first
 /// (Function::withs indices; withs[r].mgr is the manager value).

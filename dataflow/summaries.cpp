@@ -74,8 +74,7 @@ uint32_t Summaries::call_must(ir::FunctionId f, ir::InstId call, const CallKinds
   return bits;
 }
 
-Summaries compute_summaries(const ir::Module& m, const ir::Resolution& res, const CallKinds& kinds,
-                            const GradProvenance& grad) {
+Summaries compute_summaries(const ir::Module& m, const ir::Resolution& res, const CallKinds& kinds) {
   size_t n = m.functions.size();
   Summaries s;
   s.fn.resize(n);
@@ -127,8 +126,6 @@ Summaries compute_summaries(const ir::Module& m, const ir::Resolution& res, cons
   }
   for (uint32_t fi = 0; fi < n; ++fi) {
     s.fn[fi].returns = res.returns(ir::FunctionId(fi));
-    s.fn[fi].result = grad.fns[fi].returns;
-    s.fn[fi].entry = grad.fns[fi].entry;
   }
   return s;
 }

@@ -1,10 +1,11 @@
 // Function summaries within one file: the call graph of the file's own
 // functions, what each function does (CallEffect bits on some path and on
-// every path, transitively through its callees), whether it is recursive,
-// what it returns and whether its result carries a graph. Recursion
-// terminates: effects are solved bottom-up over the call graph's strongly
-// connected components (Boost), iterating within a component.
-// requires: compute_resolution, classify_all, compute_grad_provenance. produces: Summaries.
+// every path, transitively through its callees), whether it is recursive
+// and what it returns (whether its result carries a graph is the grad
+// provenance's FunctionGrad::returns). Recursion terminates: effects are
+// solved bottom-up over the call graph's strongly connected components
+// (Boost), iterating within a component.
+// requires: compute_resolution, classify_all. produces: Summaries.
 #pragma once
 
 #include <vector>
@@ -25,8 +26,6 @@ struct FunctionSummary {
   bool recursive = false;
   bool called = false;              // called from elsewhere in the file
   ir::Referent returns;             // what it returns, when every return agrees
-  GradState result = GradState::Bottom;  // may its result carry a graph (its own context)
-  GradMode entry = GradMode::Enabled;    // grad mode it runs in (decorators, callers)
 };
 
 class Summaries {
@@ -43,7 +42,6 @@ class Summaries {
   uint32_t call_must(ir::FunctionId f, ir::InstId call, const CallKinds& kinds) const;
 };
 
-Summaries compute_summaries(const ir::Module& m, const ir::Resolution& res, const CallKinds& kinds,
-                            const GradProvenance& grad);
+Summaries compute_summaries(const ir::Module& m, const ir::Resolution& res, const CallKinds& kinds);
 
 }  // namespace tpf::dataflow

@@ -68,10 +68,10 @@ int main(int argc, char** argv) {
     t_ir += std::chrono::duration<double>(t2 - t1).count();
     if (facts) {
       tpf::dataflow::FileFacts ff = tpf::dataflow::compute_facts(m);
-      not_converged += ff.not_converged;
+      not_converged += ff.not_converged();
       if (verbose)
         for (uint32_t fi = 0; fi < m.functions.size(); ++fi)
-          if (ff.grad.fns[fi].converged == tpf::dataflow::Converged::No)
+          if (ff.grad().fns[fi].converged == tpf::dataflow::Converged::No)
             std::printf("not converged: %s: %s (%zu blocks)\n", path.c_str(),
                         m.names.str(m.functions[fi].qualname).c_str(), m.functions[fi].blocks.size());
       t_facts += std::chrono::duration<double>(Clock::now() - t2).count();

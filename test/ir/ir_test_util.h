@@ -64,7 +64,7 @@ struct Pipeline {
   }
   dataflow::GradState grad(std::string_view point, std::string_view name) const {
     auto [f, v] = value(point, name);
-    return facts.grad.state(f, v);
+    return facts.grad().state(f, v);
   }
   /// Grad mode at the first instruction on the marked line.
   dataflow::GradMode mode(std::string_view point) const {
@@ -74,7 +74,7 @@ struct Pipeline {
     const ir::Function& fn = ir.fn(f);
     for (uint32_t i = 0; i < fn.insts.size(); ++i)
       if (fn.insts[i].span.end > fn.insts[i].span.begin && src.pos(fn.insts[i].span.begin).line == line)
-        return facts.grad.mode_at(f, ir::InstId(i));
+        return facts.grad().mode_at(f, ir::InstId(i));
     FAIL("no instruction on the line of " << point);
     return dataflow::GradMode::Bottom;
   }
