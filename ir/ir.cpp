@@ -88,35 +88,30 @@ FunctionId Module::find_function(std::string_view qualname) const {
   return FunctionId();
 }
 
-static void remap_values(std::vector<ValueId>& vs, const std::vector<ValueId>& map) {
-  for (ValueId& v : vs) v = v.valid() && v.v < map.size() ? map[v.v] : kNoValue;
-}
-static ValueId remap_value(ValueId v, const std::vector<ValueId>& map) {
-  return v.valid() && v.v < map.size() ? map[v.v] : kNoValue;
-}
-
 Module build(const ast::Module& a, const SourceFile& src, DiagSink& diags, bool check) {
   Module m = lower(a, src, diags);
-  std::vector<std::vector<ValueId>> remaps(m.functions.size());
+  // Values of a function held by its children and classes, rewritten when
+  // that function goes to SSA (the vectors they live in do not move: to_ssa
+  // of one function touches only that function).
+  std::vector<std::vector<ValueId*>> held(m.functions.size());
+  for (Function& fn : m.functions) {
+    if (!fn.parent.valid()) continue;
+    auto& h = held[fn.parent.v];
+    for (ValueId& v : fn.defaults) h.push_back(&v);
+    for (ValueId& v : fn.decorators) h.push_back(&v);
+    h.push_back(&fn.value);
+  }
+  for (Class& c : m.classes) {
+    auto& h = held[c.defined_in.v];
+    for (ValueId& v : c.bases) h.push_back(&v);
+    for (ValueId& v : c.keyword_values) h.push_back(&v);
+    for (ValueId& v : c.decorators) h.push_back(&v);
+    h.push_back(&c.value);
+  }
   SsaWorkspace ws;
   for (size_t i = 0; i < m.functions.size(); ++i) {
     build_cfg(m.functions[i]);
-    to_ssa(m.functions[i], &remaps[i], &ws);
-  }
-  // Values of a parent held by its children and classes.
-  for (Function& fn : m.functions) {
-    if (!fn.parent.valid()) continue;
-    const auto& map = remaps[fn.parent.v];
-    remap_values(fn.defaults, map);
-    remap_values(fn.decorators, map);
-    fn.value = remap_value(fn.value, map);
-  }
-  for (Class& c : m.classes) {
-    const auto& map = remaps[c.defined_in.v];
-    remap_values(c.bases, map);
-    remap_values(c.keyword_values, map);
-    remap_values(c.decorators, map);
-    c.value = remap_value(c.value, map);
+    to_ssa(m.functions[i], held[i], &ws);
   }
   if (!m.functions.empty()) m.top_bindings = compute_top_bindings(m.functions[0]);
   if (check)

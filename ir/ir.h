@@ -314,17 +314,18 @@ class SsaWorkspace {
   SsaWorkspace& operator=(const SsaWorkspace&) = delete;
 
  private:
-  friend void to_ssa(Function& f, std::vector<ValueId>* remap, SsaWorkspace* ws);
+  friend void to_ssa(Function& f, std::span<ValueId* const> held, SsaWorkspace* ws);
   std::unique_ptr<SsaBuilder> b_;
 };
 
 /// Braun et al.'s SSA construction over a function whose CFG is built:
 /// places phis at block heads, removes LoadLocal/StoreLocal, removes trivial
 /// phis, lays out instructions block by block and numbers values in print
-/// order. Records Function::bindings and local_refs. With `remap`, fills
-/// it with old -> new ValueIds (kNoValue: dropped), for references to this
-/// function's values held elsewhere (Function::defaults, Class::bases, ...).
-void to_ssa(Function& f, std::vector<ValueId>* remap = nullptr, SsaWorkspace* ws = nullptr);
+/// order. Records Function::bindings and local_refs. `held` points at the
+/// fields elsewhere that name values of this function (Function::defaults,
+/// Class::bases, ...); they are rewritten to the new numbers (kNoValue: the
+/// value was dropped).
+void to_ssa(Function& f, std::span<ValueId* const> held = {}, SsaWorkspace* ws = nullptr);
 
 /// Checks the IR invariants (see verify.cpp). Returns an empty string when
 /// the function is well formed, else a description of the first problem.

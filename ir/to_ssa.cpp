@@ -81,7 +81,7 @@ class DefTable {
 /// functions do not each allocate a dozen scratch arrays.
 class SsaBuilder {
  public:
-  void run(Function& f, std::vector<ValueId>* remap_out);
+  void run(Function& f, std::span<ValueId* const> held);
 
  private:
   struct Phi {
@@ -103,7 +103,7 @@ class SsaBuilder {
   ValueId resolve(ValueId v);
   ValueId undef();
   void remove_trivial_phis();
-  void layout(std::vector<ValueId>* remap_out);
+  void layout(std::span<ValueId* const> held);
 
   Function* f_ = nullptr;
   std::vector<uint32_t> phi_order_;
@@ -255,7 +255,7 @@ void SsaBuilder::remove_trivial_phis() {
   }
 }
 
-void SsaBuilder::run(Function& f, std::vector<ValueId>* remap_out) {
+void SsaBuilder::run(Function& f, std::span<ValueId* const> held) {
   f_ = &f;
   phis_.clear();
   phi_ops_.clear();
@@ -298,10 +298,10 @@ void SsaBuilder::run(Function& f, std::vector<ValueId>* remap_out) {
   }
   if (incomplete_count_ != 0) internal_error("to_ssa: a block was never sealed");
   remove_trivial_phis();
-  layout(remap_out);
+  layout(held);
 }
 
-void SsaBuilder::layout(std::vector<ValueId>* remap_out) {
+void SsaBuilder::layout(std::span<ValueId* const> held) {
   size_t nvals = f_->values.size();
   // Names for values: the variable they were first stored into.
   for (const LocalRef& r : f_->local_refs)
@@ -434,12 +434,10 @@ void SsaBuilder::layout(std::vector<ValueId>* remap_out) {
     w.enter = w.enter.valid() && new_inst[w.enter.v] != UINT32_MAX ? InstId(new_inst[w.enter.v])
                                                                   : InstId();
   }
-  if (remap_out) {
-    remap_out->assign(nvals, kNoValue);
-    for (uint32_t v = 0; v < nvals; ++v) {
-      ValueId r = resolve(ValueId(v));
-      if (r.valid() && r.v < nvals) (*remap_out)[v] = new_id[r.v];
-    }
+  for (ValueId* h : held) {
+    if (!h->valid()) continue;
+    ValueId r = h->v < nvals ? resolve(*h) : kNoValue;
+    *h = r.valid() && r.v < nvals ? new_id[r.v] : kNoValue;
   }
   f_->insts = std::move(insts);
   f_->values = std::move(values);
@@ -451,13 +449,13 @@ void SsaBuilder::layout(std::vector<ValueId>* remap_out) {
 SsaWorkspace::SsaWorkspace() : b_(std::make_unique<SsaBuilder>()) {}
 SsaWorkspace::~SsaWorkspace() = default;
 
-void to_ssa(Function& f, std::vector<ValueId>* remap, SsaWorkspace* ws) {
+void to_ssa(Function& f, std::span<ValueId* const> held, SsaWorkspace* ws) {
   if (ws) {
-    ws->b_->run(f, remap);
+    ws->b_->run(f, held);
     return;
   }
   SsaBuilder b;
-  b.run(f, remap);
+  b.run(f, held);
 }
 
 }  // namespace tpf::ir
