@@ -108,7 +108,7 @@ bool eval_dataset(const CheckContext& ctx, ir::FunctionId fid, const ir::Functio
   if (d.op != ir::Op::Call) return false;
   ir::ValueId split = call_arg(ctx, f, d, -1, "split");
   const ir::ConstValue& s = ctx.facts.res.constant(fid, split);
-  if (split.valid() && s.kind == ir::ConstValue::Kind::Str && eval_word(s.s)) return true;
+  if (s.kind == ir::ConstValue::Kind::Str && eval_word(s.s)) return true;
   return dataflow::bool_arg(ctx.ir, ctx.facts.res, fid, d, -1, "train") == dataflow::BoolArg::False;
 }
 

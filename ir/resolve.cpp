@@ -163,7 +163,7 @@ class Resolver {
   std::vector<uint8_t> class_fn_;  // functions whose refs feed class facts
   FunctionId cur_;                 // the function being resolved
   std::vector<Referent> old_refs_;
-  std::vector<ConstValue> old_consts_;
+  ConstTable old_consts_;
   std::unordered_map<uint64_t, Referent> attr_refs_;  // self attribute values' referents last round
 };
 
@@ -224,6 +224,15 @@ FunctionId Resolution::find_method(ClassId c, Symbol name) const {
     }
   }
   return FunctionId();
+}
+
+bool ConstTable::same(const ConstTable& o) const {
+  if (size() != o.size()) return false;
+  for (size_t i = 0; i < size(); ++i) {
+    const ConstValue &a = (*this)[i], &b = o[i];
+    if (a.kind != b.kind || a.i != b.i || a.d != b.d || a.s != b.s) return false;
+  }
+  return true;
 }
 
 PathId Resolution::qualname(FunctionId f, ValueId v) const {
@@ -474,7 +483,7 @@ void Resolver::transfer(FunctionId fid, const Function& f, InstId id, const Inst
   }
   if (in.result.valid()) {
     refs[in.result.v] = out;
-    consts[in.result.v] = cv;
+    consts.set(in.result.v, cv);
     done_[in.result.v] = 1;
   }
 }
@@ -489,9 +498,9 @@ void Resolver::resolve_function(FunctionId fid) {
   compute_self_class(fid);
   auto& refs = r_.refs_[fid.v];
   old_refs_.swap(refs);
-  old_consts_.swap(r_.consts_[fid.v]);
+  std::swap(old_consts_, r_.consts_[fid.v]);
   refs.assign(f.values.size(), Referent{});
-  r_.consts_[fid.v].assign(f.values.size(), ConstValue{});
+  r_.consts_[fid.v].reset(f.values.size());
   done_.assign(f.values.size(), 0);
   // A second sweep gives loop-header phis their back-edge operands (blocks
   // are in RPO, so a back edge is one to a block not after its source).
@@ -518,12 +527,7 @@ void Resolver::resolve_function(FunctionId fid) {
     ret_at_[fid.v] = ++clock_;
   }
   r_.returns_[fid.v] = now;
-  const auto& consts = r_.consts_[fid.v];
-  bool refs_changed = old_refs_ != refs || old_consts_.size() != consts.size();
-  for (size_t i = 0; !refs_changed && i < consts.size(); ++i) {
-    const ConstValue &a = old_consts_[i], &b = consts[i];
-    refs_changed = a.kind != b.kind || a.i != b.i || a.d != b.d || a.s != b.s;
-  }
+  bool refs_changed = old_refs_ != refs || !old_consts_.same(r_.consts_[fid.v]);
   if (refs_changed) {
     refs_at_[fid.v] = ++clock_;
     if (class_fn_[fid.v]) classes_at_ = clock_;

@@ -46,6 +46,35 @@ struct ConstValue {
   bool is_number() const { return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool; }
 };
 
+/// The constants of one function's values. Most values are no constant, so
+/// each value holds an index into a pool (0: unknown) instead of a 40-byte
+/// ConstValue; resolution fills the table once per round and function.
+class ConstTable {
+ public:
+  /// n values, all unknown.
+  void reset(size_t n) {
+    idx_.assign(n, 0);
+    pool_.assign(1, ConstValue{});
+  }
+  const ConstValue& operator[](size_t v) const { return pool_[idx_[v]]; }
+  void set(size_t v, const ConstValue& c) {
+    if (!c.known()) idx_[v] = 0;
+    else if (idx_[v] != 0) pool_[idx_[v]] = c;
+    else {
+      idx_[v] = static_cast<uint32_t>(pool_.size());
+      pool_.push_back(c);
+    }
+  }
+  size_t size() const { return idx_.size(); }
+  bool empty() const { return idx_.empty(); }
+  /// Every value has the same constant in both.
+  bool same(const ConstTable& o) const;
+
+ private:
+  std::vector<uint32_t> idx_;
+  std::vector<ConstValue> pool_;
+};
+
 /// `x op y` and `op x` on constants with Python's int/float semantics
 /// (ir/fold.cpp); Unknown when either side is not a number or on overflow.
 ConstValue fold_binop(ast::Op op, const ConstValue& x, const ConstValue& y);
@@ -82,7 +111,11 @@ struct SelfAttr {
 class Resolution {
  public:
   const Referent& ref(FunctionId f, ValueId v) const { return refs_[f.v][v.v]; }
-  const ConstValue& constant(FunctionId f, ValueId v) const { return consts_[f.v][v.v]; }
+  /// The constant a value is (kind Unknown when none, or for kNoValue).
+  const ConstValue& constant(FunctionId f, ValueId v) const {
+    static const ConstValue kUnknown;
+    return v.valid() ? consts_[f.v][v.v] : kUnknown;
+  }
   /// The External path a value names, or kNoPath.
   PathId qualname(FunctionId f, ValueId v) const;
   CallTarget call_target(FunctionId f, InstId call) const;
@@ -104,7 +137,7 @@ class Resolution {
   const Module* m_ = nullptr;
   Symbol s_init_ = kNoSymbol, s_forward_ = kNoSymbol, s_call_ = kNoSymbol;
   std::vector<std::vector<Referent>> refs_;
-  std::vector<std::vector<ConstValue>> consts_;
+  std::vector<ConstTable> consts_;
   std::vector<Referent> returns_;
   std::vector<ClassId> self_class_;
   std::vector<uint8_t> module_class_;
