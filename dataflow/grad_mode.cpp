@@ -169,6 +169,23 @@ GradMode decorator_mode(const ir::Module& m, const ir::Resolution& res, const To
 GradModeFacts compute_grad_mode(const ir::Module& m, const ir::Resolution& res,
                                 const CallKinds& kinds, ir::FunctionId fid, GradMode entry) {
   const ir::Function& f = m.fn(fid);
+  // Only `with` entries and set_grad_enabled calls change the mode (see
+  // transfer). Without either, every instruction runs in the entry mode
+  // (build_cfg keeps only reachable blocks, and to_ssa lays out only their
+  // instructions): the solver would find exactly that, one visit per block.
+  bool changes = false;
+  for (uint32_t i = 0; i < f.insts.size() && !changes; ++i) {
+    const ir::Inst& in = f.insts[i];
+    changes = in.op == ir::Op::WithEnter ||
+              (in.op == ir::Op::Call && kinds[fid.v][i] != TorchCall::None &&
+               info(kinds[fid.v][i]).mode == ModeAction::SetEnabled);
+  }
+  if (!changes) {
+    GradModeFacts out;
+    out.converged = Converged::Yes;
+    out.at.assign(f.insts.size(), entry);
+    return out;
+  }
   GradModeAnalysis a(m, res, kinds, fid, entry);
   Solution<GradModeState> s = solve(a, f);
   GradModeFacts out;
