@@ -26,6 +26,52 @@ constexpr std::pair<uint32_t, std::string_view> kEffectNames[] = {
     {kLoss, "loss"}, {kPrint, "print"}, {kSeed, "seed"},
 };
 
+/// The rows' patterns split into parts once per process: every file binds
+/// the table (TorchCalls' constructor), and looking each distinct part
+/// ("torch", "nn", ...) up once per file instead of once per row and
+/// occurrence halves that fixed cost.
+struct SplitRows {
+  std::vector<std::string_view> parts;  // distinct parts, in first-seen order
+  // Per row: part indices of the dotted pattern (Name, Prefix, ResultOf),
+  // or of `method@receiver.path` (Method: parts[0] is the method name).
+  std::vector<std::vector<uint16_t>> row_parts;
+  std::vector<uint8_t> has_receiver;  // Method rows with an `@receiver`
+
+  SplitRows() {
+    size_t n = sizeof(kRows) / sizeof(kRows[0]);
+    row_parts.resize(n);
+    has_receiver.assign(n, 0);
+    auto part_id = [&](std::string_view s) {
+      for (size_t i = 0; i < parts.size(); ++i)
+        if (parts[i] == s) return static_cast<uint16_t>(i);
+      parts.push_back(s);
+      return static_cast<uint16_t>(parts.size() - 1);
+    };
+    for (size_t row = 1; row < n; ++row) {
+      std::string_view pat = kRows[row].pattern;
+      if (kRows[row].match == CallMatch::Method) {
+        size_t at = pat.find('@');
+        row_parts[row].push_back(part_id(pat.substr(0, at)));
+        if (at == std::string_view::npos) continue;
+        has_receiver[row] = 1;
+        pat = pat.substr(at + 1);
+      }
+      // Table patterns are plain dotted names (no relative-import dots).
+      for (size_t i = 0; i < pat.size();) {
+        size_t j = pat.find('.', i);
+        if (j == std::string_view::npos) j = pat.size();
+        row_parts[row].push_back(part_id(pat.substr(i, j - i)));
+        i = j + 1;
+      }
+    }
+  }
+};
+
+const SplitRows& split_rows() {
+  static const SplitRows kSplit;
+  return kSplit;
+}
+
 }  // namespace
 
 const TorchCallInfo& info(TorchCall c) { return kRows[static_cast<size_t>(c)]; }
@@ -42,34 +88,48 @@ std::string effect_names(uint32_t bits) {
 
 TorchCalls::TorchCalls(const ir::Module& m) {
   const ir::Names& names = m.names;
+  const SplitRows& split = split_rows();
+  std::vector<ir::Symbol> sym(split.parts.size());
+  for (size_t i = 0; i < split.parts.size(); ++i) sym[i] = names.find(split.parts[i]);
+  // The interned path of parts [first, end) of a row, or kNoPath when the
+  // file never names it (the row cannot match here).
+  auto path_of = [&](const std::vector<uint16_t>& ps, size_t first) {
+    ir::PathId p = ir::kNoPath;
+    for (size_t i = first; i < ps.size(); ++i) {
+      ir::Symbol s = sym[ps[i]];
+      if (s == ir::kNoSymbol) return ir::kNoPath;
+      p = names.find_child(p, s);
+      if (!p.valid()) return ir::kNoPath;
+    }
+    return p;
+  };
   for (uint8_t row = 1; row < sizeof(kRows) / sizeof(kRows[0]); ++row) {
     const TorchCallInfo& r = kRows[row];
+    const std::vector<uint16_t>& ps = split.row_parts[row];
     switch (r.match) {
       case CallMatch::Name: {
-        ir::PathId p = names.find_path(r.pattern);
+        ir::PathId p = path_of(ps, 0);
         if (p.valid()) by_name_.try_emplace(p.v, row);
         break;
       }
       case CallMatch::Prefix: {
-        ir::PathId p = names.find_path(r.pattern);
+        ir::PathId p = path_of(ps, 0);
         if (p.valid()) prefixes_.emplace_back(p, row);
         break;
       }
       case CallMatch::Method: {
-        std::string_view pat = r.pattern;
-        size_t at = pat.find('@');
-        ir::Symbol sym = names.find(pat.substr(0, at));
-        if (sym == ir::kNoSymbol) break;
+        ir::Symbol method = sym[ps[0]];
+        if (method == ir::kNoSymbol) break;
         ir::PathId recv;
-        if (at != std::string_view::npos) {
-          recv = names.find_path(pat.substr(at + 1));
+        if (split.has_receiver[row]) {
+          recv = path_of(ps, 1);
           if (!recv.valid()) break;  // the file never names that receiver type
         }
-        by_method_[sym].push_back(MethodRow{row, recv});
+        by_method_[method].push_back(MethodRow{row, recv});
         break;
       }
       case CallMatch::ResultOf: {
-        ir::PathId p = names.find_path(r.pattern);
+        ir::PathId p = path_of(ps, 0);
         if (p.valid()) result_of_.emplace_back(p, row);
         break;
       }

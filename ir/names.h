@@ -40,6 +40,8 @@ class Names {
   PathId intern_path(std::string_view dotted);
   /// The path for a dotted name if all its parts are already interned, else kNoPath.
   PathId find_path(std::string_view dotted) const;
+  /// The path `parent.last` if it is interned, else kNoPath (never adds one).
+  PathId find_child(PathId parent, Symbol last) const;
   PathId parent(PathId p) const { return nodes_[p.v].parent; }
   Symbol last(PathId p) const { return nodes_[p.v].last; }
   uint32_t depth(PathId p) const { return nodes_[p.v].depth; }
@@ -60,7 +62,6 @@ class Names {
     Symbol last;
     uint32_t depth;
   };
-  PathId find_child(PathId parent, Symbol last) const;
 
   const ast::Module* ast_ = nullptr;  // its index finds the symbols 0..n-1
   size_t ast_count_ = 0;
