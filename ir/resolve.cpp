@@ -35,6 +35,8 @@ constexpr std::string_view kBuiltins[] = {
     "super", "tuple", "type", "vars", "zip",
 };
 
+static_assert(std::is_sorted(std::begin(kBuiltins), std::end(kBuiltins)), "kBuiltins is searched by halves");
+
 /// Methods of nn.Module (and Tensor) that return their receiver.
 constexpr std::string_view kReturnsSelf[] = {
     "bfloat16", "cpu", "cuda", "double", "eval", "float", "half", "requires_grad_",
@@ -48,11 +50,6 @@ class Resolver {
   explicit Resolver(Module& m) : m_(m) {
     r_.m_ = &m;
     builtins_ = m.names.intern_path("builtins");
-    for (std::string_view s : kBuiltins) {
-      Symbol sym = m.names.find(s);
-      if (sym != kNoSymbol) builtin_syms_.push_back(sym);
-    }
-    std::sort(builtin_syms_.begin(), builtin_syms_.end());
     for (std::string_view s : kReturnsSelf) {
       Symbol sym = m.names.find(s);
       if (sym != kNoSymbol) self_methods_.push_back(sym);
@@ -148,7 +145,18 @@ class Resolver {
   Resolution r_;
   PathId builtins_, staticmethod_, classmethod_;
   PathId module_list_, sequential_, nn_module_;  // the elements of a ModuleList are nn.Modules
-  std::vector<Symbol> builtin_syms_, self_methods_;
+  std::vector<Symbol> self_methods_;
+  /// Whether a global name is a Python builtin, by Symbol (0: not asked
+  /// yet, 1: yes, 2: no): asked per distinct unbound global a file loads,
+  /// far fewer than the builtins there are to look up.
+  std::vector<uint8_t> builtin_;
+  bool is_builtin(Symbol s) {
+    if (s >= builtin_.size()) builtin_.resize(m_.names.symbol_count(), 0);
+    if (s >= builtin_.size()) return false;
+    if (!builtin_[s])
+      builtin_[s] = std::binary_search(std::begin(kBuiltins), std::end(kBuiltins), m_.names.str(s)) ? 1 : 2;
+    return builtin_[s] == 1;
+  }
   std::vector<uint8_t> done_;
   std::vector<uint8_t> classmethod_fn_;
   bool changed_ = false;
@@ -371,7 +379,7 @@ void Resolver::transfer(FunctionId fid, const Function& f, InstId id, const Inst
       if (g.valid() && !r_.refs_[0].empty()) {
         out = r_.refs_[0][g.v];
         cv = r_.consts_[0][g.v];
-      } else if (std::binary_search(builtin_syms_.begin(), builtin_syms_.end(), in.aux)) {
+      } else if (is_builtin(in.aux)) {
         out = Referent{Referent::Kind::External, m_.names.path(builtins_, in.aux).v};
       }
       break;
