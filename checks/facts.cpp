@@ -14,6 +14,86 @@ using ir::InstId;
 using ir::Op;
 using ir::ValueId;
 
+// ----------------------------------------------------------- call index ----
+
+std::shared_ptr<const CallIndex> build_call_index(const CheckContext& ctx) {
+  const dataflow::FileFacts& ff = ctx.facts;
+  auto index = std::make_shared<CallIndex>();
+  CallIndex& x = *index;
+  size_t n = ctx.ir.functions.size();
+  x.fns.resize(n);
+  x.first.resize(n + 1);
+  size_t total = 0;
+  for (uint32_t fi = 0; fi < n; ++fi) {
+    x.first[fi] = static_cast<uint32_t>(total);
+    total += ctx.ir.functions[fi].insts.size();
+  }
+  x.first[n] = static_cast<uint32_t>(total);
+  // First the path of each call (PathId numbers in `targets`), then the
+  // distinct ones sorted and `targets` renumbered into them.
+  x.targets.assign(total, CallIndex::kNoTarget);
+  for (uint32_t fi = 0; fi < n; ++fi) {
+    FunctionId fid(fi);
+    const ir::Function& f = ctx.ir.fn(fid);
+    FunctionCalls& fc = x.fns[fi];
+    const std::vector<dataflow::TorchCall>& kinds = ff.kinds[fi];
+    for (uint32_t i = 0; i < f.insts.size(); ++i) {
+      if (f.insts[i].op != Op::Call) continue;  // no row (classify_all)
+      fc.rows.set(static_cast<size_t>(kinds[i]));
+      // call_may / call_must: the row's effects plus the callee's may / must.
+      fc.row_effects |= dataflow::info(kinds[i]).effects;
+      ir::CallTarget t = ff.res.call_target(fid, InstId(i));
+      if ((t.kind == ir::CallTarget::Kind::External ||
+           t.kind == ir::CallTarget::Kind::ResultCall) &&
+          t.name.valid()) {
+        x.targets[x.first[fi] + i] = t.name.v;
+        x.names.push_back(t.name);
+      }
+    }
+    fc.effects = fc.row_effects;
+    for (const dataflow::CallEdge& e : ff.summaries.calls[fi])
+      fc.effects |= ff.summaries.fn[e.callee.v].may | ff.summaries.fn[e.callee.v].must;
+    for (dataflow::GradState g : ff.grad.of(fid).value) {
+      if (g == dataflow::GradState::NoGraph || g == dataflow::GradState::Bottom) continue;
+      fc.any_carrier = true;
+      if (g == dataflow::GradState::Graph) {
+        fc.any_graph = true;
+        break;
+      }
+    }
+    x.file.effects |= fc.effects;
+    x.file.row_effects |= fc.row_effects;
+    x.file.any_graph |= fc.any_graph;
+    x.file.any_carrier |= fc.any_carrier;
+    x.file.rows |= fc.rows;
+  }
+  std::sort(x.names.begin(), x.names.end());
+  x.names.erase(std::unique(x.names.begin(), x.names.end()), x.names.end());
+  x.texts.reserve(x.names.size());
+  for (ir::PathId p : x.names) x.texts.push_back(ctx.ir.names.str(p));
+  for (uint32_t& t : x.targets)
+    if (t != CallIndex::kNoTarget)
+      t = static_cast<uint32_t>(std::lower_bound(x.names.begin(), x.names.end(), ir::PathId(t)) -
+                                x.names.begin());
+  return index;
+}
+
+bool file_calls_any(const CheckContext& ctx, const std::function<bool(std::string_view)>& pred) {
+  for (std::string_view t : call_index(ctx).texts)
+    if (pred(t)) return true;
+  return false;
+}
+
+bool may_backward(const FunctionCalls& fc) {
+  return fc.has(dataflow::TorchCall::Backward) || fc.has(dataflow::TorchCall::AutogradBackward) ||
+         fc.may(dataflow::kBackward);
+}
+
+bool may_step(const FunctionCalls& fc) {
+  return fc.has(dataflow::TorchCall::OptimizerStep) || fc.has(dataflow::TorchCall::ScalerStep) ||
+         fc.has(dataflow::TorchCall::ScalerStepAmp) || fc.may(dataflow::kOptimizerStep);
+}
+
 // ---------------------------------------------------------------- calls ----
 
 dataflow::TorchCall torch_call(const CheckContext& ctx, FunctionId f, InstId i) {
@@ -50,11 +130,9 @@ std::string_view call_method(const CheckContext& ctx, const ir::Function& f,
 }
 
 std::string_view call_target_name(const CheckContext& ctx, FunctionId f, InstId i) {
-  ir::CallTarget t = ctx.facts.res.call_target(f, i);
-  if ((t.kind == ir::CallTarget::Kind::External || t.kind == ir::CallTarget::Kind::ResultCall) &&
-      t.name.valid())
-    return ctx.ir.names.str(t.name);
-  return {};
+  const CallIndex& x = call_index(ctx);
+  uint32_t t = x.targets[x.first[f.v] + i.v];
+  return t == CallIndex::kNoTarget ? std::string_view() : x.texts[t];
 }
 
 uint32_t positional_count(const ir::Function& f, const ir::Inst& call) {
@@ -577,6 +655,14 @@ Producer producer_kind(const CheckContext& ctx, const Origin& o, Span* site) {
 LossKind loss_kind(const CheckContext& ctx, FunctionId f, InstId call) {
   std::string_view n = call_target_name(ctx, f, call);
   if (n.empty()) return LossKind::None;
+  if (LossKind k = named_loss_kind(n); k != LossKind::None) return k;
+  dataflow::TorchCall k = torch_call(ctx, f, call);
+  if (k != dataflow::TorchCall::None && (dataflow::info(k).effects & dataflow::kLoss))
+    return LossKind::Other;
+  return LossKind::None;
+}
+
+LossKind named_loss_kind(std::string_view n) {
   if (is_one_of(n, {"torch.nn.functional.cross_entropy", "torch.nn.CrossEntropyLoss",
                     "torch.nn.modules.loss.CrossEntropyLoss"}))
     return LossKind::CrossEntropy;
@@ -590,9 +676,6 @@ LossKind loss_kind(const CheckContext& ctx, FunctionId f, InstId call) {
                     "torch.nn.BCEWithLogitsLoss", "torch.nn.modules.loss.BCEWithLogitsLoss",
                     "torch.binary_cross_entropy_with_logits"}))
     return LossKind::BceWithLogits;
-  dataflow::TorchCall k = torch_call(ctx, f, call);
-  if (k != dataflow::TorchCall::None && (dataflow::info(k).effects & dataflow::kLoss))
-    return LossKind::Other;
   return LossKind::None;
 }
 
@@ -611,7 +694,10 @@ std::string loss_name(const CheckContext& ctx, FunctionId f, InstId call) {
 // ---------------------------------------------------- training scripts ----
 
 bool is_dataloader(const CheckContext& ctx, FunctionId f, InstId i) {
-  std::string_view n = call_target_name(ctx, f, i);
+  return is_dataloader_name(call_target_name(ctx, f, i));
+}
+
+bool is_dataloader_name(std::string_view n) {
   return n == "torch.utils.data.DataLoader" || n == "torch.utils.data.dataloader.DataLoader";
 }
 
