@@ -745,6 +745,10 @@ bool trained_on(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId lv) {
 bool trains_in_loop(const CheckContext& ctx) {
   for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
     FunctionId fid(fi);
+    // Only a call whose own row backwards or steps counts, and row_effects
+    // is the union of those rows' effects.
+    if (!(function_calls(ctx, fid).row_effects & (dataflow::kBackward | dataflow::kOptimizerStep)))
+      continue;
     const ir::Function& f = ctx.ir.fn(fid);
     for (uint32_t i = 0; i < f.insts.size(); ++i) {
       dataflow::TorchCall k = torch_call(ctx, fid, InstId(i));

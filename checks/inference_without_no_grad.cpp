@@ -393,7 +393,7 @@ bool entry_known(const CheckContext& ctx, ir::FunctionId f) {
 void check(const CheckContext& ctx, DiagSink& out) {
   for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
     ir::FunctionId f(fi);
-    if (loops_of(ctx, f).loops.empty() || !entry_known(ctx, f)) continue;
+    if (!entry_known(ctx, f) || loops_of(ctx, f).loops.empty()) continue;
     Rule(ctx, f).run(out);
   }
 }
