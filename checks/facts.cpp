@@ -43,6 +43,13 @@ std::shared_ptr<const CallIndex> build_call_index(const CheckContext& ctx) {
       // call_may / call_must: the row's effects plus the callee's may / must.
       fc.row_effects |= dataflow::info(kinds[i]).effects;
       ir::CallTarget t = ff.res.call_target(fid, InstId(i));
+      if (kinds[i] == dataflow::TorchCall::None) {
+        if (t.kind == ir::CallTarget::Kind::InstanceCall && t.cls.valid() &&
+            ff.res.is_module_class(t.cls))
+          fc.module_instance_call = true;
+        if (t.kind == ir::CallTarget::Kind::Unknown || t.kind == ir::CallTarget::Kind::ResultCall)
+          fc.unresolved_call = true;
+      }
       if ((t.kind == ir::CallTarget::Kind::External ||
            t.kind == ir::CallTarget::Kind::ResultCall) &&
           t.name.valid()) {
@@ -663,6 +670,14 @@ LossKind loss_kind(const CheckContext& ctx, FunctionId f, InstId call) {
 }
 
 LossKind named_loss_kind(std::string_view n) {
+  // Every name below is under torch. and ends in one of these parts: most
+  // names a file calls fail this cheaper test.
+  std::string_view last = n.substr(n.rfind('.') + 1);
+  if (!n.starts_with("torch.") ||
+      !is_one_of(last, {"cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss",
+                        "binary_cross_entropy", "BCELoss", "binary_cross_entropy_with_logits",
+                        "BCEWithLogitsLoss"}))
+    return LossKind::None;
   if (is_one_of(n, {"torch.nn.functional.cross_entropy", "torch.nn.CrossEntropyLoss",
                     "torch.nn.modules.loss.CrossEntropyLoss"}))
     return LossKind::CrossEntropy;

@@ -46,6 +46,13 @@ struct FunctionCalls {
   /// Some value's GradState is Graph / is neither NoGraph nor Bottom.
   bool any_graph = false;
   bool any_carrier = false;
+  /// Some call without a row (TorchCall::None) calls an instance of one of
+  /// the file's nn.Module classes (call_target InstanceCall, a module
+  /// class): a forward pass the table does not name.
+  bool module_instance_call = false;
+  /// Some call without a row has an Unknown or ResultCall target: a callee
+  /// the file does not resolve (a parameter, a call's result).
+  bool unresolved_call = false;
   /// The torch_calls.def rows (torch_call) of its calls.
   std::bitset<kTorchCallRows> rows;
 

@@ -26,7 +26,6 @@
 //   use Accelerate, Lightning, DeepSpeed, apex or the transformers
 //   Trainer, which scale themselves.
 #include <algorithm>
-
 #include <optional>
 
 #include "checks/facts.h"
