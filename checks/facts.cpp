@@ -4,6 +4,7 @@
 #include "checks/facts.h"
 
 #include <algorithm>
+#include <cstring>
 #include <set>
 #include <tuple>
 
@@ -29,9 +30,10 @@ std::shared_ptr<const CallIndex> build_call_index(const CheckContext& ctx) {
     total += ctx.ir.functions[fi].insts.size();
   }
   x.first[n] = static_cast<uint32_t>(total);
-  // First the path of each call (PathId numbers in `targets`), then the
-  // distinct ones sorted and `targets` renumbered into them.
-  x.targets.assign(total, CallIndex::kNoTarget);
+  x.targets.resize(total);
+  // The slots of calls with a target name, holding its PathId until the
+  // distinct names are sorted, then 1 + its index among them.
+  std::vector<uint32_t> named;
   for (uint32_t fi = 0; fi < n; ++fi) {
     FunctionId fid(fi);
     const ir::Function& f = ctx.ir.fn(fid);
@@ -53,35 +55,41 @@ std::shared_ptr<const CallIndex> build_call_index(const CheckContext& ctx) {
       if ((t.kind == ir::CallTarget::Kind::External ||
            t.kind == ir::CallTarget::Kind::ResultCall) &&
           t.name.valid()) {
-        x.targets[x.first[fi] + i] = t.name.v;
+        named.push_back(x.first[fi] + i);
+        x.targets[named.back()] = t.name.v;
         x.names.push_back(t.name);
       }
     }
     fc.effects = fc.row_effects;
     for (const dataflow::CallEdge& e : ff.summaries.calls[fi])
       fc.effects |= ff.summaries.fn[e.callee.v].may | ff.summaries.fn[e.callee.v].must;
-    for (dataflow::GradState g : ff.grad.of(fid).value) {
-      if (g == dataflow::GradState::NoGraph || g == dataflow::GradState::Bottom) continue;
-      fc.any_carrier = true;
-      if (g == dataflow::GradState::Graph) {
-        fc.any_graph = true;
-        break;
-      }
-    }
+    // GradState is one byte: memchr looks for Graph and Unknown (the states
+    // other than NoGraph and Bottom of its four, lattices/grad_state.h) a
+    // word at a time.
+    static_assert(sizeof(dataflow::GradState) == 1);
+    const std::vector<dataflow::GradState>& states = ff.grad.of(fid).value;
+    auto holds = [&](dataflow::GradState g) {
+      return !states.empty() &&
+             std::memchr(states.data(), static_cast<int>(g), states.size()) != nullptr;
+    };
+    fc.any_graph = holds(dataflow::GradState::Graph);
+    fc.any_carrier = fc.any_graph || holds(dataflow::GradState::Unknown);
     x.file.effects |= fc.effects;
     x.file.row_effects |= fc.row_effects;
     x.file.any_graph |= fc.any_graph;
     x.file.any_carrier |= fc.any_carrier;
+    x.file.module_instance_call |= fc.module_instance_call;
+    x.file.unresolved_call |= fc.unresolved_call;
     x.file.rows |= fc.rows;
   }
   std::sort(x.names.begin(), x.names.end());
   x.names.erase(std::unique(x.names.begin(), x.names.end()), x.names.end());
   x.texts.reserve(x.names.size());
   for (ir::PathId p : x.names) x.texts.push_back(ctx.ir.names.str(p));
-  for (uint32_t& t : x.targets)
-    if (t != CallIndex::kNoTarget)
-      t = static_cast<uint32_t>(std::lower_bound(x.names.begin(), x.names.end(), ir::PathId(t)) -
-                                x.names.begin());
+  for (uint32_t slot : named)
+    x.targets[slot] = 1 + static_cast<uint32_t>(std::lower_bound(x.names.begin(), x.names.end(),
+                                                                 ir::PathId(x.targets[slot])) -
+                                                x.names.begin());
   return index;
 }
 
@@ -139,7 +147,7 @@ std::string_view call_method(const CheckContext& ctx, const ir::Function& f,
 std::string_view call_target_name(const CheckContext& ctx, FunctionId f, InstId i) {
   const CallIndex& x = call_index(ctx);
   uint32_t t = x.targets[x.first[f.v] + i.v];
-  return t == CallIndex::kNoTarget ? std::string_view() : x.texts[t];
+  return t == 0 ? std::string_view() : x.texts[t - 1];
 }
 
 uint32_t positional_count(const ir::Function& f, const ir::Inst& call) {

@@ -70,12 +70,11 @@ struct CallIndex {
   /// The distinct paths calls of the file target, sorted, and their text.
   std::vector<ir::PathId> names;
   std::vector<std::string_view> texts;
-  /// targets[first[f] + i]: the index in `names` of call_target_name's
-  /// path for instruction i of function f, or kNoTarget (not an External
-  /// or ResultCall call).
+  /// targets[first[f] + i]: 1 + the index in `names` of call_target_name's
+  /// path for instruction i of function f, or 0 (not an External or
+  /// ResultCall call; 0 so the table starts zeroed).
   std::vector<uint32_t> first;
   std::vector<uint32_t> targets;
-  static constexpr uint32_t kNoTarget = UINT32_MAX;
 
   const FunctionCalls& of(ir::FunctionId f) const { return fns[f.v]; }
 };
