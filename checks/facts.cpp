@@ -682,9 +682,9 @@ LossKind named_loss_kind(std::string_view n) {
   // names a file calls fail this cheaper test.
   std::string_view last = n.substr(n.rfind('.') + 1);
   if (!n.starts_with("torch.") ||
-      !is_one_of(last, {"cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss",
-                        "binary_cross_entropy", "BCELoss", "binary_cross_entropy_with_logits",
-                        "BCEWithLogitsLoss"}))
+      !is_one_of(
+          last, {"cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss", "binary_cross_entropy",
+                 "BCELoss", "binary_cross_entropy_with_logits", "BCEWithLogitsLoss"}))
     return LossKind::None;
   if (is_one_of(n, {"torch.nn.functional.cross_entropy", "torch.nn.CrossEntropyLoss",
                     "torch.nn.modules.loss.CrossEntropyLoss"}))

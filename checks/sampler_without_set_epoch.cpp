@@ -106,7 +106,8 @@ class Rule {
       return function_calls(ctx_, fid).may(dataflow::kBackward | dataflow::kOptimizerStep);
     };
     bool any = false;
-    for (uint32_t fi = 0; fi < ctx_.ir.functions.size() && !any; ++fi) any = trains(ir::FunctionId(fi));
+    for (uint32_t fi = 0; fi < ctx_.ir.functions.size() && !any; ++fi)
+      any = trains(ir::FunctionId(fi));
     if (!any) return;
     if (file_calls_set_epoch()) return;
     for (uint32_t fi = 0; fi < ctx_.ir.functions.size(); ++fi) {

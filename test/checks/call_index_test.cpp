@@ -84,7 +84,8 @@ void check_index(const Analyzed& a, const std::string& shown) {
            t.kind == ir::CallTarget::Kind::ResultCall) &&
           t.name.valid())
         name = a.ir.names.str(t.name);
-      CHECK_MESSAGE(checks::call_target_name(ctx, fid, id) == name, shown << " f" << fi << " i" << i);
+      CHECK_MESSAGE(checks::call_target_name(ctx, fid, id) == name,
+                    shown << " f" << fi << " i" << i);
       if (f.insts[i].op != ir::Op::Call) continue;
       TorchCall k = checks::torch_call(ctx, fid, id);
       CHECK_MESSAGE(fc.has(k), shown << " f" << fi << " i" << i);
@@ -92,8 +93,8 @@ void check_index(const Analyzed& a, const std::string& shown) {
       if (k == TorchCall::None) {
         module_instance |= t.kind == ir::CallTarget::Kind::InstanceCall && t.cls.valid() &&
                            a.facts.res.is_module_class(t.cls);
-        unresolved |= t.kind == ir::CallTarget::Kind::Unknown ||
-                      t.kind == ir::CallTarget::Kind::ResultCall;
+        unresolved |=
+            t.kind == ir::CallTarget::Kind::Unknown || t.kind == ir::CallTarget::Kind::ResultCall;
       }
     }
     bool graph = false, carrier = false;
