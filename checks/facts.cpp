@@ -1020,6 +1020,14 @@ ValueId loop_iterable(const CheckContext& ctx, FunctionId fid, ValueId item) {
   return v;
 }
 
+bool has_users(const ir::Function& f, ValueId v) {
+  if (!v.valid()) return false;
+  for (const ir::Inst& in : f.insts)
+    for (ValueId o : f.operands(in))
+      if (o == v) return true;
+  return false;
+}
+
 std::vector<InstId> users_of(const ir::Function& f, ValueId v) {
   std::vector<InstId> out;
   if (!v.valid()) return out;

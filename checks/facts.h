@@ -294,5 +294,8 @@ ir::ValueId loop_iterable(const CheckContext& ctx, ir::FunctionId f, ir::ValueId
 
 /// The values of function `f` that use `v` as an operand (computed per call).
 std::vector<ir::InstId> users_of(const ir::Function& f, ir::ValueId v);
+/// Some instruction of `f` uses `v` as an operand: !users_of(f, v).empty(),
+/// stopping at the first.
+bool has_users(const ir::Function& f, ir::ValueId v);
 
 }  // namespace tpf::checks

@@ -134,7 +134,7 @@ void check_function(const CheckContext& ctx, ir::FunctionId fid, const MoveSymbo
     std::string_view m = call_method(ctx, f, in);
     if (!is_move(m)) continue;
     if (ctx.facts.res.call_target(fid, id).kind != ir::CallTarget::Kind::Method) continue;
-    if (!users_of(f, in.result).empty()) continue;  // the result is used
+    if (has_users(f, in.result)) continue;  // the result is used
     ir::ValueId recv = call_receiver(f, in);
     if (!recv.valid() || access_key(ctx, fid, recv).empty()) continue;
     // The receiver is used again after the statement (not only by it).
