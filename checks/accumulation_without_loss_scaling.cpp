@@ -444,6 +444,11 @@ class Rule {
 
 void check(const CheckContext& ctx, DiagSink& out) {
   for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
+    // check_loop reports only with a Backward / AutogradBackward call and
+    // a step (is_step: an OptimizerStep, ScalerStep or ScalerStepAmp row)
+    // in the loop: skip functions without both, before their loops.
+    const FunctionCalls& fc = function_calls(ctx, ir::FunctionId(fi));
+    if (!may_backward(fc) || !may_step(fc)) continue;
     if (loops_of(ctx, ir::FunctionId(fi)).loops.empty()) continue;
     Rule(ctx, ir::FunctionId(fi)).run(out);
   }

@@ -611,8 +611,11 @@ class FrozenOptimizer {
 }  // namespace
 
 void check(const CheckContext& ctx, DiagSink& out) {
+  const CallIndex& index = call_index(ctx);
   for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
     ir::FunctionId fid(fi);
+    // Both findings here are on Backward calls.
+    if (!index.of(fid).has(dataflow::TorchCall::Backward)) continue;
     const ir::Function& f = ctx.ir.fn(fid);
     for (uint32_t i = 0; i < f.insts.size(); ++i) {
       if (torch_call(ctx, fid, ir::InstId(i)) != dataflow::TorchCall::Backward) continue;
@@ -644,9 +647,14 @@ void check(const CheckContext& ctx, DiagSink& out) {
       }
     }
   }
+  // FrozenOptimizer reports only an optimizer stepped in its function
+  // (step_of: an OptimizerStep, ScalerStep or ScalerStepAmp call, or a
+  // call of the file whose effects include kOptimizerStep): skip other
+  // functions, and the file-wide unfreeze scan when no function steps.
+  if (!may_step(index.file)) return;
   if (file_may_unfreeze(ctx)) return;
   for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi)
-    FrozenOptimizer(ctx, ir::FunctionId(fi)).run(out);
+    if (may_step(index.of(ir::FunctionId(fi)))) FrozenOptimizer(ctx, ir::FunctionId(fi)).run(out);
 }
 
 }  // namespace tpf::checks::backward_without_graph

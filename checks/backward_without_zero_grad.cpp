@@ -306,6 +306,11 @@ class Rule {
 
 void check(const CheckContext& ctx, DiagSink& out) {
   for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
+    // A flagged loop has a backward (is_backward) and a step (is_step) of
+    // this function: skip functions whose calls can be neither, before
+    // their loops and the engine scan.
+    const FunctionCalls& fc = function_calls(ctx, ir::FunctionId(fi));
+    if (!may_backward(fc) || !may_step(fc)) continue;
     if (loops_of(ctx, ir::FunctionId(fi)).loops.empty()) continue;
     Rule(ctx, ir::FunctionId(fi)).run(out);
   }

@@ -161,6 +161,13 @@ void check_probabilities(const CheckContext& ctx, ir::FunctionId fid, ir::InstId
 }  // namespace
 
 void check(const CheckContext& ctx, DiagSink& out) {
+  // loss_kind is Bce or BceWithLogits only for a call whose target name
+  // says so (named_loss_kind): skip files that call neither.
+  if (!file_calls_any(ctx, [](std::string_view n) {
+        LossKind k = named_loss_kind(n);
+        return k == LossKind::Bce || k == LossKind::BceWithLogits;
+      }))
+    return;
   for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
     const ir::Function& f = ctx.ir.functions[fi];
     ir::FunctionId fid(fi);

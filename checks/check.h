@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -21,6 +22,8 @@ struct Estimate;
 }
 
 namespace tpf::checks {
+
+struct CallIndex;  // checks/facts.h
 
 enum class Category : uint8_t { Memory, Correctness, Performance, Reproducibility };
 
@@ -75,6 +78,9 @@ struct CheckContext {
   const dataflow::FileFacts& facts;
   /// The memory estimate when the run has a --target (TPF013), else null.
   const memory::Estimate* estimate = nullptr;
+  /// What each function's calls may do (checks/facts.h call_index): built
+  /// by the first rule that asks and kept for the file's other rules.
+  mutable std::shared_ptr<const CallIndex> call_index_cache = nullptr;
 };
 
 /// A diagnostic of rule `rule` at `span` with its default severity.

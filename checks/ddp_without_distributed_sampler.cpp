@@ -84,6 +84,10 @@ class Rule {
   explicit Rule(const CheckContext& ctx) : ctx_(ctx) {}
 
   void run(DiagSink& out) {
+    // Nothing is reported without a call of a distributed wrapper
+    // (scan_file returns false): look for one among the file's distinct
+    // call targets before scanning every call.
+    if (!file_calls_any(ctx_, is_distributed_wrapper)) return;
     if (!scan_file()) return;
     for (const auto& [fid, i] : loaders_) {
       const ir::Function& f = ctx_.ir.fn(fid);

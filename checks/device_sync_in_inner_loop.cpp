@@ -222,7 +222,17 @@ class Rule {
 }  // namespace
 
 void check(const CheckContext& ctx, DiagSink& out) {
-  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) Rule(ctx, ir::FunctionId(fi)).run(out);
+  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
+    // Both findings need a CudaSynchronize, Item, ToList, Numpy or Cpu call
+    // and a loop with a call whose effects include kBackward or
+    // kOptimizerStep (steps_in): skip other functions before their loops.
+    const FunctionCalls& fc = function_calls(ctx, ir::FunctionId(fi));
+    if (!fc.may(dataflow::kBackward | dataflow::kOptimizerStep)) continue;
+    if (!fc.has(TorchCall::CudaSynchronize) && !fc.has(TorchCall::Item) &&
+        !fc.has(TorchCall::ToList) && !fc.has(TorchCall::Numpy) && !fc.has(TorchCall::Cpu))
+      continue;
+    Rule(ctx, ir::FunctionId(fi)).run(out);
+  }
 }
 
 }  // namespace tpf::checks::device_sync_in_inner_loop

@@ -203,6 +203,9 @@ bool builds_convolution(const CheckContext& ctx) {
 }  // namespace
 
 void check(const CheckContext& ctx, DiagSink& out) {
+  // Both findings need a DataLoader call (the shuffled loader; the
+  // collate_fn that pads): skip files that make none.
+  if (!file_calls_any(ctx, is_dataloader_name)) return;
   const ir::Inst* benchmark = nullptr;
   const ir::Inst* padded = nullptr;
   for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {

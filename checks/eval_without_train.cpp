@@ -336,7 +336,16 @@ class Rule {
 }  // namespace
 
 void check(const CheckContext& ctx, DiagSink& out) {
-  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) Rule(ctx, ir::FunctionId(fi)).run(out);
+  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
+    // A finding is an eval (is_eval: an Eval or Train row, or a call of
+    // the file whose must-effects include kEval) reaching a step of the
+    // same function (is_step): skip functions that cannot have both,
+    // before collect_trained builds its keys.
+    const FunctionCalls& fc = function_calls(ctx, ir::FunctionId(fi));
+    if (!may_step(fc)) continue;
+    if (!fc.has(TorchCall::Eval) && !fc.has(TorchCall::Train) && !fc.may(dataflow::kEval)) continue;
+    Rule(ctx, ir::FunctionId(fi)).run(out);
+  }
 }
 
 }  // namespace tpf::checks::eval_without_train

@@ -4,6 +4,7 @@
 #include "checks/facts.h"
 
 #include <algorithm>
+#include <cstring>
 #include <set>
 #include <tuple>
 
@@ -13,6 +14,100 @@ using ir::FunctionId;
 using ir::InstId;
 using ir::Op;
 using ir::ValueId;
+
+// ----------------------------------------------------------- call index ----
+
+std::shared_ptr<const CallIndex> build_call_index(const CheckContext& ctx) {
+  const dataflow::FileFacts& ff = ctx.facts;
+  auto index = std::make_shared<CallIndex>();
+  CallIndex& x = *index;
+  size_t n = ctx.ir.functions.size();
+  x.fns.resize(n);
+  x.first.resize(n + 1);
+  size_t total = 0;
+  for (uint32_t fi = 0; fi < n; ++fi) {
+    x.first[fi] = static_cast<uint32_t>(total);
+    total += ctx.ir.functions[fi].insts.size();
+  }
+  x.first[n] = static_cast<uint32_t>(total);
+  x.targets.resize(total);
+  // The slots of calls with a target name, holding its PathId until the
+  // distinct names are sorted, then 1 + its index among them.
+  std::vector<uint32_t> named;
+  for (uint32_t fi = 0; fi < n; ++fi) {
+    FunctionId fid(fi);
+    const ir::Function& f = ctx.ir.fn(fid);
+    FunctionCalls& fc = x.fns[fi];
+    const std::vector<dataflow::TorchCall>& kinds = ff.kinds[fi];
+    for (uint32_t i = 0; i < f.insts.size(); ++i) {
+      if (f.insts[i].op != Op::Call) continue;  // no row (classify_all)
+      fc.rows.set(static_cast<size_t>(kinds[i]));
+      // call_may / call_must: the row's effects plus the callee's may / must.
+      fc.row_effects |= dataflow::info(kinds[i]).effects;
+      ir::CallTarget t = ff.res.call_target(fid, InstId(i));
+      if (kinds[i] == dataflow::TorchCall::None) {
+        if (t.kind == ir::CallTarget::Kind::InstanceCall && t.cls.valid() &&
+            ff.res.is_module_class(t.cls))
+          fc.module_instance_call = true;
+        if (t.kind == ir::CallTarget::Kind::Unknown || t.kind == ir::CallTarget::Kind::ResultCall)
+          fc.unresolved_call = true;
+      }
+      if ((t.kind == ir::CallTarget::Kind::External ||
+           t.kind == ir::CallTarget::Kind::ResultCall) &&
+          t.name.valid()) {
+        named.push_back(x.first[fi] + i);
+        x.targets[named.back()] = t.name.v;
+        x.names.push_back(t.name);
+      }
+    }
+    fc.effects = fc.row_effects;
+    for (const dataflow::CallEdge& e : ff.summaries.calls[fi])
+      fc.effects |= ff.summaries.fn[e.callee.v].may | ff.summaries.fn[e.callee.v].must;
+    // GradState is one byte: memchr looks for Graph and Unknown (the states
+    // other than NoGraph and Bottom of its four, lattices/grad_state.h) a
+    // word at a time.
+    static_assert(sizeof(dataflow::GradState) == 1);
+    const std::vector<dataflow::GradState>& states = ff.grad.of(fid).value;
+    auto holds = [&](dataflow::GradState g) {
+      return !states.empty() &&
+             std::memchr(states.data(), static_cast<int>(g), states.size()) != nullptr;
+    };
+    fc.any_graph = holds(dataflow::GradState::Graph);
+    fc.any_carrier = fc.any_graph || holds(dataflow::GradState::Unknown);
+    x.file.effects |= fc.effects;
+    x.file.row_effects |= fc.row_effects;
+    x.file.any_graph |= fc.any_graph;
+    x.file.any_carrier |= fc.any_carrier;
+    x.file.module_instance_call |= fc.module_instance_call;
+    x.file.unresolved_call |= fc.unresolved_call;
+    x.file.rows |= fc.rows;
+  }
+  std::sort(x.names.begin(), x.names.end());
+  x.names.erase(std::unique(x.names.begin(), x.names.end()), x.names.end());
+  x.texts.reserve(x.names.size());
+  for (ir::PathId p : x.names) x.texts.push_back(ctx.ir.names.str(p));
+  for (uint32_t slot : named)
+    x.targets[slot] = 1 + static_cast<uint32_t>(std::lower_bound(x.names.begin(), x.names.end(),
+                                                                 ir::PathId(x.targets[slot])) -
+                                                x.names.begin());
+  return index;
+}
+
+bool file_calls_any(const CheckContext& ctx, const std::function<bool(std::string_view)>& pred) {
+  for (std::string_view t : call_index(ctx).texts)
+    if (pred(t)) return true;
+  return false;
+}
+
+bool may_backward(const FunctionCalls& fc) {
+  return fc.has(dataflow::TorchCall::Backward) || fc.has(dataflow::TorchCall::AutogradBackward) ||
+         fc.may(dataflow::kBackward);
+}
+
+bool may_step(const FunctionCalls& fc) {
+  return fc.has(dataflow::TorchCall::OptimizerStep) || fc.has(dataflow::TorchCall::ScalerStep) ||
+         fc.has(dataflow::TorchCall::ScalerStepAmp) || fc.may(dataflow::kOptimizerStep);
+}
 
 // ---------------------------------------------------------------- calls ----
 
@@ -50,11 +145,9 @@ std::string_view call_method(const CheckContext& ctx, const ir::Function& f,
 }
 
 std::string_view call_target_name(const CheckContext& ctx, FunctionId f, InstId i) {
-  ir::CallTarget t = ctx.facts.res.call_target(f, i);
-  if ((t.kind == ir::CallTarget::Kind::External || t.kind == ir::CallTarget::Kind::ResultCall) &&
-      t.name.valid())
-    return ctx.ir.names.str(t.name);
-  return {};
+  const CallIndex& x = call_index(ctx);
+  uint32_t t = x.targets[x.first[f.v] + i.v];
+  return t == 0 ? std::string_view() : x.texts[t - 1];
 }
 
 uint32_t positional_count(const ir::Function& f, const ir::Inst& call) {
@@ -577,6 +670,22 @@ Producer producer_kind(const CheckContext& ctx, const Origin& o, Span* site) {
 LossKind loss_kind(const CheckContext& ctx, FunctionId f, InstId call) {
   std::string_view n = call_target_name(ctx, f, call);
   if (n.empty()) return LossKind::None;
+  if (LossKind k = named_loss_kind(n); k != LossKind::None) return k;
+  dataflow::TorchCall k = torch_call(ctx, f, call);
+  if (k != dataflow::TorchCall::None && (dataflow::info(k).effects & dataflow::kLoss))
+    return LossKind::Other;
+  return LossKind::None;
+}
+
+LossKind named_loss_kind(std::string_view n) {
+  // Every name below is under torch. and ends in one of these parts: most
+  // names a file calls fail this cheaper test.
+  std::string_view last = n.substr(n.rfind('.') + 1);
+  if (!n.starts_with("torch.") ||
+      !is_one_of(
+          last, {"cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss", "binary_cross_entropy",
+                 "BCELoss", "binary_cross_entropy_with_logits", "BCEWithLogitsLoss"}))
+    return LossKind::None;
   if (is_one_of(n, {"torch.nn.functional.cross_entropy", "torch.nn.CrossEntropyLoss",
                     "torch.nn.modules.loss.CrossEntropyLoss"}))
     return LossKind::CrossEntropy;
@@ -590,9 +699,6 @@ LossKind loss_kind(const CheckContext& ctx, FunctionId f, InstId call) {
                     "torch.nn.BCEWithLogitsLoss", "torch.nn.modules.loss.BCEWithLogitsLoss",
                     "torch.binary_cross_entropy_with_logits"}))
     return LossKind::BceWithLogits;
-  dataflow::TorchCall k = torch_call(ctx, f, call);
-  if (k != dataflow::TorchCall::None && (dataflow::info(k).effects & dataflow::kLoss))
-    return LossKind::Other;
   return LossKind::None;
 }
 
@@ -611,7 +717,10 @@ std::string loss_name(const CheckContext& ctx, FunctionId f, InstId call) {
 // ---------------------------------------------------- training scripts ----
 
 bool is_dataloader(const CheckContext& ctx, FunctionId f, InstId i) {
-  std::string_view n = call_target_name(ctx, f, i);
+  return is_dataloader_name(call_target_name(ctx, f, i));
+}
+
+bool is_dataloader_name(std::string_view n) {
   return n == "torch.utils.data.DataLoader" || n == "torch.utils.data.dataloader.DataLoader";
 }
 
@@ -659,6 +768,10 @@ bool trained_on(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId lv) {
 bool trains_in_loop(const CheckContext& ctx) {
   for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
     FunctionId fid(fi);
+    // Only a call whose own row backwards or steps counts, and row_effects
+    // is the union of those rows' effects.
+    if (!(function_calls(ctx, fid).row_effects & (dataflow::kBackward | dataflow::kOptimizerStep)))
+      continue;
     const ir::Function& f = ctx.ir.fn(fid);
     for (uint32_t i = 0; i < f.insts.size(); ++i) {
       dataflow::TorchCall k = torch_call(ctx, fid, InstId(i));
@@ -905,6 +1018,14 @@ ValueId loop_iterable(const CheckContext& ctx, FunctionId fid, ValueId item) {
     break;
   }
   return v;
+}
+
+bool has_users(const ir::Function& f, ValueId v) {
+  if (!v.valid()) return false;
+  for (const ir::Inst& in : f.insts)
+    for (ValueId o : f.operands(in))
+      if (o == v) return true;
+  return false;
 }
 
 std::vector<InstId> users_of(const ir::Function& f, ValueId v) {

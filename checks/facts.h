@@ -8,8 +8,10 @@
 // requires: CheckContext (ir::build, dataflow::compute_facts). produces: queries only.
 #pragma once
 
+#include <bitset>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +19,83 @@
 #include "checks/check.h"
 
 namespace tpf::checks {
+
+// ----------------------------------------------------------- call index ----
+
+/// torch_calls.def rows, TorchCall::None included.
+inline constexpr size_t kTorchCallRows = 1
+#define TPF_TORCH_CALL(name, match, pattern, grad, effects, mode) +1
+#include "dataflow/torch_calls.def"
+#undef TPF_TORCH_CALL
+    ;
+
+/// What one function's calls may do, as far as rules ask before walking
+/// it. Every rule's finding needs certain calls in the function it reports
+/// in (a backward and a step in a loop, a `.item()` in a training loop, a
+/// scheduler step); a rule tests these bits first and skips the function,
+/// without asking for its loops or dominators and without its
+/// per-instruction queries, when they are missing.
+struct FunctionCalls {
+  /// OR over its calls of call_effects | call_effects_must: every bit a
+  /// call_effects / call_effects_must query on any instruction of the
+  /// function can return (0 for non-calls).
+  uint32_t effects = 0;
+  /// OR over its calls of their own row's effects (no callees): every bit
+  /// `dataflow::info(torch_call(...)).effects` can have here.
+  uint32_t row_effects = 0;
+  /// Some value's GradState is Graph / is neither NoGraph nor Bottom.
+  bool any_graph = false;
+  bool any_carrier = false;
+  /// Some call without a row (TorchCall::None) calls an instance of one of
+  /// the file's nn.Module classes (call_target InstanceCall, a module
+  /// class): a forward pass the table does not name.
+  bool module_instance_call = false;
+  /// Some call without a row has an Unknown or ResultCall target: a callee
+  /// the file does not resolve (a parameter, a call's result).
+  bool unresolved_call = false;
+  /// The torch_calls.def rows (torch_call) of its calls.
+  std::bitset<kTorchCallRows> rows;
+
+  bool has(dataflow::TorchCall k) const { return rows[static_cast<size_t>(k)]; }
+  bool may(uint32_t bits) const { return (effects & bits) != 0; }
+};
+
+/// One pass over a file's calls whose result every rule consults: per
+/// function, what its calls may do; per call, the qualified name it targets
+/// (what call_target_name returns, kept so rules scanning every call do not
+/// resolve each again). Built on first use, kept in the CheckContext.
+struct CallIndex {
+  std::vector<FunctionCalls> fns;
+  FunctionCalls file;  // the union over every function
+  /// The distinct paths calls of the file target, sorted, and their text.
+  std::vector<ir::PathId> names;
+  std::vector<std::string_view> texts;
+  /// targets[first[f] + i]: 1 + the index in `names` of call_target_name's
+  /// path for instruction i of function f, or 0 (not an External or
+  /// ResultCall call; 0 so the table starts zeroed).
+  std::vector<uint32_t> first;
+  std::vector<uint32_t> targets;
+
+  const FunctionCalls& of(ir::FunctionId f) const { return fns[f.v]; }
+};
+
+/// Builds the index (the first query of a file does).
+std::shared_ptr<const CallIndex> build_call_index(const CheckContext& ctx);
+inline const CallIndex& call_index(const CheckContext& ctx) {
+  if (!ctx.call_index_cache) ctx.call_index_cache = build_call_index(ctx);
+  return *ctx.call_index_cache;
+}
+inline const FunctionCalls& function_calls(const CheckContext& ctx, ir::FunctionId f) {
+  return call_index(ctx).of(f);
+}
+/// Some call of the file targets a name (call_target_name) `pred` accepts.
+bool file_calls_any(const CheckContext& ctx, const std::function<bool(std::string_view)>& pred);
+/// Some call may run a backward: a Backward or AutogradBackward row, or a
+/// call whose effects (its row's, its callee's) include kBackward.
+bool may_backward(const FunctionCalls& fc);
+/// Some call may step an optimizer: an OptimizerStep, ScalerStep or
+/// ScalerStepAmp row, or a call whose effects include kOptimizerStep.
+bool may_step(const FunctionCalls& fc);
 
 // ---------------------------------------------------------------- calls ----
 
@@ -139,6 +218,10 @@ enum class LossKind : uint8_t { None, CrossEntropy, Nll, Bce, BceWithLogits, Oth
 /// The loss a call computes: F.cross_entropy(...), or calling an
 /// nn.CrossEntropyLoss() instance (wherever it is stored), ...
 LossKind loss_kind(const CheckContext& ctx, ir::FunctionId f, ir::InstId call);
+/// The loss a call targeting `name` (call_target_name) computes by its name
+/// alone: CrossEntropy, Nll, Bce, BceWithLogits or None. loss_kind gives
+/// one of the four exactly when this does.
+LossKind named_loss_kind(std::string_view name);
 /// The loss call's input (positional 0 or `input=`), or kNoValue.
 ir::ValueId loss_input(const CheckContext& ctx, ir::FunctionId f, ir::InstId call);
 /// "CrossEntropyLoss", "F.cross_entropy", ... as the source wrote the callee.
@@ -149,6 +232,8 @@ std::string loss_name(const CheckContext& ctx, ir::FunctionId f, ir::InstId call
 
 /// The call builds a `torch.utils.data.DataLoader`.
 bool is_dataloader(const CheckContext& ctx, ir::FunctionId f, ir::InstId i);
+/// The qualified name (call_target_name) is the DataLoader class.
+bool is_dataloader_name(std::string_view name);
 /// The call unpacks `*args` or `**kwargs`: an argument not written out may
 /// be among them.
 bool has_unpacked_args(const ir::Function& f, const ir::Inst& call);
@@ -209,5 +294,8 @@ ir::ValueId loop_iterable(const CheckContext& ctx, ir::FunctionId f, ir::ValueId
 
 /// The values of function `f` that use `v` as an operand (computed per call).
 std::vector<ir::InstId> users_of(const ir::Function& f, ir::ValueId v);
+/// Some instruction of `f` uses `v` as an operand: !users_of(f, v).empty(),
+/// stopping at the first.
+bool has_users(const ir::Function& f, ir::ValueId v);
 
 }  // namespace tpf::checks

@@ -26,6 +26,7 @@
 //   use Accelerate, Lightning, DeepSpeed, apex or the transformers
 //   Trainer, which scale themselves.
 #include <algorithm>
+#include <optional>
 
 #include "checks/facts.h"
 
@@ -234,10 +235,19 @@ void check_unscaled(const CheckContext& ctx, ir::FunctionId fid, DiagSink& out) 
 }  // namespace
 
 void check(const CheckContext& ctx, DiagSink& out) {
-  bool scaled = scaling_elsewhere(ctx);
+  // scaling_elsewhere reads every identifier of the file: ask it only for
+  // a function check_unscaled could report in (the answer is the file's).
+  std::optional<bool> scaled;
   for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
-    check_clip(ctx, ir::FunctionId(fi), out);
-    if (!scaled) check_unscaled(ctx, ir::FunctionId(fi), out);
+    ir::FunctionId fid(fi);
+    const FunctionCalls& fc = function_calls(ctx, fid);
+    // check_clip starts from a Backward call (scaled_backward).
+    if (fc.has(TorchCall::Backward)) check_clip(ctx, fid, out);
+    // check_unscaled needs a `with` whose manager is an autocast call and
+    // a call whose effects include kBackward in the loop around it.
+    if (ctx.ir.fn(fid).withs.empty() || !fc.may(dataflow::kBackward)) continue;
+    if (!scaled) scaled = scaling_elsewhere(ctx);
+    if (!*scaled) check_unscaled(ctx, fid, out);
   }
 }
 

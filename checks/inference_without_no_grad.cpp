@@ -27,6 +27,7 @@
 //   outputs leave the function (returned, stored on an object, handed to a
 //   helper of the file): a caller may backward through them.
 #include <algorithm>
+#include <bitset>
 #include <set>
 
 #include "checks/facts.h"
@@ -379,6 +380,33 @@ class Rule {
 /// Grad mode on entry is known: module code, or a function the file calls
 /// (its mode is the join over those callers). A function nobody here calls
 /// may run under another file's `torch.no_grad()`.
+/// A call of `f` can be a forward (Rule::is_forward): a row whose grad rule
+/// is Model; without a row, an instance of the file's nn.Module classes, or
+/// an Unknown / ResultCall callee whose key collect_models found, which
+/// needs a call of a method named eval, train, parameters,
+/// named_parameters or state_dict. check_loop reports nothing without a
+/// forward, so other functions are skipped before their loops.
+bool may_forward(const CheckContext& ctx, ir::FunctionId fid) {
+  static const std::bitset<kTorchCallRows> kModelRows = [] {
+    std::bitset<kTorchCallRows> rows;
+    for (size_t k = 1; k < kTorchCallRows; ++k)
+      if (dataflow::info(static_cast<TorchCall>(k)).grad == dataflow::GradRule::Model) rows.set(k);
+    return rows;
+  }();
+  const FunctionCalls& fc = function_calls(ctx, fid);
+  if ((fc.rows & kModelRows).any() || fc.module_instance_call) return true;
+  if (!fc.unresolved_call) return false;
+  const ir::Function& f = ctx.ir.fn(fid);
+  for (const ir::Inst& in : f.insts) {
+    if (in.op != Op::Call) continue;
+    std::string_view m = call_method(ctx, f, in);
+    if (m == "eval" || m == "train" || m == "parameters" || m == "named_parameters" ||
+        m == "state_dict")
+      return true;
+  }
+  return false;
+}
+
 bool entry_known(const CheckContext& ctx, ir::FunctionId f) {
   const ir::Function& fn = ctx.ir.fn(f);
   if (fn.kind == ir::FunctionKind::Module) return true;
@@ -393,7 +421,7 @@ bool entry_known(const CheckContext& ctx, ir::FunctionId f) {
 void check(const CheckContext& ctx, DiagSink& out) {
   for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
     ir::FunctionId f(fi);
-    if (loops_of(ctx, f).loops.empty() || !entry_known(ctx, f)) continue;
+    if (!entry_known(ctx, f) || !may_forward(ctx, f) || loops_of(ctx, f).loops.empty()) continue;
     Rule(ctx, f).run(out);
   }
 }

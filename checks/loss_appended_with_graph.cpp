@@ -547,6 +547,13 @@ class Rule {
 
 void check(const CheckContext& ctx, DiagSink& out) {
   for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
+    // check_store reports a stored value of this function whose GradState
+    // is Graph, or, after a backward ran through it, one that is not
+    // NoGraph or Bottom in a loop with a call whose effects include
+    // kBackward (backward_in_loop): skip functions with neither, before
+    // their loops.
+    const FunctionCalls& fc = function_calls(ctx, ir::FunctionId(fi));
+    if (!fc.any_graph && !(fc.any_carrier && fc.may(dataflow::kBackward))) continue;
     if (loops_of(ctx, ir::FunctionId(fi)).loops.empty()) continue;
     Rule(ctx, ir::FunctionId(fi)).run(out);
   }

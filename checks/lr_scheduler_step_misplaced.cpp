@@ -335,7 +335,12 @@ class Rule {
 }  // namespace
 
 void check(const CheckContext& ctx, DiagSink& out) {
-  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) Rule(ctx, ir::FunctionId(fi)).run(out);
+  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
+    // Only SchedulerStep calls are reported: skip other functions before
+    // their loops.
+    if (!function_calls(ctx, ir::FunctionId(fi)).has(TorchCall::SchedulerStep)) continue;
+    Rule(ctx, ir::FunctionId(fi)).run(out);
+  }
 }
 
 }  // namespace tpf::checks::lr_scheduler_step_misplaced

@@ -224,7 +224,15 @@ class Rule {
 }  // namespace
 
 void check(const CheckContext& ctx, DiagSink& out) {
-  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) Rule(ctx, ir::FunctionId(fi)).run(out);
+  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
+    // A finding needs a step of the optimizer in the same function: an
+    // OptimizerStep, ScalerStep or ScalerStepAmp call.
+    const FunctionCalls& fc = function_calls(ctx, ir::FunctionId(fi));
+    if (!fc.has(dataflow::TorchCall::OptimizerStep) && !fc.has(dataflow::TorchCall::ScalerStep) &&
+        !fc.has(dataflow::TorchCall::ScalerStepAmp))
+      continue;
+    Rule(ctx, ir::FunctionId(fi)).run(out);
+  }
 }
 
 }  // namespace tpf::checks::optimizer_before_model_rebind

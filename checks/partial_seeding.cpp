@@ -145,7 +145,9 @@ struct Site {
 }  // namespace
 
 void check(const CheckContext& ctx, DiagSink& out) {
-  if (!trains_in_loop(ctx)) return;
+  // Both findings need a program that trains in a loop; is_program is asked
+  // before the scan of every call, which only gathers.
+  if (!trains_in_loop(ctx) || !is_program(ctx)) return;
   uint8_t used = kTorch, seeded = 0;
   bool setup_helper = false;
   Site first_seed, first_use[8], first_step;
@@ -209,7 +211,7 @@ void check(const CheckContext& ctx, DiagSink& out) {
     }
   }
   uint8_t unseeded = used & ~seeded;
-  if (!unseeded || !is_program(ctx)) return;
+  if (!unseeded) return;
   if (!seeded) {
     // `compute_init()`, `setup_distributed()` from the project's own
     // modules: start-up helpers that usually seed, out of sight.

@@ -189,7 +189,15 @@ class Rule {
 }  // namespace
 
 void check(const CheckContext& ctx, DiagSink& out) {
-  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) Rule(ctx, ir::FunctionId(fi)).run(out);
+  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
+    // A finding is a Cuda or To call (to_device) in a loop with a call
+    // whose effects include kBackward or kOptimizerStep (trains_in): skip
+    // other functions before their loops.
+    const FunctionCalls& fc = function_calls(ctx, ir::FunctionId(fi));
+    if (!fc.may(dataflow::kBackward | dataflow::kOptimizerStep)) continue;
+    if (!fc.has(TorchCall::Cuda) && !fc.has(TorchCall::To)) continue;
+    Rule(ctx, ir::FunctionId(fi)).run(out);
+  }
 }
 
 }  // namespace tpf::checks::repeated_host_to_device_transfer

@@ -98,9 +98,21 @@ class Rule {
   explicit Rule(const CheckContext& ctx) : ctx_(ctx) {}
 
   void run(DiagSink& out) {
+    // A finding is a DataLoader call in a function with a call whose
+    // effects include kBackward or kOptimizerStep (epoch_loop finds the
+    // training there): skip files and functions without them.
+    if (!file_calls_any(ctx_, is_dataloader_name)) return;
+    auto trains = [&](ir::FunctionId fid) {
+      return function_calls(ctx_, fid).may(dataflow::kBackward | dataflow::kOptimizerStep);
+    };
+    bool any = false;
+    for (uint32_t fi = 0; fi < ctx_.ir.functions.size() && !any; ++fi)
+      any = trains(ir::FunctionId(fi));
+    if (!any) return;
     if (file_calls_set_epoch()) return;
     for (uint32_t fi = 0; fi < ctx_.ir.functions.size(); ++fi) {
       ir::FunctionId fid(fi);
+      if (!trains(fid)) continue;
       const ir::Function& f = ctx_.ir.fn(fid);
       for (uint32_t i = 0; i < f.insts.size(); ++i)
         if (f.insts[i].op == ir::Op::Call && is_dataloader(ctx_, fid, ir::InstId(i)))

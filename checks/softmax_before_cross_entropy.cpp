@@ -196,6 +196,13 @@ void check_loss(const CheckContext& ctx, ir::FunctionId fid, ir::InstId call, Lo
 }  // namespace
 
 void check(const CheckContext& ctx, DiagSink& out) {
+  // loss_kind is CrossEntropy or Nll only for a call whose target name
+  // says so (named_loss_kind): skip files that call neither.
+  if (!file_calls_any(ctx, [](std::string_view n) {
+        LossKind k = named_loss_kind(n);
+        return k == LossKind::CrossEntropy || k == LossKind::Nll;
+      }))
+    return;
   for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
     const ir::Function& f = ctx.ir.functions[fi];
     for (uint32_t i = 0; i < f.insts.size(); ++i) {

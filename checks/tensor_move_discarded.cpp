@@ -21,6 +21,9 @@
 //   transformers BatchEncoding, whose `.to` moves in place); a tensor never
 //   used again (`torch.zeros(1).cuda()` to initialize CUDA, `out.cpu()` as
 //   a sync point in a benchmark).
+#include <algorithm>
+#include <vector>
+
 #include "checks/facts.h"
 #include "checks/fixes.h"
 
@@ -104,16 +107,34 @@ bool is_move(std::string_view m) {
          m == "bfloat16";
 }
 
-void check_function(const CheckContext& ctx, ir::FunctionId fid, DiagSink& out) {
+/// The symbols of is_move's names the file has. Symbols are interned (one
+/// per text), so a call's method is a move only if its attribute's symbol
+/// is one of these.
+struct MoveSymbols {
+  std::vector<ir::Symbol> syms;
+  explicit MoveSymbols(const ir::Names& names) {
+    for (std::string_view m : {"to", "cuda", "cpu", "half", "float", "double", "bfloat16"})
+      if (ir::Symbol s = names.find(m); s != ir::kNoSymbol) syms.push_back(s);
+  }
+  /// `call` may be `x.<move>(...)` (call_method would name one).
+  bool may_move(const ir::Function& f, const ir::Inst& call) const {
+    if (call.nops == 0) return false;
+    const ir::Inst& cd = f.def(f.operands(call)[0]);
+    return cd.op == ir::Op::GetAttr && std::find(syms.begin(), syms.end(), cd.aux) != syms.end();
+  }
+};
+
+void check_function(const CheckContext& ctx, ir::FunctionId fid, const MoveSymbols& moves,
+                    DiagSink& out) {
   const ir::Function& f = ctx.ir.fn(fid);
   for (uint32_t i = 0; i < f.insts.size(); ++i) {
     const ir::Inst& in = f.insts[i];
-    if (in.op != ir::Op::Call) continue;
+    if (in.op != ir::Op::Call || !moves.may_move(f, in)) continue;
     ir::InstId id(i);
     std::string_view m = call_method(ctx, f, in);
     if (!is_move(m)) continue;
     if (ctx.facts.res.call_target(fid, id).kind != ir::CallTarget::Kind::Method) continue;
-    if (!users_of(f, in.result).empty()) continue;  // the result is used
+    if (has_users(f, in.result)) continue;  // the result is used
     ir::ValueId recv = call_receiver(f, in);
     if (!recv.valid() || access_key(ctx, fid, recv).empty()) continue;
     // The receiver is used again after the statement (not only by it).
@@ -144,8 +165,10 @@ void check_function(const CheckContext& ctx, ir::FunctionId fid, DiagSink& out) 
 }  // namespace
 
 void check(const CheckContext& ctx, DiagSink& out) {
+  MoveSymbols moves(ctx.ir.names);
+  if (moves.syms.empty()) return;  // the file never names a move method
   for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi)
-    check_function(ctx, ir::FunctionId(fi), out);
+    check_function(ctx, ir::FunctionId(fi), moves, out);
 }
 
 }  // namespace tpf::checks::tensor_move_discarded

@@ -99,6 +99,9 @@ class Rule {
   explicit Rule(const CheckContext& ctx) : ctx_(ctx) {}
 
   void run(DiagSink& out) {
+    // Only TorchLoad calls are reported: skip files that make none, before
+    // is_program and the saves.
+    if (!call_index(ctx_).file.has(dataflow::TorchCall::TorchLoad)) return;
     if (!is_program(ctx_)) return;
     collect_saves();
     for (uint32_t fi = 0; fi < ctx_.ir.functions.size(); ++fi) {

@@ -354,7 +354,14 @@ class Rule {
 }  // namespace
 
 void check(const CheckContext& ctx, DiagSink& out) {
-  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) Rule(ctx, ir::FunctionId(fi)).run(out);
+  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
+    // trained_models is empty unless the call's effects include kBackward
+    // or kOptimizerStep: skip functions with no such call.
+    if (!function_calls(ctx, ir::FunctionId(fi))
+             .may(dataflow::kBackward | dataflow::kOptimizerStep))
+      continue;
+    Rule(ctx, ir::FunctionId(fi)).run(out);
+  }
 }
 
 }  // namespace tpf::checks::validation_in_train_mode

@@ -281,7 +281,18 @@ class Rule {
 }  // namespace
 
 void check(const CheckContext& ctx, DiagSink& out) {
-  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) Rule(ctx, ir::FunctionId(fi)).run(out);
+  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
+    // run() needs a Backward or AutogradBackward call, a step
+    // (step_optimizer: an OptimizerStep, ScalerStep or ScalerStepAmp row)
+    // and a ZeroGrad call: skip other functions before their loops.
+    const FunctionCalls& fc = function_calls(ctx, ir::FunctionId(fi));
+    if (!fc.has(TorchCall::Backward) && !fc.has(TorchCall::AutogradBackward)) continue;
+    if (!fc.has(TorchCall::OptimizerStep) && !fc.has(TorchCall::ScalerStep) &&
+        !fc.has(TorchCall::ScalerStepAmp))
+      continue;
+    if (!fc.has(TorchCall::ZeroGrad)) continue;
+    Rule(ctx, ir::FunctionId(fi)).run(out);
+  }
 }
 
 }  // namespace tpf::checks::zero_grad_before_step
