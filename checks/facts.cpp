@@ -67,7 +67,7 @@ std::shared_ptr<const CallIndex> build_call_index(const CheckContext& ctx) {
     // other than NoGraph and Bottom of its four, lattices/grad_state.h) a
     // word at a time.
     static_assert(sizeof(dataflow::GradState) == 1);
-    const std::vector<dataflow::GradState>& states = ff.grad.of(fid).value;
+    const std::vector<dataflow::GradState>& states = ff.grad().of(fid).value;
     auto holds = [&](dataflow::GradState g) {
       return !states.empty() &&
              std::memchr(states.data(), static_cast<int>(g), states.size()) != nullptr;

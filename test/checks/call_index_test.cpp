@@ -98,7 +98,7 @@ void check_index(const Analyzed& a, const std::string& shown) {
       }
     }
     bool graph = false, carrier = false;
-    for (GradState g : a.facts.grad.of(fid).value) {
+    for (GradState g : a.facts.grad().of(fid).value) {
       graph |= g == GradState::Graph;
       carrier |= g != GradState::NoGraph && g != GradState::Bottom;
     }
