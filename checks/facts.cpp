@@ -63,21 +63,8 @@ std::shared_ptr<const CallIndex> build_call_index(const CheckContext& ctx) {
     fc.effects = fc.row_effects;
     for (const dataflow::CallEdge& e : ff.summaries.calls[fi])
       fc.effects |= ff.summaries.fn[e.callee.v].may | ff.summaries.fn[e.callee.v].must;
-    // GradState is one byte: memchr looks for Graph and Unknown (the states
-    // other than NoGraph and Bottom of its four, lattices/grad_state.h) a
-    // word at a time.
-    static_assert(sizeof(dataflow::GradState) == 1);
-    const std::vector<dataflow::GradState>& states = ff.grad().of(fid).value;
-    auto holds = [&](dataflow::GradState g) {
-      return !states.empty() &&
-             std::memchr(states.data(), static_cast<int>(g), states.size()) != nullptr;
-    };
-    fc.any_graph = holds(dataflow::GradState::Graph);
-    fc.any_carrier = fc.any_graph || holds(dataflow::GradState::Unknown);
     x.file.effects |= fc.effects;
     x.file.row_effects |= fc.row_effects;
-    x.file.any_graph |= fc.any_graph;
-    x.file.any_carrier |= fc.any_carrier;
     x.file.module_instance_call |= fc.module_instance_call;
     x.file.unresolved_call |= fc.unresolved_call;
     x.file.rows |= fc.rows;
@@ -91,6 +78,21 @@ std::shared_ptr<const CallIndex> build_call_index(const CheckContext& ctx) {
                                                                  ir::PathId(x.targets[slot])) -
                                                 x.names.begin());
   return index;
+}
+
+GraphStates graph_states(const CheckContext& ctx, FunctionId f) {
+  // GradState is one byte: memchr looks for Graph and Unknown (the states
+  // other than NoGraph and Bottom of its four, lattices/grad_state.h) a
+  // word at a time.
+  static_assert(sizeof(dataflow::GradState) == 1);
+  const std::vector<dataflow::GradState>& states = ctx.facts.grad().of(f).value;
+  auto holds = [&](dataflow::GradState g) {
+    return !states.empty() && std::memchr(states.data(), static_cast<int>(g), states.size()) != nullptr;
+  };
+  GraphStates out;
+  out.any_graph = holds(dataflow::GradState::Graph);
+  out.any_carrier = out.any_graph || holds(dataflow::GradState::Unknown);
+  return out;
 }
 
 bool file_calls_any(const CheckContext& ctx, const std::function<bool(std::string_view)>& pred) {

@@ -43,9 +43,6 @@ struct FunctionCalls {
   /// OR over its calls of their own row's effects (no callees): every bit
   /// `dataflow::info(torch_call(...)).effects` can have here.
   uint32_t row_effects = 0;
-  /// Some value's GradState is Graph / is neither NoGraph nor Bottom.
-  bool any_graph = false;
-  bool any_carrier = false;
   /// Some call without a row (TorchCall::None) calls an instance of one of
   /// the file's nn.Module classes (call_target InstanceCall, a module
   /// class): a forward pass the table does not name.
@@ -88,6 +85,14 @@ inline const CallIndex& call_index(const CheckContext& ctx) {
 inline const FunctionCalls& function_calls(const CheckContext& ctx, ir::FunctionId f) {
   return call_index(ctx).of(f);
 }
+/// What the grad provenance says of a function's values: some value is
+/// Graph / some value is neither NoGraph nor Bottom. Computes the file's
+/// provenance (the costliest fact): ask after the cheap gates.
+struct GraphStates {
+  bool any_graph = false;
+  bool any_carrier = false;
+};
+GraphStates graph_states(const CheckContext& ctx, ir::FunctionId f);
 /// Some call of the file targets a name (call_target_name) `pred` accepts.
 bool file_calls_any(const CheckContext& ctx, const std::function<bool(std::string_view)>& pred);
 /// Some call may run a backward: a Backward or AutogradBackward row, or a

@@ -108,14 +108,19 @@ class Rule {
   Rule(const CheckContext& ctx, ir::FunctionId fid)
       : ctx_(ctx), fid_(fid), f_(ctx.ir.fn(fid)), li_(loops_of(ctx, fid)) {}
 
-  void run(DiagSink& out) {
+  /// `backward`: some call of the function may run a backward.
+  void run(DiagSink& out, bool backward) {
     bool prepared = false;
     for (uint32_t i = 0; i < f_.insts.size(); ++i) {
       std::optional<Store> s = store_at(InstId(i));
       if (!s) continue;
       if (!prepared) {
-        // Only a function with a store worth checking pays for the users
-        // table and the backward slice (most loops store nothing).
+        // Only a function with a store worth checking pays for the grad
+        // provenance (check_store reports a stored value that is Graph, or
+        // one that is not NoGraph or Bottom in a loop with a backward),
+        // the users table and the backward slice: most loops store nothing.
+        GraphStates gs = graph_states(ctx_, fid_);
+        if (!gs.any_graph && !(gs.any_carrier && backward)) return;
         prepare();
         prepared = true;
       }
@@ -550,12 +555,15 @@ void check(const CheckContext& ctx, DiagSink& out) {
     // check_store reports a stored value of this function whose GradState
     // is Graph, or, after a backward ran through it, one that is not
     // NoGraph or Bottom in a loop with a call whose effects include
-    // kBackward (backward_in_loop): skip functions with neither, before
-    // their loops.
+    // kBackward (backward_in_loop). A file where nothing starts a graph
+    // has no Graph value (may_create_graph): without a backward, skip the
+    // function before its loops; Rule::run asks the provenance itself at
+    // the first store.
     const FunctionCalls& fc = function_calls(ctx, ir::FunctionId(fi));
-    if (!fc.any_graph && !(fc.any_carrier && fc.may(dataflow::kBackward))) continue;
+    bool backward = fc.may(dataflow::kBackward);
+    if (!backward && !ctx.facts.may_create_graph()) continue;
     if (loops_of(ctx, ir::FunctionId(fi)).loops.empty()) continue;
-    Rule(ctx, ir::FunctionId(fi)).run(out);
+    Rule(ctx, ir::FunctionId(fi)).run(out, backward);
   }
 }
 

@@ -18,6 +18,11 @@ FileFacts compute_facts(ir::Module& m) {
   return ff;
 }
 
+bool FileFacts::may_create_graph() const {
+  if (!may_create_graph_) may_create_graph_ = dataflow::may_create_graph(*m_, res, calls, kinds);
+  return *may_create_graph_;
+}
+
 const GradProvenance& FileFacts::grad() const {
   if (!grad_) grad_ = compute_grad_provenance(*m_, res, calls, kinds);
   return *grad_;

@@ -32,6 +32,8 @@ struct FileFacts {
   const GradProvenance& grad() const;
   GradState grad_state(ir::FunctionId f, ir::ValueId v) const { return grad().state(f, v); }
   GradMode grad_mode(ir::FunctionId f, ir::InstId i) const { return grad().mode_at(f, i); }
+  /// Some value of the file may carry a graph (may_create_graph; cheap, kept).
+  bool may_create_graph() const;
   /// Functions whose provenance hit the solver budget (computes it).
   size_t not_converged() const { return grad().not_converged; }
 
@@ -45,6 +47,7 @@ struct FileFacts {
   friend FileFacts compute_facts(ir::Module& m);
   const ir::Module* m_ = nullptr;  // the IR these facts are about (it outlives them)
   mutable std::optional<GradProvenance> grad_;
+  mutable std::optional<bool> may_create_graph_;
   mutable std::vector<std::optional<ir::DomTree>> dom_, postdom_;
   mutable std::vector<std::optional<ir::LoopInfo>> loops_;
 };

@@ -527,4 +527,47 @@ GradProvenance compute_grad_provenance(const ir::Module& m, const ir::Resolution
   return p.run();
 }
 
+bool may_create_graph(const ir::Module& m, const ir::Resolution& res, const TorchCalls& calls,
+                      const CallKinds& kinds) {
+  // The sources of Graph in Provenance::call, by grad rule of the row.
+  for (uint32_t fi = 0; fi < m.functions.size(); ++fi) {
+    const ir::Function& f = m.functions[fi];
+    ir::FunctionId fid(fi);
+    for (uint32_t i = 0; i < f.insts.size(); ++i) {
+      const ir::Inst& in = f.insts[i];
+      if (in.op != ir::Op::Call) continue;
+      TorchCall k = kinds[fi][i];
+      if (k == TorchCall::None) continue;
+      switch (info(k).grad) {
+        case GradRule::Graph:
+        case GradRule::Model:
+          return true;
+        case GradRule::RequiresGradKw:
+          if (bool_arg(m, res, fid, in, -1, "requires_grad") == BoolArg::True) return true;
+          break;
+        case GradRule::RequiresGradArg:
+          if (bool_arg(m, res, fid, in, 0, "requires_grad") != BoolArg::False) return true;
+          break;
+        case GradRule::CreateGraphKw:
+          if (bool_arg(m, res, fid, in, -1, "create_graph") == BoolArg::True) return true;
+          break;
+        default:
+          break;
+      }
+    }
+  }
+  // A call of a parameter takes the row of what its callers pass
+  // (callee_row): a model value anywhere in the file may be passed.
+  for (uint32_t fi = 0; fi < m.functions.size(); ++fi) {
+    ir::FunctionId fid(fi);
+    for (uint32_t v = 0; v < m.functions[fi].values.size(); ++v) {
+      const ir::Referent& r = res.ref(fid, ir::ValueId(v));
+      if ((r.kind == ir::Referent::Kind::Result || r.kind == ir::Referent::Kind::Instance) &&
+          calls.is_model(m, res, r))
+        return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace tpf::dataflow

@@ -41,4 +41,15 @@ class GradProvenance {
 GradProvenance compute_grad_provenance(const ir::Module& m, const ir::Resolution& res,
                                        const TorchCalls& calls, const CallKinds& kinds);
 
+/// Whether any value of the file can be GradState::Graph, decided without
+/// the analysis: false only when nothing in the file starts a graph. A
+/// graph starts only at a call whose torch_calls.def row creates one (a
+/// Parameter, a factory with requires_grad=True, requires_grad_(),
+/// autograd.grad(create_graph=True), a model's forward), or at a call of a
+/// parameter the callers bind to a model (a value that is_model); every
+/// other transfer only passes states on. Cheap: one pass over calls and
+/// over the values that refer to something.
+bool may_create_graph(const ir::Module& m, const ir::Resolution& res, const TorchCalls& calls,
+                      const CallKinds& kinds);
+
 }  // namespace tpf::dataflow

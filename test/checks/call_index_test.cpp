@@ -106,8 +106,11 @@ void check_index(const Analyzed& a, const std::string& shown) {
     // calls that are not this function's are never added.
     CHECK_MESSAGE((effects & ~fc.effects) == 0, shown << " f" << fi);
     CHECK_MESSAGE(fc.row_effects == row_effects, shown << " f" << fi);
-    CHECK_MESSAGE(fc.any_graph == graph, shown << " f" << fi);
-    CHECK_MESSAGE(fc.any_carrier == carrier, shown << " f" << fi);
+    tpf::checks::GraphStates gs = tpf::checks::graph_states(ctx, fid);
+    CHECK_MESSAGE(gs.any_graph == graph, shown << " f" << fi);
+    CHECK_MESSAGE(gs.any_carrier == carrier, shown << " f" << fi);
+    // may_create_graph is sound: a file it clears has no Graph value.
+    if (graph) CHECK_MESSAGE(a.facts.may_create_graph(), shown << " f" << fi);
     CHECK_MESSAGE(fc.module_instance_call == module_instance, shown << " f" << fi);
     CHECK_MESSAGE(fc.unresolved_call == unresolved, shown << " f" << fi);
     file.effects |= fc.effects;
@@ -191,7 +194,7 @@ def main(model, ds):
   CHECK(helper.has(TorchCall::Item));
   CHECK_FALSE(tpf::checks::may_backward(helper));
   CHECK_FALSE(tpf::checks::may_step(helper));
-  CHECK_FALSE(helper.any_graph);
+  CHECK_FALSE(tpf::checks::graph_states(ctx, fn("helper")).any_graph);
 
   // main calls train: its effects are train's (through the summary), its
   // own rows have none.
