@@ -3,7 +3,7 @@
 // function (intersection at joins) whose calls add their callee's must-set.
 // Components are processed callees first; within one, iterate to a fixpoint
 // (may grows, must starts empty and only grows: both bounded by 32 bits).
-// requires: resolution, call kinds, provenance. produces: Summaries.
+// requires: resolution, call kinds. produces: Summaries.
 #include "dataflow/summaries.h"
 
 #include <algorithm>
@@ -41,6 +41,15 @@ class MustEffects {
 uint32_t must_of(const ir::Module& m, const Summaries& s, const CallKinds& kinds,
                  ir::FunctionId fid) {
   const ir::Function& f = m.fn(fid);
+  // Straight-line code (one block: its terminator is the only Return or
+  // Raise) and functions whose calls add nothing need no solver: the state
+  // at a Return is the union of the calls' must-sets before it, and a
+  // function that never returns has none.
+  uint32_t all = 0;
+  for (uint32_t i = 0; i < f.insts.size(); ++i)
+    if (f.insts[i].op == ir::Op::Call) all |= s.call_must(fid, ir::InstId(i), kinds);
+  if (all == 0) return 0;
+  if (f.blocks.size() == 1) return f.terminator(ir::BlockId(0)).op == ir::Op::Return ? all : 0;
   MustEffects a(s, kinds, fid);
   Solution<MustSet> sol = solve(a, f);
   if (sol.converged == Converged::No) return 0;
