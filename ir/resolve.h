@@ -55,6 +55,7 @@ class ConstTable {
   void reset(size_t n) {
     idx_.assign(n, 0);
     pool_.assign(1, ConstValue{});
+    pool_.reserve(n / 4 + 1);  // about the share of constants among a function's values
   }
   const ConstValue& operator[](size_t v) const { return pool_[idx_[v]]; }
   void set(size_t v, const ConstValue& c) {
