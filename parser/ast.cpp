@@ -3,6 +3,8 @@
 // requires: nothing. produces: the helpers declared in parser/ast.h.
 #include "parser/ast.h"
 
+#include <cstring>
+
 namespace tpf::ast {
 
 ListId Module::add_list(std::span<const uint32_t> items) {
@@ -19,13 +21,91 @@ ListId Module::add_list(std::span<const NodeId> items) {
       std::span<const uint32_t>(reinterpret_cast<const uint32_t*>(items.data()), items.size()));
 }
 
+namespace {
+
+// Smallest symbol table: most files have a few hundred distinct names.
+constexpr size_t kMinSymbolSlots = 256;
+
+uint64_t load64(const char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+uint32_t load32(const char* p) {
+  uint32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// A multiply-xorshift mix of the name read 8 bytes at a time (overlapping
+// loads for the tail, as wyhash does), since identifiers are short and a
+// byte-at-a-time hash costs more than the whole probe. Only equal strings
+// must hash alike; the value never shows in any output.
+uint32_t name_hash(std::string_view s) {
+  constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
+  const char* p = s.data();
+  const size_t n = s.size();
+  uint64_t h = n * kMul;
+  auto mix = [&](uint64_t w) {
+    h = (h ^ w) * kMul;
+    h ^= h >> 29;
+  };
+  if (n >= 8) {
+    size_t i = 0;
+    for (; i + 8 < n; i += 8) mix(load64(p + i));
+    mix(load64(p + n - 8));
+  } else if (n >= 4) {
+    mix(uint64_t{load32(p)} << 32 | load32(p + n - 4));
+  } else if (n > 0) {
+    mix(uint64_t{static_cast<unsigned char>(p[0])} << 16 |
+        uint64_t{static_cast<unsigned char>(p[n / 2])} << 8 | static_cast<unsigned char>(p[n - 1]));
+  }
+  return static_cast<uint32_t>(h >> 32);
+}
+
+}  // namespace
+
+// The slot holding `name`, or the empty slot where it belongs.
+uint32_t Module::probe(std::string_view name, uint32_t hash) const {
+  const size_t mask = symbol_slots_.size() - 1;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    const uint64_t slot = symbol_slots_[i];
+    if (slot == 0) return static_cast<uint32_t>(i);
+    if (static_cast<uint32_t>(slot >> 32) == hash &&
+        symbols[static_cast<uint32_t>(slot) - 1] == name)
+      return static_cast<uint32_t>(i);
+  }
+}
+
+void Module::grow_index() {
+  std::vector<uint64_t> old = std::move(symbol_slots_);
+  symbol_slots_.assign(old.empty() ? kMinSymbolSlots : old.size() * 2, 0);
+  const size_t mask = symbol_slots_.size() - 1;
+  for (uint64_t slot : old) {
+    if (slot == 0) continue;
+    size_t i = static_cast<uint32_t>(slot >> 32) & mask;
+    while (symbol_slots_[i] != 0) i = (i + 1) & mask;
+    symbol_slots_[i] = slot;
+  }
+}
+
 Symbol Module::intern(std::string_view name) {
-  auto it = symbol_index_.find(name);
-  if (it != symbol_index_.end()) return it->second;
-  Symbol s = static_cast<Symbol>(symbols.size());
+  // At most half full after this insertion, so probes stay short.
+  if (2 * (symbols.size() + 1) > symbol_slots_.size()) grow_index();
+  const uint32_t hash = name_hash(name);
+  const uint32_t i = probe(name, hash);
+  if (symbol_slots_[i] != 0) return static_cast<uint32_t>(symbol_slots_[i]) - 1;
+  const auto s = static_cast<Symbol>(symbols.size());
   symbols.emplace_back(name);
-  symbol_index_.emplace(std::string(name), s);
+  symbol_slots_[i] = uint64_t{hash} << 32 | (s + 1);
   return s;
+}
+
+Symbol Module::find(std::string_view name) const {
+  if (symbol_slots_.empty()) return kNoSymbol;
+  const uint64_t slot = symbol_slots_[probe(name, name_hash(name))];
+  return slot == 0 ? kNoSymbol : static_cast<uint32_t>(slot) - 1;
 }
 
 std::string_view kind_name(NodeKind k) {
