@@ -8,6 +8,8 @@
 //
 //   (a) + b        BinOp 0..7, Name a 1..2
 //   ^^^^^^^
+#include <array>
+
 #include "parser/parser_state.h"
 
 namespace tpf::parser {
@@ -62,6 +64,36 @@ int binop_prec(TokKind k, Op& op) {
       return 0;
   }
 }
+
+// What a token can do next to an operand, for the fast paths of
+// disjunction() and binary(): most operands are a lone primary (`x`,
+// `f(a)`, `self.w[i]`), and every level between disjunction and primary
+// would return it unchanged unless one of these tokens follows it.
+enum OperandClass : uint8_t {
+  kStartsPrimary = 1 << 0,  // atom(): NAME, literals, brackets
+  kArithmetic = 1 << 1,     // consumed by binary() or power(): | ^ & << >> + - * / // % @ **
+  kLogical = 1 << 2,        // consumed by comparison() or bool_chain(): < ... in is not and or
+};
+
+constexpr auto kOperandClass = [] {
+  std::array<uint8_t, 256> t{};
+  for (TokKind k : {TokKind::Name, TokKind::Number, TokKind::String, TokKind::LPar, TokKind::LSqb,
+                    TokKind::LBrace, TokKind::None, TokKind::True, TokKind::False,
+                    TokKind::Ellipsis})
+    t[static_cast<uint8_t>(k)] |= kStartsPrimary;
+  for (TokKind k : {TokKind::Vbar, TokKind::Circumflex, TokKind::Amper, TokKind::LeftShift,
+                    TokKind::RightShift, TokKind::Plus, TokKind::Minus, TokKind::Star,
+                    TokKind::Slash, TokKind::DoubleSlash, TokKind::Percent, TokKind::At,
+                    TokKind::DoubleStar})
+    t[static_cast<uint8_t>(k)] |= kArithmetic;
+  for (TokKind k : {TokKind::EqEqual, TokKind::NotEqual, TokKind::Less, TokKind::LessEqual,
+                    TokKind::Greater, TokKind::GreaterEqual, TokKind::In, TokKind::Is,
+                    TokKind::Not, TokKind::And, TokKind::Or})
+    t[static_cast<uint8_t>(k)] |= kLogical;
+  return t;
+}();
+
+bool has_class(TokKind k, uint8_t c) { return (kOperandClass[static_cast<uint8_t>(k)] & c) != 0; }
 
 }  // namespace
 
@@ -248,11 +280,20 @@ NodeId Parser::lambdef() {
 
 // disjunction: conjunction ('or' conjunction)+ | conjunction
 // conjunction: inversion ('and' inversion)+ | inversion
-NodeId Parser::disjunction() { return bool_chain(TokKind::Or); }
+// Fast path: a primary followed by no operator is returned as the eight
+// levels below would return it; one followed by an operator is handed down
+// to them (Parsed), so the tree and every error are the same.
+NodeId Parser::disjunction() {
+  if (!has_class(kind(), kStartsPrimary)) return bool_chain(TokKind::Or);
+  const uint32_t start = begin();
+  const NodeId e = primary();
+  if (!has_class(kind(), kArithmetic | kLogical)) return e;
+  return bool_chain(TokKind::Or, Parsed{e, start});
+}
 
-NodeId Parser::bool_chain(TokKind which) {
-  uint32_t start = begin();
-  NodeId first = which == TokKind::Or ? bool_chain(TokKind::And) : inversion();
+NodeId Parser::bool_chain(TokKind which, Parsed given) {
+  uint32_t start = given.node.valid() ? given.start : begin();
+  NodeId first = which == TokKind::Or ? bool_chain(TokKind::And, given) : inversion(given);
   if (!at(which)) return first;
   uint32_t mk = mark();
   push(first);
@@ -264,8 +305,8 @@ NodeId Parser::bool_chain(TokKind which) {
 }
 
 // inversion: 'not' inversion | comparison
-NodeId Parser::inversion() {
-  if (!at(TokKind::Not)) return comparison();
+NodeId Parser::inversion(Parsed given) {
+  if (given.node.valid() || !at(TokKind::Not)) return comparison(given);
   uint32_t start = begin();
   DepthGuard guard(*this);
   advance();
@@ -277,9 +318,9 @@ NodeId Parser::inversion() {
 }
 
 // comparison: bitwise_or compare_op_bitwise_or_pair+ | bitwise_or
-NodeId Parser::comparison() {
-  uint32_t start = begin();
-  NodeId left = bitwise_or();
+NodeId Parser::comparison(Parsed given) {
+  uint32_t start = given.node.valid() ? given.start : begin();
+  NodeId left = binary(1, given);
   uint32_t mk = mark();
   for (;;) {
     Op op;
@@ -338,9 +379,19 @@ done:
 
 // bitwise_or .. term: left-associative binary operators by precedence
 // climbing (one C++ frame per level instead of one per grammar rule).
-NodeId Parser::binary(int min_prec) {
-  uint32_t start = begin();
-  NodeId left = factor();
+// Operands that start a primary skip factor() and power() unless '**'
+// follows (factor only adds unary operators, power only '**').
+NodeId Parser::binary(int min_prec, Parsed given) {
+  uint32_t start = given.node.valid() ? given.start : begin();
+  NodeId left;
+  if (given.node.valid()) {
+    left = power(given);
+  } else if (has_class(kind(), kStartsPrimary)) {
+    left = primary();
+    if (at(TokKind::DoubleStar)) left = power(Parsed{left, start});
+  } else {
+    left = factor();
+  }
   for (;;) {
     Op op = Op::None_;
     int prec = binop_prec(kind(), op);
@@ -384,10 +435,12 @@ NodeId Parser::factor() {
 
 // power: await_primary '**' factor | await_primary
 // await_primary: AWAIT primary | primary
-NodeId Parser::power() {
-  uint32_t start = begin();
+NodeId Parser::power(Parsed given) {
+  uint32_t start = given.node.valid() ? given.start : begin();
   NodeId base;
-  if (at(TokKind::Await)) {
+  if (given.node.valid()) {
+    base = given.node;
+  } else if (at(TokKind::Await)) {
     advance();
     NodeId v = primary();
     base = node(NodeKind::Await, start);

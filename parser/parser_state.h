@@ -30,6 +30,15 @@ using lexer::TokKind;
     (last) = (p).pos();                                                          \
   } while (0)
 
+/// A primary that a caller already parsed, starting at `start`: handed down
+/// the precedence levels below disjunction, each continues after it exactly
+/// as if it had descended to primary() itself (no token is consumed on the
+/// way down, so every level's start is the primary's). Empty: parse it.
+struct Parsed {
+  NodeId node = ast::kNoNode;
+  uint32_t start = 0;
+};
+
 /// Why a target is being converted (CPython's TARGETS_TYPE + augassign).
 enum class TargetUse : uint8_t { Assign, For, Del, Aug, With, Comp };
 
@@ -126,13 +135,13 @@ class Parser {
   NodeId named_expression(bool eq_hint = true);
   NodeId expression();  // ternary / lambda
   NodeId disjunction();
-  NodeId bool_chain(TokKind which);
-  NodeId inversion();
-  NodeId comparison();
+  NodeId bool_chain(TokKind which, Parsed first = {});
+  NodeId inversion(Parsed first = {});
+  NodeId comparison(Parsed first = {});
   NodeId bitwise_or() { return binary(1); }
-  NodeId binary(int min_prec);
+  NodeId binary(int min_prec, Parsed first = {});
   NodeId factor();
-  NodeId power();
+  NodeId power(Parsed first = {});
   NodeId primary();
   NodeId slices();
   NodeId slice_item();
