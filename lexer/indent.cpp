@@ -17,6 +17,7 @@
 
 #include "lexer/lexer.h"
 #include "lexer/scan.h"
+#include "lexer/scan_dfa.h"
 
 namespace tpf::lexer {
 namespace {
@@ -52,6 +53,9 @@ class Tokenizer {
   TokenStream run();
 
  private:
+  template <bool kSentinel>
+  void scan_all();
+
   bool implicit_join() const { return !whole_file_ || level_ > 0; }
   uint32_t lim() const { return in_.lim; }
   unsigned at(uint32_t p) const { return p < in_.lim ? in_.text[p] : 0u; }
@@ -270,20 +274,39 @@ void Tokenizer::finish_eof(uint32_t at, bool mid_line) {
 
 TokenStream Tokenizer::run() {
   out_.tokens.reserve((lim() - pos_) / 4 + 16);
+  // A whole file made by make_source is the tail of a std::string, whose
+  // terminating NUL can stop the scanner (see Scan); anything else, such as
+  // an f-string field in the middle of the file, is scanned with bounds checks.
+  const char* const end = src_.text.data() + lim();
+  const bool nul_terminated =
+      whole_file_ && lim() == src_.text.size() &&
+      (end == src_.bytes.data() + src_.bytes.size() || end == src_.utf8.data() + src_.utf8.size());
+  if (nul_terminated)
+    scan_all<true>();
+  else
+    scan_all<false>();
+  return std::move(out_);
+}
+
+// Tokens until EndOfFile or the first error.
+template <bool kSentinel>
+void Tokenizer::scan_all() {
   bool at_bol = whole_file_;
+  // Reused for every token: only the error paths write it, and each sets
+  // every field it reports.
+  LexError err;
   for (;;) {
     if (at_bol) {
       const LineStart ls = line_start();
-      if (ls == LineStart::Error) return std::move(out_);
+      if (ls == LineStart::Error) return;
       if (ls == LineStart::Blank) continue;
       if (ls == LineStart::Eof) {
         finish_eof(pos_, false);
-        return std::move(out_);
+        return;
       }
       at_bol = false;
     }
-    LexError err;
-    const RawToken r = detail::scan_raw(in_, pos_, err);
+    const RawToken r = detail::scan_raw<kSentinel>(in_, pos_, err);
     switch (r.raw) {
       case Raw::Comment:
         out_.comments.push_back(Span{r.begin, r.end});
@@ -293,7 +316,7 @@ TokenStream Tokenizer::run() {
           at_bol = whole_file_;
           break;
         }
-        if (!flush_decode_error(r.begin)) return std::move(out_);
+        if (!flush_decode_error(r.begin)) return;
         emit(TokKind::Newline, r.begin, r.end);
         at_bol = true;
         break;
@@ -306,21 +329,21 @@ TokenStream Tokenizer::run() {
           } else if (!in_.crlf_phantom_line || level_ > 0) {
             eof_after_continuation(r.begin + 1);
           }
-          return std::move(out_);
+          return;
         }
         pending_flags_ |= kAfterContinuation;
         break;
       case Raw::Eof:
         finish_eof(r.begin, true);
-        return std::move(out_);
+        return;
       case Raw::Error:
         pending_decode_ = false;  // CPython's tokenizer fails first
         fail(err);
-        return std::move(out_);
+        return;
       case Raw::Token:
-        if (r.kind != TokKind::String && !flush_decode_error(r.begin)) return std::move(out_);
+        if (r.kind != TokKind::String && !flush_decode_error(r.begin)) return;
         if (r.kind >= TokKind::LPar && r.kind <= TokKind::RBrace && !bracket(r))
-          return std::move(out_);
+          return;
         emit(r.kind, r.begin, r.end, r.flags);
         if (r.decode_error && !pending_decode_) {
           pending_decode_ = true;

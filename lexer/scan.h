@@ -1,5 +1,6 @@
 // Internal interface of the raw scanner (scan.re, strings.cpp, unicode.cpp)
-// used by indent.cpp. Not part of the lexer's public API.
+// used by indent.cpp. Not part of the lexer's public API. The scanner itself,
+// scan_raw(), is in the header re2c generates from scan.re (scan_dfa.h).
 // requires: SourceFile::text followed by nothing the scanner reads past `lim`.
 // produces: RawToken, one at a time, and LexError values for indent.cpp.
 #pragma once
@@ -53,10 +54,6 @@ struct ScanInput {
   // then appends an extra \n: one more, empty, line after the last one.
   bool crlf_phantom_line = false;
 };
-
-/// Skips spaces, tabs and form feeds at `pos`, then scans one raw token and
-/// advances `pos` past it. On Raw::Error, `err` is set and `pos` is unchanged.
-RawToken scan_raw(const ScanInput& in, uint32_t& pos, LexError& err);
 
 /// Scans a string literal whose prefix starts at `begin` and whose opening
 /// quote is at `quote` (prefix flags in `flags`): sets `end` past the closing
