@@ -10,10 +10,14 @@ namespace tpf::ast {
 ListId Module::add_list(std::span<const uint32_t> items) {
   if (items.empty()) return 0;
   ListRange r{static_cast<uint32_t>(list_items.size()), static_cast<uint32_t>(items.size())};
-  list_items.insert(list_items.end(), items.begin(), items.end());
+  // Most lists hold one to three items: push_back beats insert()'s general
+  // range path and its memmove call.
+  for (uint32_t v : items) list_items.push_back(v);
   lists.push_back(r);
   return static_cast<ListId>(lists.size() - 1);
 }
+
+void Module::grow_nodes() { nodes.reserve(nodes.capacity() * 2 + 64); }
 
 ListId Module::add_list(std::span<const NodeId> items) {
   static_assert(sizeof(NodeId) == sizeof(uint32_t));
@@ -64,19 +68,26 @@ uint32_t name_hash(std::string_view s) {
   return static_cast<uint32_t>(h >> 32);
 }
 
-}  // namespace
-
-// The slot holding `name`, or the empty slot where it belongs.
-uint32_t Module::probe(std::string_view name, uint32_t hash) const {
-  const size_t mask = symbol_slots_.size() - 1;
-  for (size_t i = hash & mask;; i = (i + 1) & mask) {
-    const uint64_t slot = symbol_slots_[i];
-    if (slot == 0) return static_cast<uint32_t>(i);
-    if (static_cast<uint32_t>(slot >> 32) == hash &&
-        symbols[static_cast<uint32_t>(slot) - 1] == name)
-      return static_cast<uint32_t>(i);
+// a == b for identifiers: loads that never leave either string (overlapping
+// ones for the tail, as in name_hash) instead of a memcmp call, which cost
+// more than the rest of a lookup.
+bool same_text(std::string_view a, std::string_view b) {
+  const size_t n = a.size();
+  if (n != b.size()) return false;
+  const char* p = a.data();
+  const char* q = b.data();
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 < n; i += 8)
+      if (load64(p + i) != load64(q + i)) return false;
+    return load64(p + n - 8) == load64(q + n - 8);
   }
+  if (n >= 4) return load32(p) == load32(q) && load32(p + n - 4) == load32(q + n - 4);
+  for (size_t i = 0; i < n; ++i)
+    if (p[i] != q[i]) return false;
+  return true;
 }
+
+}  // namespace
 
 void Module::grow_index() {
   std::vector<uint64_t> old = std::move(symbol_slots_);
@@ -92,10 +103,16 @@ void Module::grow_index() {
 
 Symbol Module::intern(std::string_view name) {
   // At most half full after this insertion, so probes stay short.
-  if (2 * (symbols.size() + 1) > symbol_slots_.size()) grow_index();
+  if (2 * (symbols.size() + 1) > symbol_slots_.size()) [[unlikely]] grow_index();
   const uint32_t hash = name_hash(name);
-  const uint32_t i = probe(name, hash);
-  if (symbol_slots_[i] != 0) return static_cast<uint32_t>(symbol_slots_[i]) - 1;
+  const size_t mask = symbol_slots_.size() - 1;
+  size_t i = hash & mask;
+  for (;; i = (i + 1) & mask) {
+    const uint64_t slot = symbol_slots_[i];
+    if (slot == 0) break;
+    const auto s = static_cast<Symbol>(slot) - 1;
+    if (static_cast<uint32_t>(slot >> 32) == hash && same_text(symbols[s], name)) return s;
+  }
   const auto s = static_cast<Symbol>(symbols.size());
   symbols.emplace_back(name);
   symbol_slots_[i] = uint64_t{hash} << 32 | (s + 1);
@@ -104,8 +121,14 @@ Symbol Module::intern(std::string_view name) {
 
 Symbol Module::find(std::string_view name) const {
   if (symbol_slots_.empty()) return kNoSymbol;
-  const uint64_t slot = symbol_slots_[probe(name, name_hash(name))];
-  return slot == 0 ? kNoSymbol : static_cast<uint32_t>(slot) - 1;
+  const uint32_t hash = name_hash(name);
+  const size_t mask = symbol_slots_.size() - 1;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    const uint64_t slot = symbol_slots_[i];
+    if (slot == 0) return kNoSymbol;
+    const auto s = static_cast<Symbol>(slot) - 1;
+    if (static_cast<uint32_t>(slot >> 32) == hash && same_text(symbols[s], name)) return s;
+  }
 }
 
 std::string_view kind_name(NodeKind k) {

@@ -134,8 +134,10 @@ ast::ListId Parser::finish_list(uint32_t mark) {
 }
 
 ast::Symbol Parser::name_symbol(const Token& t) {
-  if (t.flags & lexer::kNameNonAscii) return m_.intern(nfkc_identifier(text(t)));
-  return m_.intern(text(t));
+  // A NAME token always lies inside the text: no substr() bounds check.
+  const std::string_view name(source().text.data() + t.begin, t.end - t.begin);
+  if (t.flags & lexer::kNameNonAscii) return m_.intern(nfkc_identifier(name));
+  return m_.intern(name);
 }
 
 NodeId Parser::error_node(uint32_t start) {
