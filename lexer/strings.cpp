@@ -345,6 +345,20 @@ std::string body_utf8_error(const ScanInput& in, uint32_t b, uint32_t e, bool ra
 
 }  // namespace
 
+uint32_t line_end(const ScanInput& in, uint32_t p) {
+#if defined(__SSE2__)
+  const __m128i lf = _mm_set1_epi8('\n');
+  const __m128i cr = _mm_set1_epi8('\r');
+  for (; p + 16 <= in.lim; p += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in.text + p));
+    if (const int mask = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, lf), _mm_cmpeq_epi8(v, cr))))
+      return p + static_cast<uint32_t>(__builtin_ctz(mask));
+  }
+#endif
+  while (p < in.lim && !is_line_end(in.text[p])) ++p;
+  return p;
+}
+
 bool scan_string(const ScanInput& in, uint32_t begin, uint32_t quote, uint16_t& flags,
                  uint32_t& end, bool& decode_error, LexError& err) {
   const Delim d = delim_at(in, quote);
