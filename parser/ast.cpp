@@ -3,16 +3,36 @@
 // requires: nothing. produces: the helpers declared in parser/ast.h.
 #include "parser/ast.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace tpf::ast {
 
+namespace {
+
+// Room for `n` more elements, made out of line (at least doubling), so that
+// the push_backs after it compile without std::vector's inlined
+// reallocation, which made each list cost twice its work.
+template <class T>
+[[gnu::noinline]] void make_room(std::vector<T>& v, size_t n) {
+  v.reserve(std::max(v.capacity() * 2, v.size() + n) + 64);
+}
+
+}  // namespace
+
 ListId Module::add_list(std::span<const uint32_t> items) {
-  if (items.empty()) return 0;
-  ListRange r{static_cast<uint32_t>(list_items.size()), static_cast<uint32_t>(items.size())};
+  const size_t n = items.size();
+  if (n == 0) return 0;
+  if (list_items.capacity() - list_items.size() < n) [[unlikely]] make_room(list_items, n);
+  if (lists.size() == lists.capacity()) [[unlikely]] make_room(lists, 1);
+  const ListRange r{static_cast<uint32_t>(list_items.size()), static_cast<uint32_t>(n)};
   // Most lists hold one to three items: push_back beats insert()'s general
-  // range path and its memmove call.
-  for (uint32_t v : items) list_items.push_back(v);
+  // range path and its memmove call. Room was made above.
+  for (uint32_t v : items) {
+    if (list_items.size() == list_items.capacity()) __builtin_unreachable();
+    list_items.push_back(v);
+  }
+  if (lists.size() == lists.capacity()) __builtin_unreachable();
   lists.push_back(r);
   return static_cast<ListId>(lists.size() - 1);
 }

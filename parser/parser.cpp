@@ -129,9 +129,12 @@ ast::ListId Parser::finish_list(uint32_t mark) {
   uint32_t count = mark_count(mark);
   ast::ListId id = 0;
   if (count > 0) id = m_.add_list(std::span<const uint32_t>(scratch_.data() + mark, count));
-  scratch_.resize(mark);
+  // Only ever shrinks: erase at the end, not resize()'s growing path.
+  scratch_.erase(scratch_.begin() + mark, scratch_.end());
   return id;
 }
+
+void Parser::grow_scratch() { scratch_.reserve(scratch_.capacity() * 2 + 64); }
 
 ast::Symbol Parser::name_symbol(const Token& t) {
   // A NAME token always lies inside the text: no substr() bounds check.

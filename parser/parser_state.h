@@ -112,12 +112,19 @@ class Parser {
   void set(NodeId n, int slot, NodeId v) { m_[n].f[slot] = v.v; }
   /// Scratch stack for list items: push, then finish_list(mark).
   uint32_t mark() const { return static_cast<uint32_t>(scratch_.size()); }
-  void push(NodeId id) { scratch_.push_back(id.v); }
-  void push_raw(uint32_t v) { scratch_.push_back(v); }
+  void push(NodeId id) { push_raw(id.v); }
+  void push_raw(uint32_t v) {
+    // Growth out of line, so push_back inlines without a reallocation path
+    // (as ast::Module::add does).
+    if (scratch_.size() == scratch_.capacity()) [[unlikely]] grow_scratch();
+    if (scratch_.size() == scratch_.capacity()) __builtin_unreachable();
+    scratch_.push_back(v);
+  }
   ast::ListId finish_list(uint32_t mark);
   uint32_t scratch_count(uint32_t mark) const { return mark_count(mark); }
   uint32_t scratch_at(uint32_t i) const { return scratch_[i]; }
   void scratch_resize(uint32_t mark) { scratch_.resize(mark); }
+  void grow_scratch();
   ast::Symbol name_symbol(const Token& t);  // NFKC for non-ASCII names
   NodeId error_node(uint32_t start);
 
