@@ -66,7 +66,7 @@ uint32_t load32(const char* p) {
 // loads for the tail, as wyhash does), since identifiers are short and a
 // byte-at-a-time hash costs more than the whole probe. Only equal strings
 // must hash alike; the value never shows in any output.
-uint32_t name_hash(std::string_view s) {
+[[gnu::always_inline]] inline uint32_t name_hash(std::string_view s) {
   constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
   const char* p = s.data();
   const size_t n = s.size();
@@ -91,7 +91,7 @@ uint32_t name_hash(std::string_view s) {
 // a == b for identifiers: loads that never leave either string (overlapping
 // ones for the tail, as in name_hash) instead of a memcmp call, which cost
 // more than the rest of a lookup.
-bool same_text(std::string_view a, std::string_view b) {
+[[gnu::always_inline]] inline bool same_text(std::string_view a, std::string_view b) {
   const size_t n = a.size();
   if (n != b.size()) return false;
   const char* p = a.data();
