@@ -133,9 +133,15 @@ Symbol Module::intern(std::string_view name) {
     const auto s = static_cast<Symbol>(slot) - 1;
     if (static_cast<uint32_t>(slot >> 32) == hash && same_text(symbols[s], name)) return s;
   }
+  return add_symbol(name, hash, i);
+}
+
+// Out of line: a new symbol is rare next to a lookup, and std::string's and
+// the vector's growth code inlined made every lookup save six registers.
+Symbol Module::add_symbol(std::string_view name, uint32_t hash, size_t slot) {
   const auto s = static_cast<Symbol>(symbols.size());
   symbols.emplace_back(name);
-  symbol_slots_[i] = uint64_t{hash} << 32 | (s + 1);
+  symbol_slots_[slot] = uint64_t{hash} << 32 | (s + 1);
   return s;
 }
 

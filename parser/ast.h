@@ -153,6 +153,7 @@ class Module {
   // hash per lookup. Numbering is unaffected: symbols are numbered in
   // first-seen order whatever the table does.
   void grow_index();
+  [[gnu::noinline]] Symbol add_symbol(std::string_view name, uint32_t hash, size_t slot);
   void grow_nodes();
   std::vector<uint64_t> symbol_slots_;
 };
