@@ -361,6 +361,11 @@ ast::Module parse(const SourceFile& src, const lexer::TokenStream& toks, DiagSin
   // About one node per token; reserving avoids regrowth on the hot path.
   m.nodes.reserve(toks.tokens.size() + 16);
   m.list_items.reserve(toks.tokens.size() / 2 + 16);
+  // Measured on the torch tree, per token: 0.24 lists, 1/18 symbols, 1/27
+  // constants. Growing the last two moved every std::string in them.
+  m.lists.reserve(toks.tokens.size() / 4 + 16);
+  m.symbols.reserve(toks.tokens.size() / 16 + 16);
+  m.constants.reserve(toks.tokens.size() / 16 + 16);
   Parser p(src, toks.tokens, m, diags);
   p.parse_file();
   // A chain of nodes with decreasing ids is at most as long as the file
