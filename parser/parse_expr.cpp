@@ -463,7 +463,7 @@ NodeId Parser::power(Parsed given) {
 //        | primary '[' slices ']' | atom
 NodeId Parser::primary() {
   uint32_t start = begin();
-  NodeId e = atom();
+  NodeId e = at(TokKind::Name) ? name_node() : atom();
   uint32_t last = pos();
   for (;;) {
     if (at(TokKind::Dot)) {
