@@ -85,7 +85,7 @@ inline uint32_t space_run(const ScanInput& in, uint32_t p) {
   const uint32_t start = p;
   if constexpr (std::endian::native == std::endian::little) {
     constexpr uint64_t kSpaces = 0x2020202020202020ull;
-    for (; p + 8 <= in.lim; p += 8) {
+    for (; in.lim - p >= 8; p += 8) {
       uint64_t w;
       std::memcpy(&w, in.text + p, sizeof w);
       // The first byte that is not a space is the lowest nonzero byte.

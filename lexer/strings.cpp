@@ -65,7 +65,7 @@ uint32_t next_special(const ScanInput& in, uint32_t p, unsigned char quote, bool
   const __m128i cr = _mm_set1_epi8('\r');
   // All zero once a non-ASCII byte was seen: only the sign bits matter.
   const __m128i high = nonascii ? _mm_setzero_si128() : _mm_set1_epi8(static_cast<char>(0x80));
-  for (; p + 16 <= in.lim; p += 16) {
+  for (; in.lim - p >= 16; p += 16) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in.text + p));
     const __m128i hit = _mm_or_si128(
         _mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, backslash)),
@@ -349,7 +349,7 @@ uint32_t line_end(const ScanInput& in, uint32_t p) {
 #if defined(__SSE2__)
   const __m128i lf = _mm_set1_epi8('\n');
   const __m128i cr = _mm_set1_epi8('\r');
-  for (; p + 16 <= in.lim; p += 16) {
+  for (; in.lim - p >= 16; p += 16) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in.text + p));
     if (const int mask = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, lf), _mm_cmpeq_epi8(v, cr))))
       return p + static_cast<uint32_t>(__builtin_ctz(mask));

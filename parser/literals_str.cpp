@@ -159,7 +159,7 @@ size_t plain_run_end(std::string_view body, size_t i) {
 #if defined(__SSE2__)
   const __m128i backslash = _mm_set1_epi8('\\');
   const __m128i cr = _mm_set1_epi8('\r');
-  for (; i + 16 <= body.size(); i += 16) {
+  for (; body.size() - i >= 16; i += 16) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(body.data() + i));
     if (const int mask = _mm_movemask_epi8(
             _mm_or_si128(_mm_cmpeq_epi8(v, backslash), _mm_cmpeq_epi8(v, cr))))
