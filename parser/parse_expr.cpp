@@ -95,6 +95,20 @@ constexpr auto kOperandClass = [] {
 
 bool has_class(TokKind k, uint8_t c) { return (kOperandClass[static_cast<uint8_t>(k)] & c) != 0; }
 
+// disjunction: conjunction ('or' conjunction)+ | conjunction
+// Fast path: a primary followed by no operator is returned as the eight
+// levels below would return it; one followed by an operator is handed down
+// to them (Parsed), so the tree and every error are the same. The body of
+// Parser::disjunction(), forced inline into expression(), its most frequent
+// caller (GCC kept the call).
+[[gnu::always_inline]] inline NodeId disjunction_of(Parser& p) {
+  if (!has_class(p.kind(), kStartsPrimary)) return p.bool_chain(TokKind::Or);
+  const uint32_t start = p.begin();
+  const NodeId e = p.primary();
+  if (!has_class(p.kind(), kArithmetic | kLogical)) return e;
+  return p.bool_chain(TokKind::Or, Parsed{e, start});
+}
+
 }  // namespace
 
 /// Tokens that can begin an expression (used for optional values, trailing
@@ -242,7 +256,7 @@ NodeId Parser::named_expression(bool eq_hint) {
 NodeId Parser::expression() {
   if (at(TokKind::Lambda)) return lambdef();
   uint32_t start = begin();
-  NodeId body = disjunction();
+  NodeId body = disjunction_of(*this);
   if (!at(TokKind::If)) return body;
   advance();
   NodeId test = disjunction();
@@ -278,18 +292,11 @@ NodeId Parser::lambdef() {
   return n;
 }
 
-// disjunction: conjunction ('or' conjunction)+ | conjunction
+// disjunction: conjunction ('or' conjunction)+ | conjunction (see disjunction_of)
+NodeId Parser::disjunction() { return disjunction_of(*this); }
+
+// disjunction (which == Or) and conjunction (which == And):
 // conjunction: inversion ('and' inversion)+ | inversion
-// Fast path: a primary followed by no operator is returned as the eight
-// levels below would return it; one followed by an operator is handed down
-// to them (Parsed), so the tree and every error are the same.
-NodeId Parser::disjunction() {
-  if (!has_class(kind(), kStartsPrimary)) return bool_chain(TokKind::Or);
-  const uint32_t start = begin();
-  const NodeId e = primary();
-  if (!has_class(kind(), kArithmetic | kLogical)) return e;
-  return bool_chain(TokKind::Or, Parsed{e, start});
-}
 
 NodeId Parser::bool_chain(TokKind which, Parsed given) {
   uint32_t start = given.node.valid() ? given.start : begin();
