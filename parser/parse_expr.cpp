@@ -109,6 +109,17 @@ bool has_class(TokKind k, uint8_t c) { return (kOperandClass[static_cast<uint8_t
   return p.bool_chain(TokKind::Or, Parsed{e, start});
 }
 
+// expression: disjunction 'if' disjunction 'else' expression | disjunction | lambdef
+// The body of Parser::expression(), forced inline into named_expression()
+// and star_expression(), which call it for nearly every operand.
+[[gnu::always_inline]] inline NodeId expression_of(Parser& p) {
+  if (p.at(TokKind::Lambda)) return p.lambdef();
+  const uint32_t start = p.begin();
+  const NodeId body = disjunction_of(p);
+  if (!p.at(TokKind::If)) return body;
+  return p.conditional(start, body);
+}
+
 }  // namespace
 
 /// Tokens that can begin an expression (used for optional values, trailing
@@ -195,7 +206,7 @@ NodeId Parser::star_expressions() {
 
 // star_expression: '*' bitwise_or | expression
 NodeId Parser::star_expression() {
-  if (!at(TokKind::Star)) return expression();
+  if (!at(TokKind::Star)) return expression_of(*this);
   uint32_t start = begin();
   advance();
   NodeId v = bitwise_or();
@@ -228,7 +239,7 @@ NodeId Parser::named_expression(bool eq_hint) {
     set(n, slot::NamedExpr::value, value);
     return n;
   }
-  NodeId e = expression();
+  NodeId e = expression_of(*this);
   if (failed()) return e;
   if (at(TokKind::ColonEqual)) {
     fail(module()[e].span, "cannot use assignment expressions with " + std::string(expr_name(e)));
@@ -253,11 +264,11 @@ NodeId Parser::named_expression(bool eq_hint) {
 }
 
 // expression: disjunction 'if' disjunction 'else' expression | disjunction | lambdef
-NodeId Parser::expression() {
-  if (at(TokKind::Lambda)) return lambdef();
-  uint32_t start = begin();
-  NodeId body = disjunction_of(*this);
-  if (!at(TokKind::If)) return body;
+NodeId Parser::expression() { return expression_of(*this); }
+
+// The rest of a conditional expression from its 'if', after `body` (which
+// started at `start`).
+NodeId Parser::conditional(uint32_t start, NodeId body) {
   advance();
   NodeId test = disjunction();
   if (!at(TokKind::Else)) {

@@ -141,6 +141,7 @@ class Parser {
   NodeId star_named_expression();  // '*' bitwise_or | named_expression
   NodeId named_expression(bool eq_hint = true);
   NodeId expression();  // ternary / lambda
+  NodeId conditional(uint32_t start, NodeId body);  // 'if' disjunction 'else' expression
   NodeId disjunction();
   NodeId bool_chain(TokKind which, Parsed first = {});
   NodeId inversion(Parsed first = {});
