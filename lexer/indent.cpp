@@ -17,6 +17,7 @@
 
 #include "lexer/lexer.h"
 #include "lexer/scan.h"
+#include "lexer/scan_dfa.h"
 
 namespace tpf::lexer {
 namespace {
@@ -52,6 +53,9 @@ class Tokenizer {
   TokenStream run();
 
  private:
+  template <bool kSentinel>
+  void scan_all();
+
   bool implicit_join() const { return !whole_file_ || level_ > 0; }
   uint32_t lim() const { return in_.lim; }
   unsigned at(uint32_t p) const { return p < in_.lim ? in_.text[p] : 0u; }
@@ -62,8 +66,14 @@ class Tokenizer {
     return is_line_end(at(p)) ? p + 1 : p;
   }
 
-  void emit(TokKind k, uint32_t b, uint32_t e, uint16_t flags = kNoFlags) {
-    out_.tokens.push_back(Token{k, 0, static_cast<uint16_t>(flags | pending_flags_), b, e});
+  [[gnu::always_inline]] void emit(TokKind k, uint32_t b, uint32_t e, uint16_t flags = kNoFlags) {
+    std::vector<Token>& v = out_.tokens;
+    // Growing stays out of line and push_back is told it never reallocates
+    // (as in ast::Module::add): the inlined reallocation cost a tenth of
+    // the tokenizer's instructions.
+    if (v.size() == v.capacity()) [[unlikely]] v.reserve(v.capacity() * 2 + 64);
+    if (v.size() == v.capacity()) __builtin_unreachable();
+    v.push_back(Token{k, 0, static_cast<uint16_t>(flags | pending_flags_), b, e});
     pending_flags_ = kNoFlags;
   }
 
@@ -112,7 +122,22 @@ class Tokenizer {
     return fail(after_backslash, "unexpected EOF while parsing", true);
   }
 
-  bool bracket(const RawToken& r);
+  // A bracket token: pushes an opener, pops the matching closer; anything
+  // else is bracket_error's.
+  [[gnu::always_inline]] bool bracket(const RawToken& r) {
+    const unsigned char c = in_.text[r.begin];
+    if (c == '(' || c == '[' || c == '{') {
+      if (level_ >= kMaxLevel) return fail(r.begin, "too many nested parentheses", false);
+      brackets_[level_++] = Bracket{c, r.begin};
+      return true;
+    }
+    if (level_ > 0 && closer_of(brackets_[level_ - 1].c) == c) {
+      --level_;
+      return true;
+    }
+    return bracket_error(c, r.begin);
+  }
+  bool bracket_error(unsigned char c, uint32_t at);
   LineStart line_start();
   bool indentation(int col, int alt, uint32_t line_begin, uint32_t first);
   void finish_eof(uint32_t at, bool mid_line);
@@ -138,30 +163,24 @@ class Tokenizer {
   LexError decode_err_;
 };
 
-bool Tokenizer::bracket(const RawToken& r) {
-  const unsigned char c = in_.text[r.begin];
-  if (c == '(' || c == '[' || c == '{') {
-    if (level_ >= kMaxLevel) return fail(r.begin, "too many nested parentheses", false);
-    brackets_[level_++] = Bracket{c, r.begin};
-    return true;
-  }
+// A closer with no opener, or the wrong one.
+bool Tokenizer::bracket_error(unsigned char c, uint32_t at) {
   std::string m;
   if (level_ == 0) {
     m = "unmatched '";
     m += static_cast<char>(c);
     m += "'";
-    return fail(r.begin, std::move(m), false);
+    return fail(at, std::move(m), false);
   }
   const Bracket open = brackets_[--level_];
-  if (closer_of(open.c) == c) return true;
   m = "closing parenthesis '";
   m += static_cast<char>(c);
   m += "' does not match opening parenthesis '";
   m += static_cast<char>(open.c);
   m += "'";
   const uint32_t open_line = line_of(open.offset);
-  if (open_line != line_of(r.begin)) m += " on line " + std::to_string(open_line);
-  return fail(r.begin, std::move(m), false);
+  if (open_line != line_of(at)) m += " on line " + std::to_string(open_line);
+  return fail(at, std::move(m), false);
 }
 
 // At the start of a physical line (CPython's `atbol`): measures the
@@ -176,6 +195,10 @@ LineStart Tokenizer::line_start() {
   // so a backslash in column 0 does not count: we keep that quirk.
   int cont_col = 0;
   for (;;) {
+    const uint32_t spaces = detail::space_run(in_, p);
+    col += static_cast<int>(spaces);
+    alt += static_cast<int>(spaces);
+    p += spaces;
     const unsigned c = at(p);
     if (p < lim() && c == ' ') {
       ++col, ++alt, ++p;
@@ -207,8 +230,7 @@ LineStart Tokenizer::line_start() {
   if (p >= lim()) return LineStart::Eof;
   const unsigned c = at(p);
   if (c == '#') {
-    uint32_t e = p;
-    while (e < lim() && !is_line_end(at(e))) ++e;
+    const uint32_t e = detail::line_end(in_, p);
     out_.comments.push_back(Span{p, e});
     pos_ = skip_line_end(e);
     return LineStart::Blank;
@@ -270,20 +292,39 @@ void Tokenizer::finish_eof(uint32_t at, bool mid_line) {
 
 TokenStream Tokenizer::run() {
   out_.tokens.reserve((lim() - pos_) / 4 + 16);
+  // A whole file made by make_source is the tail of a std::string, whose
+  // terminating NUL can stop the scanner (see Scan); anything else, such as
+  // an f-string field in the middle of the file, is scanned with bounds checks.
+  const char* const end = src_.text.data() + lim();
+  const bool nul_terminated =
+      whole_file_ && lim() == src_.text.size() &&
+      (end == src_.bytes.data() + src_.bytes.size() || end == src_.utf8.data() + src_.utf8.size());
+  if (nul_terminated)
+    scan_all<true>();
+  else
+    scan_all<false>();
+  return std::move(out_);
+}
+
+// Tokens until EndOfFile or the first error.
+template <bool kSentinel>
+void Tokenizer::scan_all() {
   bool at_bol = whole_file_;
+  // Reused for every token: only the error paths write it, and each sets
+  // every field it reports.
+  LexError err;
   for (;;) {
     if (at_bol) {
       const LineStart ls = line_start();
-      if (ls == LineStart::Error) return std::move(out_);
+      if (ls == LineStart::Error) return;
       if (ls == LineStart::Blank) continue;
       if (ls == LineStart::Eof) {
         finish_eof(pos_, false);
-        return std::move(out_);
+        return;
       }
       at_bol = false;
     }
-    LexError err;
-    const RawToken r = detail::scan_raw(in_, pos_, err);
+    const RawToken r = detail::scan_raw<kSentinel>(in_, pos_, err);
     switch (r.raw) {
       case Raw::Comment:
         out_.comments.push_back(Span{r.begin, r.end});
@@ -293,7 +334,7 @@ TokenStream Tokenizer::run() {
           at_bol = whole_file_;
           break;
         }
-        if (!flush_decode_error(r.begin)) return std::move(out_);
+        if (!flush_decode_error(r.begin)) return;
         emit(TokKind::Newline, r.begin, r.end);
         at_bol = true;
         break;
@@ -306,21 +347,21 @@ TokenStream Tokenizer::run() {
           } else if (!in_.crlf_phantom_line || level_ > 0) {
             eof_after_continuation(r.begin + 1);
           }
-          return std::move(out_);
+          return;
         }
         pending_flags_ |= kAfterContinuation;
         break;
       case Raw::Eof:
         finish_eof(r.begin, true);
-        return std::move(out_);
+        return;
       case Raw::Error:
         pending_decode_ = false;  // CPython's tokenizer fails first
         fail(err);
-        return std::move(out_);
+        return;
       case Raw::Token:
-        if (r.kind != TokKind::String && !flush_decode_error(r.begin)) return std::move(out_);
+        if (r.kind != TokKind::String && !flush_decode_error(r.begin)) return;
         if (r.kind >= TokKind::LPar && r.kind <= TokKind::RBrace && !bracket(r))
-          return std::move(out_);
+          return;
         emit(r.kind, r.begin, r.end, r.flags);
         if (r.decode_error && !pending_decode_) {
           pending_decode_ = true;

@@ -1,10 +1,13 @@
 // Internal interface of the raw scanner (scan.re, strings.cpp, unicode.cpp)
-// used by indent.cpp. Not part of the lexer's public API.
+// used by indent.cpp. Not part of the lexer's public API. The scanner itself,
+// scan_raw(), is in the header re2c generates from scan.re (scan_dfa.h).
 // requires: SourceFile::text followed by nothing the scanner reads past `lim`.
 // produces: RawToken, one at a time, and LexError values for indent.cpp.
 #pragma once
 
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -54,10 +57,6 @@ struct ScanInput {
   bool crlf_phantom_line = false;
 };
 
-/// Skips spaces, tabs and form feeds at `pos`, then scans one raw token and
-/// advances `pos` past it. On Raw::Error, `err` is set and `pos` is unchanged.
-RawToken scan_raw(const ScanInput& in, uint32_t& pos, LexError& err);
-
 /// Scans a string literal whose prefix starts at `begin` and whose opening
 /// quote is at `quote` (prefix flags in `flags`): sets `end` past the closing
 /// quote and adds kStrTriple/kStrSingleQuote/kStrPep701. Returns false with
@@ -76,6 +75,26 @@ bool check_identifier(const ScanInput& in, uint32_t begin, uint32_t end, LexErro
 /// message ("'utf-8' codec can't decode byte 0xff in position 3: invalid
 /// start byte") with `at` set to the offending byte's index.
 std::string utf8_error(std::string_view bytes, uint32_t& at);
+
+/// The first '\n' or '\r' at or after `p`, else `in.lim`: where a comment ends.
+uint32_t line_end(const ScanInput& in, uint32_t p);
+
+/// How many spaces (only ' ') start at `p`, read 8 bytes at a time:
+/// indentation is mostly runs of spaces.
+inline uint32_t space_run(const ScanInput& in, uint32_t p) {
+  const uint32_t start = p;
+  if constexpr (std::endian::native == std::endian::little) {
+    constexpr uint64_t kSpaces = 0x2020202020202020ull;
+    for (; in.lim - p >= 8; p += 8) {
+      uint64_t w;
+      std::memcpy(&w, in.text + p, sizeof w);
+      // The first byte that is not a space is the lowest nonzero byte.
+      if (const uint64_t x = w ^ kSpaces) return p - start + std::countr_zero(x) / 8;
+    }
+  }
+  while (p < in.lim && in.text[p] == ' ') ++p;
+  return p - start;
+}
 
 /// CPython's str.isprintable() for one code point (Unicode data from ICU).
 bool is_printable(char32_t c);

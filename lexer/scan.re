@@ -2,59 +2,26 @@
 // continuation at a time. re2c turns the rules below into a DFA at build time.
 // requires: ScanInput. produces: RawToken (line structure is indent.cpp's job).
 //
+// The output is a header that only indent.cpp includes, so the scanner
+// inlines into the tokenizer's loop: as a separate function, the call, its
+// prologue and the RawToken handed back cost about as much as the DFA did.
+// Whole files are scanned with the NUL that ends their std::string as a
+// sentinel (no bounds check per byte), f-string fields with bounds checks.
+//
 // Numbers follow CPython 3.11's tokenizer, which reads a number greedily and
 // then looks at the next character: the rules match the longest valid literal
 // (or a bad 0x/0o/0b prefix) and finish_number() replays what CPython does on
 // the character after it, message and position included.
+#pragma once
+
 #include <array>
-#include <cstring>
+#include <string>
 
 #include "lexer/scan.h"
 
 namespace tpf::lexer::detail {
+// Internal linkage is fine: indent.cpp is the only includer.
 namespace {
-
-struct Keyword {
-  std::string_view text;
-  TokKind kind;
-};
-
-// tokens.def lists keywords in ASCII order; buckets by first letter keep the
-// lookup to one or two memcmp calls.
-constexpr Keyword kKeywords[] = {
-#define TPF_TOKEN(e, s)
-#define TPF_KEYWORD(e, s) {s, TokKind::e},
-#define TPF_OP(e, s)
-#include "lexer/tokens.def"
-#undef TPF_TOKEN
-#undef TPF_KEYWORD
-#undef TPF_OP
-};
-
-struct Bucket {
-  uint8_t first = 0;
-  uint8_t last = 0;
-};
-
-constexpr std::array<Bucket, 128> kKeywordBuckets = [] {
-  std::array<Bucket, 128> b{};
-  for (uint8_t i = 0; i < std::size(kKeywords); ++i) {
-    Bucket& k = b[static_cast<unsigned char>(kKeywords[i].text[0])];
-    if (k.last == 0) k.first = i;
-    k.last = static_cast<uint8_t>(i + 1);
-  }
-  return b;
-}();
-
-TokKind name_kind(const unsigned char* s, size_t n) {
-  if (n < 2 || n > 8) return TokKind::Name;
-  const Bucket& b = kKeywordBuckets[s[0] & 0x7f];
-  for (uint8_t i = b.first; i < b.last; ++i) {
-    const std::string_view kw = kKeywords[i].text;
-    if (kw.size() == n && std::memcmp(kw.data(), s, n) == 0) return kKeywords[i].kind;
-  }
-  return TokKind::Name;
-}
 
 bool is_ident_char(unsigned c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
@@ -62,6 +29,14 @@ bool is_ident_char(unsigned c) {
 }
 
 bool is_digit(unsigned c) { return c >= '0' && c <= '9'; }
+
+// Blanks between tokens (' ', '\t', '\f'): one lookup instead of three
+// compares for the byte that ends the run.
+constexpr auto kBlank = [] {
+  std::array<bool, 256> t{};
+  t[' '] = t['\t'] = t['\f'] = true;
+  return t;
+}();
 
 uint16_t prefix_flags(const unsigned char* s, const unsigned char* e) {
   uint16_t f = kNoFlags;
@@ -89,6 +64,11 @@ const char* num_kind_word(NumKind k) {
   }
 }
 
+/// One scan step. kSentinel: `in.text[in.lim]` is a NUL byte that ends every
+/// rule (make_source's text is the tail of a std::string, and NUL bytes in a
+/// file are rejected before tokenizing), so the DFA reads without bounds
+/// checks. Both variants accept and reject exactly the same input.
+template <bool kSentinel>
 struct Scan {
   const ScanInput& in;
   uint32_t& pos;
@@ -218,8 +198,7 @@ struct Scan {
     return r;
   }
 
-  RawToken name(uint32_t b, uint32_t e, bool ascii) {
-    if (ascii) return token(name_kind(in.text + b, e - b), b, e);
+  RawToken name(uint32_t b, uint32_t e) {
     if (!check_identifier(in, b, e, err)) {
       RawToken r;
       r.raw = Raw::Error;
@@ -238,24 +217,28 @@ struct Scan {
     return r;
   }
 
-  RawToken run();
+  // Always inlined: it is called once per token from one place, and GCC's
+  // size heuristics otherwise leave it out of line (see the file comment).
+  [[gnu::always_inline]] RawToken run();
 };
 
-RawToken Scan::run() {
+template <bool kSentinel>
+[[gnu::always_inline]] inline RawToken Scan<kSentinel>::run() {
   const unsigned char* const base = in.text;
   const unsigned char* const lim = in.text + in.lim;
   const unsigned char* cur = base + pos;
-  while (cur < lim && (*cur == ' ' || *cur == '\t' || *cur == '\f')) ++cur;
+  while ((kSentinel || cur < lim) && kBlank[*cur]) ++cur;
   const unsigned char* const tok = cur;
   const unsigned char* mar = cur;
   const uint32_t b = static_cast<uint32_t>(tok - base);
   auto here = [&] { return static_cast<uint32_t>(cur - base); };
-  auto op = [&](TokKind k) { return token(k, b, here()); };
+  // Used by most rules: inlined, it folds into the action.
+  auto op = [&](TokKind k) __attribute__((always_inline)) { return token(k, b, here()); };
   /*!re2c
     re2c:api = custom;
     re2c:api:style = free-form;
     re2c:define:YYCTYPE = "unsigned char";
-    re2c:define:YYPEEK = "(cur < lim ? *cur : 0)";
+    re2c:define:YYPEEK = "((kSentinel || cur < lim) ? *cur : 0)";
     re2c:define:YYSKIP = "++cur;";
     re2c:define:YYBACKUP = "mar = cur;";
     re2c:define:YYRESTORE = "cur = mar;";
@@ -291,8 +274,47 @@ RawToken Scan::run() {
       return fail(here(), "unexpected character after line continuation character", true);
     }
 
-    ascii_name { return name(b, here(), true); }
-    any_name { return name(b, here(), false); }
+    // Keywords: the DFA tells them from names while reading the name, so a
+    // NAME token costs no table lookup. Longest match keeps `define` and
+    // `if_` names; an equally long keyword wins because it comes first.
+    // Same list as TPF_KEYWORD in tokens.def (a lexer test checks that).
+    "False" { return op(TokKind::False); }
+    "None" { return op(TokKind::None); }
+    "True" { return op(TokKind::True); }
+    "and" { return op(TokKind::And); }
+    "as" { return op(TokKind::As); }
+    "assert" { return op(TokKind::Assert); }
+    "async" { return op(TokKind::Async); }
+    "await" { return op(TokKind::Await); }
+    "break" { return op(TokKind::Break); }
+    "class" { return op(TokKind::Class); }
+    "continue" { return op(TokKind::Continue); }
+    "def" { return op(TokKind::Def); }
+    "del" { return op(TokKind::Del); }
+    "elif" { return op(TokKind::Elif); }
+    "else" { return op(TokKind::Else); }
+    "except" { return op(TokKind::Except); }
+    "finally" { return op(TokKind::Finally); }
+    "for" { return op(TokKind::For); }
+    "from" { return op(TokKind::From); }
+    "global" { return op(TokKind::Global); }
+    "if" { return op(TokKind::If); }
+    "import" { return op(TokKind::Import); }
+    "in" { return op(TokKind::In); }
+    "is" { return op(TokKind::Is); }
+    "lambda" { return op(TokKind::Lambda); }
+    "nonlocal" { return op(TokKind::Nonlocal); }
+    "not" { return op(TokKind::Not); }
+    "or" { return op(TokKind::Or); }
+    "pass" { return op(TokKind::Pass); }
+    "raise" { return op(TokKind::Raise); }
+    "return" { return op(TokKind::Return); }
+    "try" { return op(TokKind::Try); }
+    "while" { return op(TokKind::While); }
+    "with" { return op(TokKind::With); }
+    "yield" { return op(TokKind::Yield); }
+    ascii_name { return token(TokKind::Name, b, here()); }
+    any_name { return name(b, here()); }
     prefix? ['"] { return string(b, here() - 1); }
 
     decint { return finish_number(NumKind::Decimal, b, here(), kNoFlags); }
@@ -370,11 +392,14 @@ RawToken Scan::run() {
   */
 }
 
-}  // namespace
-
-RawToken scan_raw(const ScanInput& in, uint32_t& pos, LexError& err) {
-  Scan s{in, pos, err};
+/// Skips spaces, tabs and form feeds at `pos`, then scans one raw token and
+/// advances `pos` past it. On Raw::Error, `err` is set and `pos` is unchanged.
+template <bool kSentinel>
+[[gnu::always_inline]] inline RawToken scan_raw(const ScanInput& in, uint32_t& pos,
+                                                LexError& err) {
+  Scan<kSentinel> s{in, pos, err};
   return s.run();
 }
 
+}  // namespace
 }  // namespace tpf::lexer::detail

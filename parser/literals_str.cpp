@@ -11,6 +11,10 @@
 #include <string>
 #include <string_view>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "parser/literals.h"
 
 namespace tpf::parser {
@@ -149,8 +153,19 @@ uint32_t octal_escape(std::string_view body, size_t& i) {
   return v;
 }
 
-// Plain text up to the next byte that needs attention.
+// Plain text up to the next byte that needs attention (a backslash or a
+// CR), 16 bytes at a time where SSE2 is available: docstrings are long.
 size_t plain_run_end(std::string_view body, size_t i) {
+#if defined(__SSE2__)
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i cr = _mm_set1_epi8('\r');
+  for (; body.size() - i >= 16; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(body.data() + i));
+    if (const int mask = _mm_movemask_epi8(
+            _mm_or_si128(_mm_cmpeq_epi8(v, backslash), _mm_cmpeq_epi8(v, cr))))
+      return i + static_cast<size_t>(__builtin_ctz(mask));
+  }
+#endif
   while (i < body.size() && body[i] != '\\' && body[i] != '\r') ++i;
   return i;
 }

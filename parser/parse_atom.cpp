@@ -10,14 +10,6 @@ using ast::Op;
 namespace slot = ast::slot;
 
 bool starts_expression(TokKind k);
-NodeId Parser::name_node() {
-  NodeId n = node_span(NodeKind::Name, Span{tok().begin, tok().end});
-  set(n, slot::Name::id, name_symbol(tok()));
-  module()[n].op = Op::Load;
-  advance();
-  return n;
-}
-
 NodeId Parser::keyword_constant(ast::Constant::Kind k) {
   NodeId n = node_span(NodeKind::Constant, Span{tok().begin, tok().end});
   ast::Constant c;

@@ -8,6 +8,8 @@
 //
 //   (a) + b        BinOp 0..7, Name a 1..2
 //   ^^^^^^^
+#include <array>
+
 #include "parser/parser_state.h"
 
 namespace tpf::parser {
@@ -61,6 +63,61 @@ int binop_prec(TokKind k, Op& op) {
     default:
       return 0;
   }
+}
+
+// What a token can do next to an operand, for the fast paths of
+// disjunction() and binary(): most operands are a lone primary (`x`,
+// `f(a)`, `self.w[i]`), and every level between disjunction and primary
+// would return it unchanged unless one of these tokens follows it.
+enum OperandClass : uint8_t {
+  kStartsPrimary = 1 << 0,  // atom(): NAME, literals, brackets
+  kArithmetic = 1 << 1,     // consumed by binary() or power(): | ^ & << >> + - * / // % @ **
+  kLogical = 1 << 2,        // consumed by comparison() or bool_chain(): < ... in is not and or
+};
+
+constexpr auto kOperandClass = [] {
+  std::array<uint8_t, 256> t{};
+  for (TokKind k : {TokKind::Name, TokKind::Number, TokKind::String, TokKind::LPar, TokKind::LSqb,
+                    TokKind::LBrace, TokKind::None, TokKind::True, TokKind::False,
+                    TokKind::Ellipsis})
+    t[static_cast<uint8_t>(k)] |= kStartsPrimary;
+  for (TokKind k : {TokKind::Vbar, TokKind::Circumflex, TokKind::Amper, TokKind::LeftShift,
+                    TokKind::RightShift, TokKind::Plus, TokKind::Minus, TokKind::Star,
+                    TokKind::Slash, TokKind::DoubleSlash, TokKind::Percent, TokKind::At,
+                    TokKind::DoubleStar})
+    t[static_cast<uint8_t>(k)] |= kArithmetic;
+  for (TokKind k : {TokKind::EqEqual, TokKind::NotEqual, TokKind::Less, TokKind::LessEqual,
+                    TokKind::Greater, TokKind::GreaterEqual, TokKind::In, TokKind::Is,
+                    TokKind::Not, TokKind::And, TokKind::Or})
+    t[static_cast<uint8_t>(k)] |= kLogical;
+  return t;
+}();
+
+bool has_class(TokKind k, uint8_t c) { return (kOperandClass[static_cast<uint8_t>(k)] & c) != 0; }
+
+// disjunction: conjunction ('or' conjunction)+ | conjunction
+// Fast path: a primary followed by no operator is returned as the eight
+// levels below would return it; one followed by an operator is handed down
+// to them (Parsed), so the tree and every error are the same. The body of
+// Parser::disjunction(), forced inline into expression(), its most frequent
+// caller (GCC kept the call).
+[[gnu::always_inline]] inline NodeId disjunction_of(Parser& p) {
+  if (!has_class(p.kind(), kStartsPrimary)) return p.bool_chain(TokKind::Or);
+  const uint32_t start = p.begin();
+  const NodeId e = p.primary();
+  if (!has_class(p.kind(), kArithmetic | kLogical)) return e;
+  return p.bool_chain(TokKind::Or, Parsed{e, start});
+}
+
+// expression: disjunction 'if' disjunction 'else' expression | disjunction | lambdef
+// The body of Parser::expression(), forced inline into named_expression()
+// and star_expression(), which call it for nearly every operand.
+[[gnu::always_inline]] inline NodeId expression_of(Parser& p) {
+  if (p.at(TokKind::Lambda)) return p.lambdef();
+  const uint32_t start = p.begin();
+  const NodeId body = disjunction_of(p);
+  if (!p.at(TokKind::If)) return body;
+  return p.conditional(start, body);
 }
 
 }  // namespace
@@ -149,7 +206,7 @@ NodeId Parser::star_expressions() {
 
 // star_expression: '*' bitwise_or | expression
 NodeId Parser::star_expression() {
-  if (!at(TokKind::Star)) return expression();
+  if (!at(TokKind::Star)) return expression_of(*this);
   uint32_t start = begin();
   advance();
   NodeId v = bitwise_or();
@@ -182,7 +239,7 @@ NodeId Parser::named_expression(bool eq_hint) {
     set(n, slot::NamedExpr::value, value);
     return n;
   }
-  NodeId e = expression();
+  NodeId e = expression_of(*this);
   if (failed()) return e;
   if (at(TokKind::ColonEqual)) {
     fail(module()[e].span, "cannot use assignment expressions with " + std::string(expr_name(e)));
@@ -207,11 +264,11 @@ NodeId Parser::named_expression(bool eq_hint) {
 }
 
 // expression: disjunction 'if' disjunction 'else' expression | disjunction | lambdef
-NodeId Parser::expression() {
-  if (at(TokKind::Lambda)) return lambdef();
-  uint32_t start = begin();
-  NodeId body = disjunction();
-  if (!at(TokKind::If)) return body;
+NodeId Parser::expression() { return expression_of(*this); }
+
+// The rest of a conditional expression from its 'if', after `body` (which
+// started at `start`).
+NodeId Parser::conditional(uint32_t start, NodeId body) {
   advance();
   NodeId test = disjunction();
   if (!at(TokKind::Else)) {
@@ -246,13 +303,15 @@ NodeId Parser::lambdef() {
   return n;
 }
 
-// disjunction: conjunction ('or' conjunction)+ | conjunction
-// conjunction: inversion ('and' inversion)+ | inversion
-NodeId Parser::disjunction() { return bool_chain(TokKind::Or); }
+// disjunction: conjunction ('or' conjunction)+ | conjunction (see disjunction_of)
+NodeId Parser::disjunction() { return disjunction_of(*this); }
 
-NodeId Parser::bool_chain(TokKind which) {
-  uint32_t start = begin();
-  NodeId first = which == TokKind::Or ? bool_chain(TokKind::And) : inversion();
+// disjunction (which == Or) and conjunction (which == And):
+// conjunction: inversion ('and' inversion)+ | inversion
+
+NodeId Parser::bool_chain(TokKind which, Parsed given) {
+  uint32_t start = given.node.valid() ? given.start : begin();
+  NodeId first = which == TokKind::Or ? bool_chain(TokKind::And, given) : inversion(given);
   if (!at(which)) return first;
   uint32_t mk = mark();
   push(first);
@@ -264,8 +323,8 @@ NodeId Parser::bool_chain(TokKind which) {
 }
 
 // inversion: 'not' inversion | comparison
-NodeId Parser::inversion() {
-  if (!at(TokKind::Not)) return comparison();
+NodeId Parser::inversion(Parsed given) {
+  if (given.node.valid() || !at(TokKind::Not)) return comparison(given);
   uint32_t start = begin();
   DepthGuard guard(*this);
   advance();
@@ -277,9 +336,9 @@ NodeId Parser::inversion() {
 }
 
 // comparison: bitwise_or compare_op_bitwise_or_pair+ | bitwise_or
-NodeId Parser::comparison() {
-  uint32_t start = begin();
-  NodeId left = bitwise_or();
+NodeId Parser::comparison(Parsed given) {
+  uint32_t start = given.node.valid() ? given.start : begin();
+  NodeId left = binary(1, given);
   uint32_t mk = mark();
   for (;;) {
     Op op;
@@ -338,9 +397,19 @@ done:
 
 // bitwise_or .. term: left-associative binary operators by precedence
 // climbing (one C++ frame per level instead of one per grammar rule).
-NodeId Parser::binary(int min_prec) {
-  uint32_t start = begin();
-  NodeId left = factor();
+// Operands that start a primary skip factor() and power() unless '**'
+// follows (factor only adds unary operators, power only '**').
+NodeId Parser::binary(int min_prec, Parsed given) {
+  uint32_t start = given.node.valid() ? given.start : begin();
+  NodeId left;
+  if (given.node.valid()) {
+    left = power(given);
+  } else if (has_class(kind(), kStartsPrimary)) {
+    left = primary();
+    if (at(TokKind::DoubleStar)) left = power(Parsed{left, start});
+  } else {
+    left = factor();
+  }
   for (;;) {
     Op op = Op::None_;
     int prec = binop_prec(kind(), op);
@@ -384,10 +453,12 @@ NodeId Parser::factor() {
 
 // power: await_primary '**' factor | await_primary
 // await_primary: AWAIT primary | primary
-NodeId Parser::power() {
-  uint32_t start = begin();
+NodeId Parser::power(Parsed given) {
+  uint32_t start = given.node.valid() ? given.start : begin();
   NodeId base;
-  if (at(TokKind::Await)) {
+  if (given.node.valid()) {
+    base = given.node;
+  } else if (at(TokKind::Await)) {
     advance();
     NodeId v = primary();
     base = node(NodeKind::Await, start);
@@ -410,7 +481,7 @@ NodeId Parser::power() {
 //        | primary '[' slices ']' | atom
 NodeId Parser::primary() {
   uint32_t start = begin();
-  NodeId e = atom();
+  NodeId e = at(TokKind::Name) ? name_node() : atom();
   uint32_t last = pos();
   for (;;) {
     if (at(TokKind::Dot)) {

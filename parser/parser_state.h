@@ -30,6 +30,15 @@ using lexer::TokKind;
     (last) = (p).pos();                                                          \
   } while (0)
 
+/// A primary that a caller already parsed, starting at `start`: handed down
+/// the precedence levels below disjunction, each continues after it exactly
+/// as if it had descended to primary() itself (no token is consumed on the
+/// way down, so every level's start is the primary's). Empty: parse it.
+struct Parsed {
+  NodeId node = ast::kNoNode;
+  uint32_t start = 0;
+};
+
 /// Why a target is being converted (CPython's TARGETS_TYPE + augassign).
 enum class TargetUse : uint8_t { Assign, For, Del, Aug, With, Comp };
 
@@ -103,12 +112,19 @@ class Parser {
   void set(NodeId n, int slot, NodeId v) { m_[n].f[slot] = v.v; }
   /// Scratch stack for list items: push, then finish_list(mark).
   uint32_t mark() const { return static_cast<uint32_t>(scratch_.size()); }
-  void push(NodeId id) { scratch_.push_back(id.v); }
-  void push_raw(uint32_t v) { scratch_.push_back(v); }
+  void push(NodeId id) { push_raw(id.v); }
+  void push_raw(uint32_t v) {
+    // Growth out of line, so push_back inlines without a reallocation path
+    // (as ast::Module::add does).
+    if (scratch_.size() == scratch_.capacity()) [[unlikely]] grow_scratch();
+    if (scratch_.size() == scratch_.capacity()) __builtin_unreachable();
+    scratch_.push_back(v);
+  }
   ast::ListId finish_list(uint32_t mark);
   uint32_t scratch_count(uint32_t mark) const { return mark_count(mark); }
   uint32_t scratch_at(uint32_t i) const { return scratch_[i]; }
   void scratch_resize(uint32_t mark) { scratch_.resize(mark); }
+  void grow_scratch();
   ast::Symbol name_symbol(const Token& t);  // NFKC for non-ASCII names
   NodeId error_node(uint32_t start);
 
@@ -125,19 +141,29 @@ class Parser {
   NodeId star_named_expression();  // '*' bitwise_or | named_expression
   NodeId named_expression(bool eq_hint = true);
   NodeId expression();  // ternary / lambda
+  NodeId conditional(uint32_t start, NodeId body);  // 'if' disjunction 'else' expression
   NodeId disjunction();
-  NodeId bool_chain(TokKind which);
-  NodeId inversion();
-  NodeId comparison();
+  NodeId bool_chain(TokKind which, Parsed first = {});
+  NodeId inversion(Parsed first = {});
+  NodeId comparison(Parsed first = {});
   NodeId bitwise_or() { return binary(1); }
-  NodeId binary(int min_prec);
+  NodeId binary(int min_prec, Parsed first = {});
   NodeId factor();
-  NodeId power();
+  NodeId power(Parsed first = {});
   NodeId primary();
   NodeId slices();
   NodeId slice_item();
   NodeId atom();
-  NodeId name_node();
+  /// NAME as a Name node (Load). Inline: it is a third of all atoms, and
+  /// primary() calls it without going through atom()'s dispatch.
+  NodeId name_node() {
+    const Token& t = tok();
+    NodeId n = node_span(ast::NodeKind::Name, Span{t.begin, t.end});
+    set(n, ast::slot::Name::id, name_symbol(t));
+    m_[n].op = ast::Op::Load;
+    advance();
+    return n;
+  }
   NodeId keyword_constant(ast::Constant::Kind k);
   NodeId paren_atom();
   NodeId list_atom();

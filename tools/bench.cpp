@@ -126,18 +126,86 @@ int time_stages(const std::vector<Input>& inputs, size_t total_bytes) {
   return 0;
 }
 
+/// 64-bit FNV-1a over the bytes of the frontend's results: a changed byte
+/// anywhere in a file's tokens, AST arrays, symbols (in their numbering
+/// order), constants or diagnostics changes the file's line.
+struct Fingerprint {
+  uint64_t h = 14695981039346656037ull;
+  void bytes(const void* p, size_t n) {
+    const auto* b = static_cast<const unsigned char*>(p);
+    for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 1099511628211ull;
+  }
+  void str(std::string_view s) {
+    u64(s.size());
+    bytes(s.data(), s.size());
+  }
+  void u64(uint64_t v) { bytes(&v, sizeof v); }
+};
+
+/// `--fingerprint`: one line per file, `path tokens nodes hash`, covering
+/// everything make_source, tokenize and parse produce, so two builds of the
+/// frontend can be compared file by file (also on files with syntax errors).
+int fingerprint(const std::vector<Input>& inputs) {
+  for (const Input& in : inputs) {
+    Fingerprint f;
+    tpf::DiagSink diags;
+    tpf::SourceFile src;
+    size_t ntok = 0, nnodes = 0;
+    if (tpf::lexer::make_source(in.path, in.bytes, src, diags)) {
+      tpf::lexer::TokenStream toks = tpf::lexer::tokenize(src, diags);
+      ntok = toks.tokens.size();
+      for (const tpf::lexer::Token& t : toks.tokens) {
+        f.u64(static_cast<uint64_t>(t.kind) | uint64_t{t.flags} << 8 | uint64_t{t.begin} << 32);
+        f.u64(t.end);
+      }
+      for (const tpf::Span& c : toks.comments) f.u64(uint64_t{c.begin} << 32 | c.end);
+      tpf::ast::Module m = tpf::parser::parse(src, toks, diags);
+      nnodes = m.nodes.size();
+      for (const tpf::ast::Node& n : m.nodes) {
+        f.u64(static_cast<uint64_t>(n.kind) | uint64_t(n.op) << 8 | uint64_t{n.flags} << 16 |
+              uint64_t{n.span.begin} << 32);
+        f.u64(n.span.end);
+        for (uint32_t v : n.f) f.u64(v);
+      }
+      for (const tpf::ast::ListRange& l : m.lists) f.u64(uint64_t{l.first} << 32 | l.count);
+      for (uint32_t v : m.list_items) f.u64(v);
+      for (const std::string& s : m.symbols) f.str(s);
+      for (size_t i = 0; i < m.symbols.size(); ++i)
+        if (m.find(m.symbols[i]) != i) f.u64(0xbad);
+      for (const tpf::ast::Constant& c : m.constants) {
+        f.u64(static_cast<uint64_t>(c.kind));
+        f.str(c.text);
+        f.bytes(&c.number, sizeof c.number);
+      }
+      f.u64(m.root.v);
+    }
+    for (const tpf::Diagnostic& d : diags.diagnostics()) {
+      f.str(d.code);
+      f.u64(static_cast<uint64_t>(d.severity));
+      f.u64(uint64_t{d.span.begin} << 32 | d.span.end);
+      f.str(d.message);
+    }
+    std::printf("%s %zu %zu %016llx\n", in.path.c_str(), ntok, nnodes,
+                static_cast<unsigned long long>(f.h));
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   bool stages = argc > 1 && std::string_view(argv[1]) == "--stages";
-  if (stages) {
+  bool prints = argc > 1 && std::string_view(argv[1]) == "--fingerprint";
+  if (stages || prints) {
     --argc;
     ++argv;
   }
   if (argc < 2) {
-    std::cerr << "usage: tpf-bench [--stages] FILE_LIST [REPEAT]\n"
+    std::cerr << "usage: tpf-bench [--stages | --fingerprint] FILE_LIST [REPEAT]\n"
                  "  FILE_LIST: a text file with one .py path per line\n"
-                 "  --stages: time each stage of the whole pipeline once (JSON seconds per stage)\n";
+                 "  --stages: time each stage of the whole pipeline once (JSON seconds per stage)\n"
+                 "  --fingerprint: one hash line per file of the frontend's tokens, AST and\n"
+                 "    diagnostics (to check that a frontend change alters no output)\n";
     return 2;
   }
   int repeat = argc > 2 ? std::max(1, std::atoi(argv[2])) : 3;
@@ -153,6 +221,7 @@ int main(int argc, char** argv) {
     total_bytes += inputs.back().bytes.size();
   }
   if (stages) return time_stages(inputs, total_bytes);
+  if (prints) return fingerprint(inputs);
   double best = 1e100;
   size_t nodes = 0, failed = 0;
   for (int r = 0; r < repeat; ++r) {

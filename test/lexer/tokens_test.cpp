@@ -21,6 +21,37 @@ TEST_CASE("lexer: names, keywords and soft keywords") {
   CHECK_FALSE(is_keyword(TokKind::Name));
 }
 
+// scan.re spells every keyword as a rule of its own (the DFA recognizes them
+// while reading the name); this keeps that list equal to tokens.def's.
+TEST_CASE("lexer: every keyword of tokens.def, and only those, lexes as its kind") {
+  struct Kw {
+    std::string_view text;
+    TokKind kind;
+  };
+  static constexpr Kw kKeywords[] = {
+#define TPF_TOKEN(e, s)
+#define TPF_KEYWORD(e, s) {s, TokKind::e},
+#define TPF_OP(e, s)
+#include "lexer/tokens.def"
+#undef TPF_TOKEN
+#undef TPF_KEYWORD
+#undef TPF_OP
+  };
+  size_t count = 0;
+  for (const Kw& kw : kKeywords) {
+    const std::string w(kw.text);
+    // The keyword, then names that extend it, shorten it or change its case.
+    auto l = lex(w + " " + w + "_ " + w + "x " + w + "9 " + w.substr(0, w.size() - 1) + " _" + w +
+                 " " + static_cast<char>(w[0] ^ 0x20) + w.substr(1) + " " + w + "\xc3\xa9\n");
+    INFO(w);
+    REQUIRE(l->ts.tokens.size() == 10);
+    CHECK(l->ts.tokens[0].kind == kw.kind);
+    for (size_t i = 1; i < 8; ++i) CHECK(l->ts.tokens[i].kind == TokKind::Name);
+    ++count;
+  }
+  CHECK(count == static_cast<size_t>(kKwLast) - static_cast<size_t>(kKwFirst) + 1);
+}
+
 TEST_CASE("lexer: non-ASCII identifiers") {
   auto l = lex("é = µ + 蟒\n");
   CHECK(texts(*l) == "é = µ + 蟒 NEWLINE ENDMARKER");
