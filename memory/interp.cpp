@@ -132,8 +132,11 @@ static Value load_free(Interp& in, const Frame& fr, ir::Symbol s) {
 
 // Which successor an unknown branch takes: never the one that raises (an
 // `assert` we cannot decide holds), a loop header's condition enters the
-// loop, anything else is skipped (optional features: resume, logging).
-static bool unknown_branch(const ir::Function& f, ir::BlockId b) {
+// loop from before it and leaves it from its back edge (one pass of
+// `while step < max_steps:` is all a step needs; `while len(x.shape) < n:`
+// on an unknown x would otherwise spin until the budget is spent),
+// anything else is skipped (optional features: resume, logging).
+static bool unknown_branch(const ir::Function& f, ir::BlockId b, ir::BlockId prev) {
   const ir::Block& bl = f.block(b);
   auto raises = [&](ir::BlockId s) {
     return s.valid() && f.terminator(s).op == ir::Op::Raise && f.block(s).count <= 4;
@@ -141,7 +144,7 @@ static bool unknown_branch(const ir::Function& f, ir::BlockId b) {
   if (raises(bl.succ[0])) return false;
   if (raises(bl.succ[1])) return true;
   for (ir::BlockId p : ir::preds(f, b))
-    if (p.v >= b.v) return true;  // b is a loop header: a back edge reaches it
+    if (p.v >= b.v) return !(prev.valid() && prev.v >= b.v);  // b is a loop header: a back edge reaches it
   // A `while` whose condition block is entered from the header.
   return false;
 }
@@ -212,14 +215,20 @@ Value Interp::run(uint16_t u, ir::FunctionId fid, std::vector<Value> args,
       case ir::Op::Jump: next = f.block(b).succ[0]; break;
       case ir::Op::Branch: {
         std::optional<bool> t = truth(val(0));
-        bool take = t ? *t : unknown_branch(f, b);
+        bool take = t ? *t : unknown_branch(f, b, prev);
+        if (fr->exit_header == b.v) {
+          take = false;
+          fr->exit_header = kNone32;
+        }
         next = f.block(b).succ[take ? 0 : 1];
         break;
       }
       case ir::Op::ForIter: {
         Value it = val(0);
         bool more = false;
-        if (is_obj(it, OKind::Iter)) {
+        if (fr->exit_header == b.v) {
+          fr->exit_header = kNone32;
+        } else if (is_obj(it, OKind::Iter)) {
           Obj& io = o(it);
           if (io.index < io.items.size()) {
             io.attrs.set(intern("__current__"), io.items[io.index]);
@@ -245,6 +254,20 @@ Value Interp::run(uint16_t u, ir::FunctionId fid, std::vector<Value> args,
     if (next.v <= b.v && backward_seen && fr->backward_block != kNone32 &&
         next.v <= fr->backward_block)
       throw StopRun{StopRun::Why::StepDone};
+    // A back edge of a loop around a backward the interpreter could not
+    // follow: a second pass would learn nothing more, so the loop is left
+    // by its header's exit edge (`for`, `while cond`); the script goes on
+    // to what follows (a later training loop it can follow). A loop whose
+    // header has no exit edge (`while True:`) ends the run as a step does.
+    // The same header reached again after its exit edge was taken (the
+    // exit of `while a or b:` tests b) ends the run too.
+    if (next.v <= b.v && !backward_seen && fr->tried_block != kNone32 &&
+        next.v <= fr->tried_block) {
+      ir::Op hop = f.insts_of(next).back().op;
+      if ((hop != ir::Op::ForIter && hop != ir::Op::Branch) || fr->exited_header == next.v)
+        throw StopRun{StopRun::Why::StepDone};
+      fr->exit_header = fr->exited_header = next.v;
+    }
     prev = b;
     b = next;
   }
@@ -341,7 +364,18 @@ Value Interp::exec(Frame& fr, const std::shared_ptr<Frame>& self, const ir::Inst
           callee_hint = std::string(m.names.str(f.vars[var.v].name));
       }
       // A generator function yields one item for the step: see call_function.
-      return call(callee, a);
+      Value r = call(callee, a);
+      // `loss.backward()`, `accelerator.backward(loss)` the interpreter could
+      // not follow (an unknown loss): the step ran as far as it can, so every
+      // loop around it is left at its back edge (see run) instead of spinning
+      // over unknown values until the budget is spent.
+      if (!backward_seen) {
+        const ir::Inst& d = f.def(ops[0]);
+        if (d.op == ir::Op::GetAttr && m.names.str(d.aux) == "backward")
+          for (Frame* s : stack)
+            if (s->tried_block == kNone32) s->tried_block = s->cur_block;
+      }
+      return r;
     }
     case Op::BuildTuple:
     case Op::BuildList:

@@ -179,6 +179,11 @@ struct Frame {
   std::shared_ptr<Frame> parent;  ///< enclosing function's frame (closures)
   ObjId self_class = kNone32;     ///< class of the method (for super())
   uint32_t backward_block = kNone32;  ///< block that (transitively) ran the first backward
+  /// Block that (transitively) ran a `.backward(...)` the interpreter could
+  /// not follow (loss unknown); the loop around it is left at its back edge.
+  uint32_t tried_block = kNone32;
+  uint32_t exit_header = kNone32;    ///< loop header whose exit edge is taken next
+  uint32_t exited_header = kNone32;  ///< the last header so left
   uint32_t cur_block = 0;
   Span cur_span;
 };

@@ -6,6 +6,10 @@
 // forward on an input made from its first layer and the configured batch
 // size, and a backward of the loss or of the output.
 // requires: ir::build of the script. produces: the Interp's facts.
+#include <algorithm>
+#include <iterator>
+#include <string_view>
+
 #include "memory/interp.h"
 #include "memory/modules.h"
 
@@ -74,6 +78,29 @@ void synthesized_step(Interp& in) {
   if (in.tensor(loss)) in.backward(loss);
 }
 
+constexpr std::string_view kStdlibModules[] = {
+#define TPF_STDLIB_MODULE(name) name,
+#include "memory/stdlib_modules.def"
+#undef TPF_STDLIB_MODULE
+};
+static_assert(std::is_sorted(std::begin(kStdlibModules), std::end(kStdlibModules)));
+
+/// Whether the script imports only Python's standard library (and its own
+/// package, relatively): then no value it builds can be a tensor or a
+/// module, and interpreting it could only spend the budget on its loops
+/// (a benchmark script, a data-preparation tool).
+bool imports_only_stdlib(const ir::Module& script) {
+  for (const ir::Function& f : script.functions)
+    for (const ir::Inst& inst : f.insts) {
+      if (inst.op != ir::Op::Import && inst.op != ir::Op::ImportStar) continue;
+      std::string_view q = script.names.str(ir::PathId(inst.aux));
+      if (q.starts_with('.')) continue;  // the script's own package: not loaded
+      std::string_view top = q.substr(0, q.find('.'));
+      if (!std::binary_search(std::begin(kStdlibModules), std::end(kStdlibModules), top)) return false;
+    }
+  return true;
+}
+
 }  // namespace
 
 const Builtins& builtins() {
@@ -112,6 +139,7 @@ void interp_run(Interp& in, const ir::Module& script) {
     // --dtype fp32 turns the script's autocast off: say it is the flag's.
     in.cfg.param_dtype_origin = {0, "--dtype float32"};
   }
+  if (imports_only_stdlib(script)) return;
   try {
     in.run(0, ir::FunctionId(0), {}, nullptr, kNone32);
   } catch (const StopRun& s) {

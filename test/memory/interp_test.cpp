@@ -1078,3 +1078,93 @@ att.sum().backward()
   CHECK(e.config.attention_origin.line == 5);
   CHECK_FALSE(e.config.sdpa);
 }
+
+namespace {
+
+std::string unknowns_of(const memory::Estimate& e) {
+  std::string s;
+  for (const auto& u : e.config.unknowns) s += u.what + "; ";
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("interp: a backward it cannot follow leaves its loop after one pass; the script goes on") {
+  // The warm-up's loss comes from a function the interpreter does not know:
+  // ten million passes would spend the budget and lose the real step below.
+  memory::Estimate e = est(R"(
+import torch, torch.nn as nn
+from mylib import make_loss
+model = nn.Linear(100, 10)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+def warmup():
+    for epoch in range(100):
+        for i in range(100000):
+            make_loss(model).backward()
+warmup()
+for epoch in range(1000):
+    for step in range(1000):
+        x = torch.randn(16, 100)
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = model(x).sum()
+        loss.backward()
+        opt.step()
+)");
+  CAPTURE(unknowns_of(e));
+  CHECK(e.config.unknowns.empty());  // no budget note, no synthesized step
+  REQUIRE(e.config.autocast.has_value());
+  CHECK(*e.config.autocast == memory::Dtype::BFloat16);
+  CHECK(e.config.autocast_origin.line == 14);
+  CHECK(e.components.weights == (100 * 10 + 10) * 4);
+}
+
+TEST_CASE("interp: `while True:` around a backward of an unknown loss ends at its back edge") {
+  // nanoGPT's shape: the model comes from the project's own module.
+  memory::Estimate e = est(R"(
+import torch
+from model import GPT
+model = GPT()
+opt = torch.optim.AdamW(model.parameters())
+iter_num = 0
+while True:
+    for micro_step in range(40):
+        loss = model(torch.randn(12, 10))
+        loss.backward()
+    opt.step()
+    iter_num += 1
+    if iter_num > 600000:
+        break
+)");
+  CAPTURE(unknowns_of(e));
+  CHECK_FALSE(e.model_found);
+  CHECK(unknowns_of(e).find("budget") == std::string::npos);
+}
+
+TEST_CASE("interp: a loop condition it cannot decide runs the loop once, not until the budget") {
+  memory::Estimate e = est(R"(
+import torch, torch.nn as nn
+from mylib import thing
+s = thing()
+while len(s.shape) < 4:
+    s = s.unsqueeze(-1)
+model = nn.Linear(10, 10)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+model(torch.randn(4, 10)).sum().backward()
+opt.step()
+)");
+  CAPTURE(unknowns_of(e));
+  CHECK(e.config.unknowns.empty());  // the script's own step, not a synthesized one
+  CHECK(e.model_found);
+  REQUIRE(e.phases.size() == 1);
+  CHECK(e.phases[0].line == 9);
+}
+
+TEST_CASE("interp: a script importing only the standard library is not interpreted; the budget still ends others") {
+  memory::Estimate plain = est("import time, os\nfrom . import helpers\nwhile True:\n    time.sleep(1)\n");
+  CHECK_FALSE(plain.model_found);
+  CHECK(plain.config.unknowns.empty());
+  // One import outside the standard library and the interpreter runs: an
+  // endless loop ends at the budget, with the reason in the report.
+  memory::Estimate spin = est("import time, numpy\nwhile True:\n    time.sleep(1)\n");
+  CHECK(unknowns_of(spin).find("longer than the interpreter's budget") != std::string::npos);
+}
