@@ -125,7 +125,8 @@ void add_rule_options(po::options_description& d, Options& opt) {
       ("report-unused-suppressions", po::bool_switch(&opt.report_unused_suppressions),
        "warn about `# tpf: ignore[...]` / `# noqa: TPF...` comments that suppress nothing")
       ("fix", po::bool_switch(&opt.fix),
-       "apply the safe fixes (TPF001, TPF003, TPF004, TPF006, TPF007, TPF016) to the files in place, "
+       "apply the safe fixes (TPF001, TPF003, TPF004, TPF006, TPF007, TPF014, TPF015, TPF016, TPF019) "
+       "to the files in place, "
        "then report what remains; for `-`, print the fixed source on stdout")
       ("diff", po::bool_switch(&opt.diff),
        "print the safe fixes as a unified diff and change nothing; exit 1 when there is one")
