@@ -551,7 +551,9 @@ void Resolver::resolve_function(FunctionId fid) {
     for (uint32_t i = 0; i < f.insts.size(); ++i) transfer(fid, f, InstId(i), f.insts[i]);
   Referent ret;
   bool first = true, agree = !f.is_generator;
-  for (const Inst& in : f.insts) {
+  // A Return ends its block: the terminators are all there is to look at.
+  for (uint32_t b = 0; b < f.blocks.size(); ++b) {
+    const Inst& in = f.terminator(BlockId(b));
     if (in.op != Op::Return) continue;
     Referent x = in.nops != 0 ? refs[f.operands(in)[0].v] : Referent{};
     if (first) {
