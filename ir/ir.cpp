@@ -37,9 +37,22 @@ VarId Function::find_var(Symbol name) const {
 }
 
 FunctionId Class::method(Symbol n) const {
-  for (size_t i = methods.size(); i-- > 0;)
-    if (methods[i].first == n) return methods[i].second;
-  return FunctionId();
+  auto it = std::lower_bound(method_index.begin(), method_index.end(), n,
+                             [](const std::pair<Symbol, FunctionId>& e, Symbol s) { return e.first < s; });
+  return it != method_index.end() && it->first == n ? it->second : FunctionId();
+}
+
+void Class::index_methods() {
+  method_index = methods;
+  // Stable: defs of one name stay in source order, and the last one is kept.
+  std::stable_sort(method_index.begin(), method_index.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  auto last = method_index.begin();
+  for (auto it = method_index.begin(); it != method_index.end(); ++it) {
+    if (last != method_index.begin() && (last - 1)->first == it->first) *(last - 1) = *it;
+    else *last++ = *it;
+  }
+  method_index.erase(last, method_index.end());
 }
 
 ValueId Module::global_binding(Symbol name) const {

@@ -253,7 +253,13 @@ struct Class {
   /// Functions defined directly in the body, in source order (a later def
   /// of the same name wins in method()).
   std::vector<std::pair<Symbol, FunctionId>> methods;
+  /// `methods` by name, one entry per name (the last def): filled by lower,
+  /// so method() is a binary search (resolution asks per attribute of an
+  /// instance, and torch classes define hundreds of methods).
+  std::vector<std::pair<Symbol, FunctionId>> method_index;
   FunctionId method(Symbol name) const;
+  /// Fills method_index from methods.
+  void index_methods();
 };
 
 /// All IR of one file. Function 0 is the module's top level.

@@ -104,6 +104,7 @@ Module Lowerer::run() {
   stored_globally_.erase(std::unique(stored_globally_.begin(), stored_globally_.end()),
                          stored_globally_.end());
   m.stored_globally = std::move(stored_globally_);
+  for (Class& c : m.classes) c.index_methods();
   (void)diags_;  // lowering reports nothing: what it does not model becomes Undef
   return std::move(m);
 }

@@ -79,6 +79,7 @@ class Resolver {
     ret_at_.assign(nf, 0);
     deps_.assign(nf, {});
     class_fn_.assign(nf, 0);
+    loops_.assign(nf, 0);
     for (const Class& c : m_.classes) {
       if (c.defined_in.valid()) class_fn_[c.defined_in.v] = 1;
       if (c.body.valid()) class_fn_[c.body.v] = 1;
@@ -157,6 +158,31 @@ class Resolver {
       builtin_[s] = std::binary_search(std::begin(kBuiltins), std::end(kBuiltins), m_.names.str(s)) ? 1 : 2;
     return builtin_[s] == 1;
   }
+  /// Module::global_binding by Symbol (kUnasked: not asked yet): a file
+  /// loads few distinct globals, each many times and in every round.
+  static constexpr ValueId kUnasked{UINT32_MAX - 1};
+  std::vector<ValueId> global_;
+  ValueId global_binding(Symbol s) {
+    if (s >= global_.size()) global_.resize(m_.names.symbol_count(), kUnasked);
+    if (s >= global_.size()) return m_.global_binding(s);
+    if (global_[s] == kUnasked) global_[s] = m_.global_binding(s);
+    return global_[s];
+  }
+  /// from_ast by ConstId (const_done_: filled): a literal is converted
+  /// once, not at every resolve of its function.
+  std::vector<ConstValue> const_;
+  std::vector<uint8_t> const_done_;
+  const ConstValue& constant(ConstId c) {
+    if (c >= const_.size()) {
+      const_.resize(c + 1);
+      const_done_.resize(c + 1, 0);
+    }
+    if (!const_done_[c]) {
+      const_[c] = from_ast(c);
+      const_done_[c] = 1;
+    }
+    return const_[c];
+  }
   std::vector<uint8_t> done_;
   std::vector<uint8_t> classmethod_fn_;
   bool changed_ = false;
@@ -169,6 +195,7 @@ class Resolver {
   uint64_t classes_at_ = 0;        // the tick class facts last changed
   std::vector<Deps> deps_;
   std::vector<uint8_t> class_fn_;  // functions whose refs feed class facts
+  std::vector<uint8_t> loops_;     // functions with a back edge (see resolve_function)
   FunctionId cur_;                 // the function being resolved
   std::vector<Referent> old_refs_;
   ConstTable old_consts_;
@@ -368,13 +395,13 @@ void Resolver::transfer(FunctionId fid, const Function& f, InstId id, const Inst
   ConstValue cv;
   switch (in.op) {
     case Op::Const:
-      cv = from_ast(in.aux);
+      cv = constant(in.aux);
       break;
     case Op::Import:
       out = Referent{Referent::Kind::External, in.aux};
       break;
     case Op::LoadGlobal: {
-      ValueId g = fid.v == 0 ? kNoValue : m_.global_binding(in.aux);
+      ValueId g = fid.v == 0 ? kNoValue : global_binding(in.aux);
       if (g.valid()) read_refs(FunctionId(0));
       if (g.valid() && !r_.refs_[0].empty()) {
         out = r_.refs_[0][g.v];
@@ -512,14 +539,21 @@ void Resolver::resolve_function(FunctionId fid) {
   done_.assign(f.values.size(), 0);
   // A second sweep gives loop-header phis their back-edge operands (blocks
   // are in RPO, so a back edge is one to a block not after its source).
-  bool loops = false;
-  for (uint32_t b = 0; b < f.blocks.size() && !loops; ++b)
-    for (BlockId s : succs(f, BlockId(b))) loops |= s.v <= b;
+  // Asked once per function (0: not yet, 1: no loop, 2: loops).
+  if (!loops_[fid.v]) {
+    bool loops = false;
+    for (uint32_t b = 0; b < f.blocks.size() && !loops; ++b)
+      for (BlockId s : succs(f, BlockId(b))) loops |= s.v <= b;
+    loops_[fid.v] = loops ? 2 : 1;
+  }
+  bool loops = loops_[fid.v] == 2;
   for (int sweep = 0; sweep < (loops ? 2 : 1); ++sweep)
     for (uint32_t i = 0; i < f.insts.size(); ++i) transfer(fid, f, InstId(i), f.insts[i]);
   Referent ret;
   bool first = true, agree = !f.is_generator;
-  for (const Inst& in : f.insts) {
+  // A Return ends its block: the terminators are all there is to look at.
+  for (uint32_t b = 0; b < f.blocks.size(); ++b) {
+    const Inst& in = f.terminator(BlockId(b));
     if (in.op != Op::Return) continue;
     Referent x = in.nops != 0 ? refs[f.operands(in)[0].v] : Referent{};
     if (first) {
