@@ -2,6 +2,8 @@
 // loop exits of `while True` without break), renumbers blocks in reverse
 // post-order and computes predecessor lists.
 // requires: lowering done (every begun block terminated). produces: Function::pred_*.
+#include <algorithm>
+
 #include "ir/cfg.h"
 
 namespace tpf::ir {
@@ -18,8 +20,40 @@ static void compute_preds(Function& f) {
     for (BlockId s : succs(f, BlockId(b))) f.pred_list[fill[s.v]++] = BlockId(b);
 }
 
+/// The post-order of the blocks reachable from the entry: the order of
+/// compute_rpo's Boost search, reversed (successors followed last to first,
+/// a block never begun has none), without building a Boost graph for each
+/// function, which cost more than the rest of build_cfg.
+static void post_order(const Function& f, std::vector<BlockId>& order) {
+  struct Frame {
+    Succs s;
+    uint32_t b;
+  };
+  std::vector<uint8_t> seen(f.blocks.size(), 0);
+  std::vector<Frame> stack;
+  auto enter = [&](uint32_t b) {
+    seen[b] = 1;
+    Frame fr{Succs{}, b};
+    if (f.blocks[b].first != UINT32_MAX) fr.s = succs(f, BlockId(b));
+    stack.push_back(fr);
+  };
+  enter(0);
+  while (!stack.empty()) {
+    Frame& top = stack.back();
+    if (top.s.n == 0) {
+      order.push_back(BlockId(top.b));
+      stack.pop_back();
+      continue;
+    }
+    uint32_t next = top.s.b[--top.s.n].v;
+    if (!seen[next]) enter(next);
+  }
+}
+
 void build_cfg(Function& f) {
-  std::vector<BlockId> order = compute_rpo(f);
+  std::vector<BlockId> order;
+  if (!f.blocks.empty()) post_order(f, order);
+  std::reverse(order.begin(), order.end());
   std::vector<uint32_t> renumber(f.blocks.size(), UINT32_MAX);
   for (uint32_t i = 0; i < order.size(); ++i) renumber[order[i].v] = i;
   std::vector<Block> blocks;
