@@ -110,6 +110,11 @@ class SsaBuilder {
   std::vector<ValueId> new_id_;
   std::vector<uint32_t> new_inst_;
   std::vector<Block> blocks_;
+  // layout's output, swapped into the function; after the swap they hold
+  // the function's old arrays, whose capacity the next function reuses.
+  std::vector<Inst> insts_;
+  std::vector<Value> values_;
+  std::vector<ValueId> pool_;
   DefTable defs_;
   std::vector<BlockId> chain_;  // read_recursive's walk, reused
   std::vector<uint8_t> sealed_;
@@ -350,17 +355,21 @@ void SsaBuilder::layout(std::span<ValueId* const> held) {
     blocks[b].count = next_inst - start;
   }
   auto map = [&](ValueId v) {
-    ValueId r = resolve(v);
+    // Most operands are not aliased: skip resolve's walk for them.
+    ValueId r = v.valid() && v.v < nvals && !alias_[v.v].valid() ? v : resolve(v);
     if (!r.valid() || r.v >= nvals || !new_id[r.v].valid())
       internal_error("to_ssa: an operand refers to a value that was not kept");
     return new_id[r.v];
   };
 
   // Pass 2: emit.
-  std::vector<Inst> insts;
-  std::vector<Value> values(next_val);
-  std::vector<ValueId> pool;
+  std::vector<Inst>& insts = insts_;
+  std::vector<Value>& values = values_;
+  std::vector<ValueId>& pool = pool_;
+  insts.clear();
   insts.reserve(next_inst);
+  values.assign(next_val, Value{});
+  pool.clear();
   auto push = [&](Inst in, std::span<const ValueId> ops, VarId var) {
     if (ops.size() <= 3) {
       in.nops = static_cast<uint16_t>(ops.size());
@@ -426,8 +435,11 @@ void SsaBuilder::layout(std::span<ValueId* const> held) {
     ValueId x = resolve(r.value);
     r.value = x.valid() && x.v < nvals ? new_id[x.v] : kNoValue;
   }
-  std::stable_sort(f_->local_refs.begin(), f_->local_refs.end(),
-                   [](const LocalRef& x, const LocalRef& y) { return x.offset < y.offset; });
+  // Refs were recorded in block order, which is mostly source order: the
+  // check spares stable_sort's buffer when it is entirely.
+  auto by_offset = [](const LocalRef& x, const LocalRef& y) { return x.offset < y.offset; };
+  if (!std::is_sorted(f_->local_refs.begin(), f_->local_refs.end(), by_offset))
+    std::stable_sort(f_->local_refs.begin(), f_->local_refs.end(), by_offset);
   for (WithRegion& w : f_->withs) {
     ValueId m = resolve(w.mgr);
     w.mgr = m.valid() && m.v < nvals ? new_id[m.v] : kNoValue;
@@ -439,10 +451,10 @@ void SsaBuilder::layout(std::span<ValueId* const> held) {
     ValueId r = h->v < nvals ? resolve(*h) : kNoValue;
     *h = r.valid() && r.v < nvals ? new_id[r.v] : kNoValue;
   }
-  f_->insts = std::move(insts);
-  f_->values = std::move(values);
-  f_->operand_pool = std::move(pool);
-  f_->blocks.assign(blocks.begin(), blocks.end());
+  f_->insts.swap(insts);
+  f_->values.swap(values);
+  f_->operand_pool.swap(pool);
+  f_->blocks.swap(blocks);
   f_->in_ssa = true;
 }
 
