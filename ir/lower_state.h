@@ -184,4 +184,8 @@ class Lowerer {
   DiagSink& diags_;
 };
 
+// Inline: every emit and name lookup goes through them.
+inline Function& FnLowerer::f() { return L.m.functions[fid_.v]; }
+inline const Scope& FnLowerer::scope() const { return L.scopes[fid_.v]; }
+
 }  // namespace tpf::ir
