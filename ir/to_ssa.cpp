@@ -28,8 +28,21 @@ class DefTable {
     }
     keys_.assign(cap, kEmpty);
     vals_.assign(cap, ValueId());
+    used_.clear();
     mask_ = cap - 1;
     shift_ = 64 - bits;
+    size_ = 0;
+  }
+  /// Empties the table for about n entries. A table big enough keeps its
+  /// size and clears only the slots in use: clearing all of it for each
+  /// function (most use a few slots) cost more than their lookups.
+  void reset(size_t n) {
+    if (keys_.size() < n * 2) {
+      reserve(n);
+      return;
+    }
+    for (uint32_t i : used_) keys_[i] = kEmpty;
+    used_.clear();
     size_ = 0;
   }
   const ValueId* find(uint64_t k) const {
@@ -48,6 +61,7 @@ class DefTable {
       if (keys_[i] == kEmpty) {
         keys_[i] = k;
         vals_[i] = v;
+        used_.push_back(static_cast<uint32_t>(i));
         ++size_;
         return;
       }
@@ -70,6 +84,7 @@ class DefTable {
   }
   std::vector<uint64_t> keys_;
   std::vector<ValueId> vals_;
+  std::vector<uint32_t> used_;  // slots holding a key
   size_t mask_ = 0, size_ = 0;
   int shift_ = 60;
 };
@@ -277,7 +292,7 @@ void SsaBuilder::run(Function& f, std::span<ValueId* const> held) {
   phi_of_.assign(f_->values.size(), UINT32_MAX);
   store_count_.assign(f_->vars.size(), 0);
   last_store_.assign(f_->vars.size(), kNoValue);
-  defs_.reserve(f_->insts.size() / 2 + 16);
+  defs_.reset(f_->insts.size() / 2 + 16);
   for (uint32_t bi = 0; bi < nb; ++bi) {
     BlockId b(bi);
     if (unfilled_[bi] == 0) seal(b);
