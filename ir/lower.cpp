@@ -115,7 +115,8 @@ Module lower(const ast::Module& a, const SourceFile& src, DiagSink& diags) {
 
 // ----------------------------------------------------------- emission ----
 
-FnLowerer::FnLowerer(Lowerer& l, FunctionId fid) : L(l), a(l.a), fid_(fid) {}
+FnLowerer::FnLowerer(Lowerer& l, FunctionId fid)
+    : L(l), a(l.a), fid_(fid), frames_(l.frames_), scratch_(l.scratch_) {}
 
 namespace {
 /// ops.def's effect bits by op, here so that emit, which asks once per
