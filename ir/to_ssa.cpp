@@ -115,7 +115,13 @@ class SsaBuilder {
   ValueId new_phi(BlockId b, VarId v);
   void add_operands(uint32_t phi);
   void seal(BlockId b);
-  ValueId resolve(ValueId v);
+  /// What v stands for once trivial phis are gone; inline for the common
+  /// case, a value with no alias.
+  ValueId resolve(ValueId v) {
+    if (v.valid() && v.v < alias_.size() && !alias_[v.v].valid()) return v;
+    return resolve_alias(v);
+  }
+  ValueId resolve_alias(ValueId v);
   ValueId undef();
   void remove_trivial_phis();
   void layout(std::span<ValueId* const> held);
@@ -148,7 +154,7 @@ class SsaBuilder {
   std::vector<ValueId> last_store_;
 };
 
-ValueId SsaBuilder::resolve(ValueId v) {
+ValueId SsaBuilder::resolve_alias(ValueId v) {
   ValueId r = v;
   while (r.valid() && r.v < alias_.size() && alias_[r.v].valid()) r = alias_[r.v];
   // Path compression.
@@ -370,8 +376,7 @@ void SsaBuilder::layout(std::span<ValueId* const> held) {
     blocks[b].count = next_inst - start;
   }
   auto map = [&](ValueId v) {
-    // Most operands are not aliased: skip resolve's walk for them.
-    ValueId r = v.valid() && v.v < nvals && !alias_[v.v].valid() ? v : resolve(v);
+    ValueId r = resolve(v);
     if (!r.valid() || r.v >= nvals || !new_id[r.v].valid())
       internal_error("to_ssa: an operand refers to a value that was not kept");
     return new_id[r.v];
