@@ -41,10 +41,12 @@ void compute_preds(Function& f) {
     for (BlockId s : succs(f, BlockId(b))) f.pred_list[fill[s.v]++] = BlockId(b);
 }
 
-/// The post-order of the blocks reachable from the entry: the order of
-/// compute_rpo's Boost search, reversed (successors followed last to first,
-/// a block never begun has none), without building a Boost graph for each
-/// function, which cost more than the rest of build_cfg.
+/// The post-order of the blocks reachable from the entry, by a depth-first
+/// search that follows a block's successors last to first (so the first
+/// successor finishes last and comes first in RPO: a loop body before its
+/// exit, `then` before `else`, as a reader expects); a block never begun
+/// has none. Its own search: a Boost graph per function cost more than the
+/// rest of build_cfg.
 void post_order(const Function& f, std::vector<BlockId>& order) {
   std::vector<uint8_t>& seen = scratch.seen;
   std::vector<Frame>& stack = scratch.stack;
