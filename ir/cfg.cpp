@@ -1,11 +1,10 @@
-// CFG facts with Boost.Graph: RPO (depth-first search), dominators and
-// post-dominators (Lengauer-Tarjan), natural loops.
+// CFG facts with Boost.Graph: dominators and post-dominators
+// (Lengauer-Tarjan), natural loops.
 // requires: every reachable block terminated; preds for loops. produces: cfg.h facts.
 #include "ir/cfg.h"
 
 #include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/depth_first_search.hpp>
 #include <boost/graph/dominator_tree.hpp>
 #include <boost/graph/reverse_graph.hpp>
 #include <boost/property_map/property_map.hpp>
@@ -45,29 +44,6 @@ static Graph make_graph(const Function& f, size_t extra = 0) {
     for (size_t i = s.size(); i-- > 0;) boost::add_edge(b, s.b[i].v, g);
   }
   return g;
-}
-
-namespace {
-struct FinishRecorder : boost::default_dfs_visitor {
-  std::vector<BlockId>* order;
-  void finish_vertex(Vertex v, const Graph&) const { order->push_back(BlockId(uint32_t(v))); }
-};
-}  // namespace
-
-std::vector<BlockId> compute_rpo(const Function& f) {
-  std::vector<BlockId> order;
-  if (f.blocks.empty()) return order;
-  // Straight-line code (most functions: three in five in the torch tree)
-  // is one block; building a graph for it costs more than the function.
-  if (f.blocks.size() == 1) return {BlockId(0)};
-  Graph g = make_graph(f);
-  std::vector<boost::default_color_type> color(boost::num_vertices(g), boost::white_color);
-  FinishRecorder vis;
-  vis.order = &order;
-  boost::depth_first_visit(
-      g, 0, vis, boost::make_iterator_property_map(color.begin(), boost::get(boost::vertex_index, g)));
-  std::reverse(order.begin(), order.end());
-  return order;
 }
 
 DomTree make_dom_tree(std::vector<BlockId> idom, BlockId root) {

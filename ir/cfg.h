@@ -43,10 +43,6 @@ struct BlockRange {
 };
 inline BlockRange rpo(const Function& f) { return {static_cast<uint32_t>(f.blocks.size())}; }
 
-/// The reverse post-order of the blocks reachable from the entry, computed
-/// with Boost's depth-first search (build_cfg numbers blocks by it).
-std::vector<BlockId> compute_rpo(const Function& f);
-
 /// A (post-)dominator tree with O(1) dominance queries.
 class DomTree {
  public:

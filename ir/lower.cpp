@@ -116,10 +116,18 @@ Module lower(const ast::Module& a, const SourceFile& src, DiagSink& diags) {
 
 // ----------------------------------------------------------- emission ----
 
-FnLowerer::FnLowerer(Lowerer& l, FunctionId fid) : L(l), a(l.a), fid_(fid) {}
+FnLowerer::FnLowerer(Lowerer& l, FunctionId fid)
+    : L(l), a(l.a), fid_(fid), frames_(l.frames_), scratch_(l.scratch_) {}
 
-Function& FnLowerer::f() { return L.m.functions[fid_.v]; }
-const Scope& FnLowerer::scope() const { return L.scopes[fid_.v]; }
+namespace {
+/// ops.def's effect bits by op, here so that emit, which asks once per
+/// instruction, reads them without a call into ir.cpp.
+constexpr uint8_t kEffects[] = {
+#define TPF_IR_OP(name, arity, aux, effects) effects,
+#include "ir/ops.def"
+#undef TPF_IR_OP
+};
+}  // namespace
 
 BlockId FnLowerer::new_block() {
   Function& fn = f();
@@ -156,7 +164,7 @@ ValueId FnLowerer::emit(Op op, Span sp, std::span<const ValueId> ops, uint32_t a
     fn.operand_pool.insert(fn.operand_pool.end(), ops.begin(), ops.end());
   }
   InstId id(static_cast<uint32_t>(fn.insts.size()));
-  if (has_effect(op, kDef)) {
+  if (kEffects[static_cast<size_t>(op)] & kDef) {
     in.result = ValueId(static_cast<uint32_t>(fn.values.size()));
     fn.values.push_back(Value{id, VarId()});
   }

@@ -146,9 +146,9 @@ class FnLowerer {
   BlockId cur_;
   BlockId handler_;
   uint32_t with_region_ = UINT32_MAX;
-  std::vector<Frame> frames_;
+  std::vector<Frame>& frames_;      // Lowerer::frames_
   std::vector<std::pair<Symbol, VarId>> comp_vars_;
-  std::vector<ValueId> scratch_;  // operand stack, shared by nested expressions
+  std::vector<ValueId>& scratch_;   // operand stack, shared by nested expressions (Lowerer::scratch_)
   /// The operands pushed on scratch_ since `base` (valid until the next push;
   /// emit copies them before touching scratch_).
   std::span<const ValueId> top(size_t base) const {
@@ -181,7 +181,17 @@ class Lowerer {
  private:
   std::vector<FunctionId> pending_;
   std::vector<Symbol> stored_globally_;
+  // The stacks of the FnLowerer at work (one at a time; each function's
+  // lowering pops all it pushes): kept here so that their capacity carries
+  // over from one function to the next.
+  std::vector<FnLowerer::Frame> frames_;
+  std::vector<ValueId> scratch_;
+  friend class FnLowerer;
   DiagSink& diags_;
 };
+
+// Inline: every emit and name lookup goes through them.
+inline Function& FnLowerer::f() { return L.m.functions[fid_.v]; }
+inline const Scope& FnLowerer::scope() const { return L.scopes[fid_.v]; }
 
 }  // namespace tpf::ir

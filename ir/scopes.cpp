@@ -14,11 +14,25 @@ namespace S = ast::slot;
 using ast::NodeId;
 using ast::NodeKind;
 
+/// The names a scan collects. compute_scope keeps one per thread, so the
+/// arrays' capacity carries over from one scope to the next.
+struct ScanLists {
+  std::vector<Symbol> stores, globals, nonlocals;
+};
+
 class ScopeScan {
  public:
-  ScopeScan(const ast::Module& m, Names& names) : m_(m), names_(names) {}
+  ScopeScan(const ast::Module& m, Names& names, ScanLists& lists)
+      : stores(lists.stores), globals(lists.globals), nonlocals(lists.nonlocals), m_(m),
+        names_(names) {
+    stores.clear();
+    globals.clear();
+    nonlocals.clear();
+  }
 
-  std::vector<Symbol> stores, globals, nonlocals;
+  std::vector<Symbol>& stores;
+  std::vector<Symbol>& globals;
+  std::vector<Symbol>& nonlocals;
 
   void params(NodeId args) {
     const ast::Node& n = m_[args];
@@ -145,7 +159,8 @@ void sort_unique(std::vector<Symbol>& v) {
 }  // namespace
 
 Scope compute_scope(const ast::Module& m, Names& names, ast::NodeId node, FunctionKind kind) {
-  ScopeScan scan(m, names);
+  thread_local ScanLists lists;
+  ScopeScan scan(m, names, lists);
   const ast::Node& n = m[node];
   switch (n.kind) {
     case NodeKind::Module:
@@ -173,10 +188,11 @@ Scope compute_scope(const ast::Module& m, Names& names, ast::NodeId node, Functi
   sort_unique(scan.stores);
   // At module level `global x` changes nothing: module names are its locals.
   if (kind == FunctionKind::Module) scan.globals.clear();
+  sc.locals.reserve(scan.stores.size());
   for (Symbol s : scan.stores)
     if (!Scope::has(scan.globals, s) && !Scope::has(scan.nonlocals, s)) sc.locals.push_back(s);
-  sc.globals = std::move(scan.globals);
-  sc.nonlocals = std::move(scan.nonlocals);
+  sc.globals = scan.globals;
+  sc.nonlocals = scan.nonlocals;
   return sc;
 }
 

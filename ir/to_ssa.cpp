@@ -28,8 +28,21 @@ class DefTable {
     }
     keys_.assign(cap, kEmpty);
     vals_.assign(cap, ValueId());
+    used_.clear();
     mask_ = cap - 1;
     shift_ = 64 - bits;
+    size_ = 0;
+  }
+  /// Empties the table for about n entries. A table big enough keeps its
+  /// size and clears only the slots in use: clearing all of it for each
+  /// function (most use a few slots) cost more than their lookups.
+  void reset(size_t n) {
+    if (keys_.size() < n * 2) {
+      reserve(n);
+      return;
+    }
+    for (uint32_t i : used_) keys_[i] = kEmpty;
+    used_.clear();
     size_ = 0;
   }
   const ValueId* find(uint64_t k) const {
@@ -48,6 +61,7 @@ class DefTable {
       if (keys_[i] == kEmpty) {
         keys_[i] = k;
         vals_[i] = v;
+        used_.push_back(static_cast<uint32_t>(i));
         ++size_;
         return;
       }
@@ -70,6 +84,7 @@ class DefTable {
   }
   std::vector<uint64_t> keys_;
   std::vector<ValueId> vals_;
+  std::vector<uint32_t> used_;  // slots holding a key
   size_t mask_ = 0, size_ = 0;
   int shift_ = 60;
 };
@@ -100,7 +115,13 @@ class SsaBuilder {
   ValueId new_phi(BlockId b, VarId v);
   void add_operands(uint32_t phi);
   void seal(BlockId b);
-  ValueId resolve(ValueId v);
+  /// What v stands for once trivial phis are gone; inline for the common
+  /// case, a value with no alias.
+  ValueId resolve(ValueId v) {
+    if (v.valid() && v.v < alias_.size() && !alias_[v.v].valid()) return v;
+    return resolve_alias(v);
+  }
+  ValueId resolve_alias(ValueId v);
   ValueId undef();
   void remove_trivial_phis();
   void layout(std::span<ValueId* const> held);
@@ -110,6 +131,11 @@ class SsaBuilder {
   std::vector<ValueId> new_id_;
   std::vector<uint32_t> new_inst_;
   std::vector<Block> blocks_;
+  // layout's output, swapped into the function; after the swap they hold
+  // the function's old arrays, whose capacity the next function reuses.
+  std::vector<Inst> insts_;
+  std::vector<Value> values_;
+  std::vector<ValueId> pool_;
   DefTable defs_;
   std::vector<BlockId> chain_;  // read_recursive's walk, reused
   std::vector<uint8_t> sealed_;
@@ -128,7 +154,7 @@ class SsaBuilder {
   std::vector<ValueId> last_store_;
 };
 
-ValueId SsaBuilder::resolve(ValueId v) {
+ValueId SsaBuilder::resolve_alias(ValueId v) {
   ValueId r = v;
   while (r.valid() && r.v < alias_.size() && alias_[r.v].valid()) r = alias_[r.v];
   // Path compression.
@@ -272,7 +298,7 @@ void SsaBuilder::run(Function& f, std::span<ValueId* const> held) {
   phi_of_.assign(f_->values.size(), UINT32_MAX);
   store_count_.assign(f_->vars.size(), 0);
   last_store_.assign(f_->vars.size(), kNoValue);
-  defs_.reserve(f_->insts.size() / 2 + 16);
+  defs_.reset(f_->insts.size() / 2 + 16);
   for (uint32_t bi = 0; bi < nb; ++bi) {
     BlockId b(bi);
     if (unfilled_[bi] == 0) seal(b);
@@ -357,10 +383,13 @@ void SsaBuilder::layout(std::span<ValueId* const> held) {
   };
 
   // Pass 2: emit.
-  std::vector<Inst> insts;
-  std::vector<Value> values(next_val);
-  std::vector<ValueId> pool;
+  std::vector<Inst>& insts = insts_;
+  std::vector<Value>& values = values_;
+  std::vector<ValueId>& pool = pool_;
+  insts.clear();
   insts.reserve(next_inst);
+  values.assign(next_val, Value{});
+  pool.clear();
   auto push = [&](Inst in, std::span<const ValueId> ops, VarId var) {
     if (ops.size() <= 3) {
       in.nops = static_cast<uint16_t>(ops.size());
@@ -426,8 +455,11 @@ void SsaBuilder::layout(std::span<ValueId* const> held) {
     ValueId x = resolve(r.value);
     r.value = x.valid() && x.v < nvals ? new_id[x.v] : kNoValue;
   }
-  std::stable_sort(f_->local_refs.begin(), f_->local_refs.end(),
-                   [](const LocalRef& x, const LocalRef& y) { return x.offset < y.offset; });
+  // Refs were recorded in block order, which is mostly source order: the
+  // check spares stable_sort's buffer when it is entirely.
+  auto by_offset = [](const LocalRef& x, const LocalRef& y) { return x.offset < y.offset; };
+  if (!std::is_sorted(f_->local_refs.begin(), f_->local_refs.end(), by_offset))
+    std::stable_sort(f_->local_refs.begin(), f_->local_refs.end(), by_offset);
   for (WithRegion& w : f_->withs) {
     ValueId m = resolve(w.mgr);
     w.mgr = m.valid() && m.v < nvals ? new_id[m.v] : kNoValue;
@@ -439,10 +471,10 @@ void SsaBuilder::layout(std::span<ValueId* const> held) {
     ValueId r = h->v < nvals ? resolve(*h) : kNoValue;
     *h = r.valid() && r.v < nvals ? new_id[r.v] : kNoValue;
   }
-  f_->insts = std::move(insts);
-  f_->values = std::move(values);
-  f_->operand_pool = std::move(pool);
-  f_->blocks.assign(blocks.begin(), blocks.end());
+  f_->insts.swap(insts);
+  f_->values.swap(values);
+  f_->operand_pool.swap(pool);
+  f_->blocks.swap(blocks);
   f_->in_ssa = true;
 }
 
