@@ -238,11 +238,16 @@ def bench_scaling(tpf, repeat, quick):
     for n in ((1000, 10000, 100000) if not quick else (1000, 10000)):
         _, s, rss = run_file(tpf, long_function(n), repeat)
         print(f"{n:11}{s:9.3f}{1e6 * s / n:9.1f}{rss:8.1f} MB")
-    text = synthetic(24)
+    units = 1
+    while synthetic(units).count("\n") < 1000:
+        units += 1
+    text = synthetic(units)
     lines = text.count("\n")
     _, s, rss = run_file(tpf, text, max(repeat, 10), ("--target", "h100"))
+    _, start, _ = best([tpf, "--version"], max(repeat, 10))
     print(f"\none {lines}-line training script end to end (rules + --target h100, process start "
-          f"included, best CPU time): {1000 * s:.1f} ms, peak RSS {rss:.1f} MB (target < 10 ms)")
+          f"included, best CPU time): {1000 * s:.1f} ms, peak RSS {rss:.1f} MB (target < 10 ms); "
+          f"process start alone (--version): {1000 * start:.1f} ms")
 
 
 def main():
