@@ -1,4 +1,4 @@
-// The op table, small queries on Function/Class/Module, and `build`, the
+// Small queries on Function/Class/Module, and `build`, the
 // whole IR pipeline for one file.
 // requires: a parsed ast::Module. produces: ir::Module in SSA form.
 #include "ir/ir.h"
@@ -8,14 +8,6 @@
 #include "ir/cfg.h"
 
 namespace tpf::ir {
-
-static constexpr OpInfo kOps[] = {
-#define TPF_IR_OP(name, arity, aux, effects) {#name, arity, AuxKind::aux, effects},
-#include "ir/ops.def"
-#undef TPF_IR_OP
-};
-
-const OpInfo& op_info(Op op) { return kOps[static_cast<size_t>(op)]; }
 
 BlockId Function::block_of(InstId i) const {
   // Blocks are laid out in order: the last block starting at or before i.

@@ -53,7 +53,14 @@ struct OpInfo {
   AuxKind aux;
   uint8_t effects;
 };
-const OpInfo& op_info(Op op);
+/// ops.def as a table, in the header so that op_info and has_effect inline:
+/// lowering asks once per instruction emitted, the analyses per instruction.
+inline constexpr OpInfo kOps[] = {
+#define TPF_IR_OP(name, arity, aux, effects) {#name, arity, AuxKind::aux, effects},
+#include "ir/ops.def"
+#undef TPF_IR_OP
+};
+inline const OpInfo& op_info(Op op) { return kOps[static_cast<size_t>(op)]; }
 inline bool has_effect(Op op, Effect e) { return (op_info(op).effects & e) != 0; }
 
 /// Inst::flags bits.

@@ -119,16 +119,6 @@ Module lower(const ast::Module& a, const SourceFile& src, DiagSink& diags) {
 FnLowerer::FnLowerer(Lowerer& l, FunctionId fid)
     : L(l), a(l.a), fid_(fid), frames_(l.frames_), scratch_(l.scratch_) {}
 
-namespace {
-/// ops.def's effect bits by op, here so that emit, which asks once per
-/// instruction, reads them without a call into ir.cpp.
-constexpr uint8_t kEffects[] = {
-#define TPF_IR_OP(name, arity, aux, effects) effects,
-#include "ir/ops.def"
-#undef TPF_IR_OP
-};
-}  // namespace
-
 BlockId FnLowerer::new_block() {
   Function& fn = f();
   fn.blocks.emplace_back();
@@ -164,7 +154,7 @@ ValueId FnLowerer::emit(Op op, Span sp, std::span<const ValueId> ops, uint32_t a
     fn.operand_pool.insert(fn.operand_pool.end(), ops.begin(), ops.end());
   }
   InstId id(static_cast<uint32_t>(fn.insts.size()));
-  if (kEffects[static_cast<size_t>(op)] & kDef) {
+  if (has_effect(op, kDef)) {
     in.result = ValueId(static_cast<uint32_t>(fn.values.size()));
     fn.values.push_back(Value{id, VarId()});
   }

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <unordered_map>
 
 #include "ir/cfg.h"
@@ -168,20 +169,13 @@ class Resolver {
     if (global_[s] == kUnasked) global_[s] = m_.global_binding(s);
     return global_[s];
   }
-  /// from_ast by ConstId (const_done_: filled): a literal is converted
-  /// once, not at every resolve of its function.
-  std::vector<ConstValue> const_;
-  std::vector<uint8_t> const_done_;
+  /// from_ast by ConstId: a literal is converted once, not at every
+  /// resolve of its function.
+  std::vector<std::optional<ConstValue>> const_;
   const ConstValue& constant(ConstId c) {
-    if (c >= const_.size()) {
-      const_.resize(c + 1);
-      const_done_.resize(c + 1, 0);
-    }
-    if (!const_done_[c]) {
-      const_[c] = from_ast(c);
-      const_done_[c] = 1;
-    }
-    return const_[c];
+    if (c >= const_.size()) const_.resize(c + 1);
+    if (!const_[c]) const_[c] = from_ast(c);
+    return *const_[c];
   }
   std::vector<uint8_t> done_;
   std::vector<uint8_t> classmethod_fn_;
