@@ -24,8 +24,7 @@ NameKind FnLowerer::classify(Symbol s, VarId& var) const {
 }
 
 ValueId FnLowerer::load_name(Symbol s, Span sp) {
-  for (size_t i = comp_vars_.size(); i-- > 0;)
-    if (comp_vars_[i].first == s) return emit0(Op::LoadLocal, sp, comp_vars_[i].second.v);
+  if (VarId cv = comp_vars_.find(s); cv.valid()) return emit0(Op::LoadLocal, sp, cv.v);
   VarId var;
   switch (classify(s, var)) {
     case NameKind::Local:
@@ -40,11 +39,10 @@ ValueId FnLowerer::load_name(Symbol s, Span sp) {
 
 void FnLowerer::store_name(Symbol s, ValueId v, Span sp, bool skip_comprehension) {
   if (!skip_comprehension)
-    for (size_t i = comp_vars_.size(); i-- > 0;)
-      if (comp_vars_[i].first == s) {
-        emit1(Op::StoreLocal, sp, v, comp_vars_[i].second.v);
-        return;
-      }
+    if (VarId cv = comp_vars_.find(s); cv.valid()) {
+      emit1(Op::StoreLocal, sp, v, cv.v);
+      return;
+    }
   VarId var;
   switch (classify(s, var)) {
     case NameKind::Local:
@@ -441,12 +439,12 @@ ValueId FnLowerer::lower_slice(NodeId e) {
 
 /// Adds a comprehension-scoped variable for every name a target binds.
 static void bind_comp_targets(const ast::Module& a, NodeId t, Function& fn,
-                              std::vector<std::pair<Symbol, VarId>>& out) {
+                              CompNames& out) {
   const ast::Node& n = a[t];
   switch (n.kind) {
     case NodeKind::Name:
       fn.vars.push_back(Var{n.f[S::Name::id], VarKind::CompLocal});
-      out.emplace_back(n.f[S::Name::id], VarId(static_cast<uint32_t>(fn.vars.size() - 1)));
+      out.push(n.f[S::Name::id], VarId(static_cast<uint32_t>(fn.vars.size() - 1)));
       break;
     case NodeKind::Tuple:
     case NodeKind::List:
@@ -474,51 +472,58 @@ ValueId FnLowerer::lower_comprehension(NodeId e) {
   // comprehension name exists.
   ValueId first = expr(a.child(gens[0], S::comprehension::iter));
   size_t base = comp_vars_.size();
-  lower_generator(e, gens, 0, first, result, kNoBlock);
-  comp_vars_.resize(base);
+  lower_generator(e, gens, first, result);
+  comp_vars_.truncate(base);
   // A generator expression is an iterator over what its loop produces (it
   // runs lazily; we model it as run where it is created).
   if (n.kind == NodeKind::GeneratorExp) return emit1(Op::GetIter, n.span, result, 0);
   return result;
 }
 
-void FnLowerer::lower_generator(NodeId e, std::span<const NodeId> gens, size_t i,
-                                ValueId iterable, ValueId result, BlockId outer_header) {
+void FnLowerer::lower_generator(NodeId e, std::span<const NodeId> gens, ValueId iterable,
+                                ValueId result) {
+  // One loop per `for` clause, nested: they are opened in one loop and
+  // closed in a second, innermost first (one recursion per clause overflowed
+  // the stack at 50,000 clauses, issue 20).
   const ast::Node& n = a[e];
-  NodeId g = gens[i];
-  bool is_async = a[g].f[S::comprehension::is_async] != 0;
-  NodeId iter_e = a.child(g, S::comprehension::iter);
-  ValueId it = emit1(Op::GetIter, a[iter_e].span, iterable, is_async ? 1 : 0, is_async ? kAsync : 0);
-  BlockId header = new_block(), body = new_block(), exit = new_block();
-  begin(header);
-  ValueId o[1] = {it};
-  terminate(Op::ForIter, a[iter_e].span, o, body, exit, is_async ? kAsync : 0);
-  begin(body);
-  NodeId target = a.child(g, S::comprehension::target);
-  ValueId item = emit1(Op::NextItem, a[target].span, it);
-  bind_comp_targets(a, target, f(), comp_vars_);
-  store(target, item);
-  for (NodeId c : a.children(g, S::comprehension::ifs)) {
-    BlockId next = new_block();
-    cond(c, next, header);
-    begin(next);
+  std::vector<std::pair<BlockId, BlockId>> loops;  // (header, exit) per clause
+  loops.reserve(gens.size());
+  for (size_t i = 0; i < gens.size(); ++i) {
+    NodeId g = gens[i];
+    if (i > 0) iterable = expr(a.child(g, S::comprehension::iter));
+    bool is_async = a[g].f[S::comprehension::is_async] != 0;
+    NodeId iter_e = a.child(g, S::comprehension::iter);
+    ValueId it = emit1(Op::GetIter, a[iter_e].span, iterable, is_async ? 1 : 0, is_async ? kAsync : 0);
+    BlockId header = new_block(), body = new_block(), exit = new_block();
+    begin(header);
+    ValueId o[1] = {it};
+    terminate(Op::ForIter, a[iter_e].span, o, body, exit, is_async ? kAsync : 0);
+    begin(body);
+    NodeId target = a.child(g, S::comprehension::target);
+    ValueId item = emit1(Op::NextItem, a[target].span, it);
+    bind_comp_targets(a, target, f(), comp_vars_);
+    store(target, item);
+    for (NodeId c : a.children(g, S::comprehension::ifs)) {
+      BlockId next = new_block();
+      cond(c, next, header);
+      begin(next);
+    }
+    loops.emplace_back(header, exit);
   }
-  if (i + 1 < gens.size()) {
-    ValueId inner = expr(a.child(gens[i + 1], S::comprehension::iter));
-    lower_generator(e, gens, i + 1, inner, result, header);
-  } else if (n.kind == NodeKind::DictComp) {
+  if (n.kind == NodeKind::DictComp) {
     NodeId k = a.child(e, S::DictComp::key), v = a.child(e, S::DictComp::value);
     ValueId kv = expr(k);
     emit3(Op::MapAdd, a[k].span, result, kv, expr(v));
-    jump(header, Span{});
   } else {
     NodeId elt = a.child(e, S::ListComp::elt);
     emit2(n.kind == NodeKind::SetComp ? Op::SetAdd : Op::ListAppend, a[elt].span, result,
           expr(elt));
-    jump(header, Span{});
   }
-  begin(exit);
-  if (outer_header.valid()) jump(outer_header, Span{});
+  jump(loops.back().first, Span{});
+  for (size_t i = loops.size(); i-- > 0;) {
+    begin(loops[i].second);
+    if (i > 0) jump(loops[i - 1].first, Span{});
+  }
 }
 
 }  // namespace tpf::ir

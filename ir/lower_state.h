@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/ir.h"
@@ -39,6 +40,45 @@ Scope compute_scope(const ast::Module& m, Names& names, ast::NodeId node, Functi
 enum class NameKind : uint8_t { Local, Global, Free };
 
 class Lowerer;
+
+/// The comprehension-scoped names in effect, innermost last. A name looks up
+/// its innermost binding in a hash map (a scan of every name bound was
+/// quadratic in the `for` clauses of one comprehension, issue 20).
+class CompNames {
+ public:
+  size_t size() const { return vars_.size(); }
+  VarId find(Symbol s) const {
+    if (vars_.empty()) return VarId();
+    auto it = innermost_.find(s);
+    return it == innermost_.end() ? VarId() : vars_[it->second].var;
+  }
+  void push(Symbol s, VarId v) {
+    auto [it, fresh] = innermost_.try_emplace(s, static_cast<uint32_t>(vars_.size()));
+    vars_.push_back(Entry{s, v, fresh ? kNone : it->second});
+    if (!fresh) it->second = static_cast<uint32_t>(vars_.size() - 1);
+  }
+  /// Drops the names bound since size() was `base`.
+  void truncate(size_t base) {
+    while (vars_.size() > base) {
+      const Entry& e = vars_.back();
+      if (e.shadowed == kNone)
+        innermost_.erase(e.sym);
+      else
+        innermost_[e.sym] = e.shadowed;
+      vars_.pop_back();
+    }
+  }
+
+ private:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  struct Entry {
+    Symbol sym;
+    VarId var;
+    uint32_t shadowed;  // the entry this one hides, or kNone
+  };
+  std::vector<Entry> vars_;
+  std::unordered_map<Symbol, uint32_t> innermost_;
+};
 
 /// Lowering state of one function: the open block, the exception handler and
 /// `with` region new blocks get, the stack of frames that break/continue/
@@ -130,8 +170,10 @@ class FnLowerer {
   ValueId lower_compare(ast::NodeId e);
   ValueId lower_if_exp(ast::NodeId e);
   ValueId lower_comprehension(ast::NodeId e);
-  void lower_generator(ast::NodeId e, std::span<const ast::NodeId> gens, size_t i,
-                       ValueId iterable, ValueId result, BlockId outer_header);
+  /// The loops of a comprehension's `for` clauses (gens not empty); iterable
+  /// is the first clause's, evaluated by the caller.
+  void lower_generator(ast::NodeId e, std::span<const ast::NodeId> gens, ValueId iterable,
+                       ValueId result);
   ValueId lower_sequence(ast::NodeId e, Op build);
   ValueId lower_dict(ast::NodeId e);
   ValueId lower_lambda(ast::NodeId e);
@@ -147,7 +189,7 @@ class FnLowerer {
   BlockId handler_;
   uint32_t with_region_ = UINT32_MAX;
   std::vector<Frame>& frames_;      // Lowerer::frames_
-  std::vector<std::pair<Symbol, VarId>> comp_vars_;
+  CompNames comp_vars_;
   std::vector<ValueId>& scratch_;   // operand stack, shared by nested expressions (Lowerer::scratch_)
   /// The operands pushed on scratch_ since `base` (valid until the next push;
   /// emit copies them before touching scratch_).

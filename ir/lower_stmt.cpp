@@ -275,46 +275,58 @@ void FnLowerer::lower_for(NodeId s, bool is_async) {
 }
 
 void FnLowerer::lower_with(NodeId s, std::span<const NodeId> items, bool is_async) {
-  if (items.empty()) {
-    stmts(a[s].f[S::With::body]);
-    return;
+  // `with a, b: body` is `with a: with b: body`. Items are entered in one
+  // loop and left in a second, innermost first: one recursion per item
+  // overflowed the stack at 50,000 items (issue 20).
+  struct Entered {
+    NodeId ctx;
+    BlockId on_exc, after;
+  };
+  std::vector<Entered> entered_items;
+  entered_items.reserve(items.size());
+  size_t frame_base = frames_.size();
+  for (NodeId item : items) {
+    NodeId ctx = a.child(item, S::withitem::context_expr);
+    ValueId mgr = expr(ctx);
+    Function& fn = f();
+    uint32_t region = static_cast<uint32_t>(fn.withs.size());
+    fn.withs.push_back(WithRegion{with_region_, mgr, InstId(), is_async});
+    f().withs[region].enter = InstId(static_cast<uint32_t>(f().insts.size()));
+    ValueId entered = emit1(Op::WithEnter, a[ctx].span, mgr, region, is_async ? kAsync : 0);
+    BlockId outer_handler = handler_;
+    uint32_t outer_with = with_region_;
+    BlockId on_exc = new_block(), after = new_block();
+    set_context(on_exc, region);
+    if (a[item].f[S::withitem::optional_vars] != UINT32_MAX)
+      store(a.child(item, S::withitem::optional_vars), entered);
+    Frame fr{Frame::With, kNoBlock, kNoBlock};
+    fr.outer_handler = outer_handler;
+    fr.outer_with = outer_with;
+    fr.mgr = mgr;
+    fr.region = region;
+    fr.span = a[ctx].span;
+    frames_.push_back(fr);
+    entered_items.push_back(Entered{ctx, on_exc, after});
   }
-  NodeId item = items[0];
-  NodeId ctx = a.child(item, S::withitem::context_expr);
-  ValueId mgr = expr(ctx);
-  Function& fn = f();
-  uint32_t region = static_cast<uint32_t>(fn.withs.size());
-  fn.withs.push_back(WithRegion{with_region_, mgr, InstId(), is_async});
-  f().withs[region].enter = InstId(static_cast<uint32_t>(f().insts.size()));
-  ValueId entered = emit1(Op::WithEnter, a[ctx].span, mgr, region, is_async ? kAsync : 0);
-  BlockId outer_handler = handler_;
-  uint32_t outer_with = with_region_;
-  BlockId on_exc = new_block(), after = new_block();
-  set_context(on_exc, region);
-  if (a[item].f[S::withitem::optional_vars] != UINT32_MAX)
-    store(a.child(item, S::withitem::optional_vars), entered);
-  Frame fr{Frame::With, kNoBlock, kNoBlock};
-  fr.outer_handler = outer_handler;
-  fr.outer_with = outer_with;
-  fr.mgr = mgr;
-  fr.region = region;
-  fr.span = a[ctx].span;
-  frames_.push_back(fr);
-  lower_with(s, items.subspan(1), is_async);
-  frames_.pop_back();
-  if (open()) {
-    set_context(outer_handler, outer_with);
-    emit1(Op::WithExit, a[ctx].span, mgr, region);
-    jump(after, Span{});
+  stmts(a[s].f[S::With::body]);
+  for (size_t k = entered_items.size(); k-- > 0;) {
+    const Entered& en = entered_items[k];
+    Frame fr = frames_[frame_base + k];
+    frames_.pop_back();
+    if (open()) {
+      set_context(fr.outer_handler, fr.outer_with);
+      emit1(Op::WithExit, a[en.ctx].span, fr.mgr, fr.region);
+      jump(en.after, Span{});
+    }
+    // Exceptional exit: __exit__ runs, then the exception propagates (we do
+    // not model managers that swallow exceptions, e.g. contextlib.suppress).
+    handler_ = fr.outer_handler;
+    with_region_ = fr.outer_with;
+    begin(en.on_exc);
+    emit1(Op::WithExit, a[en.ctx].span, fr.mgr, fr.region, kExceptional);
+    terminate(Op::Raise, a[en.ctx].span, {}, kNoBlock, kNoBlock, kReraise);
+    begin(en.after);
   }
-  // Exceptional exit: __exit__ runs, then the exception propagates (we do not
-  // model managers that swallow exceptions, e.g. contextlib.suppress).
-  handler_ = outer_handler;
-  with_region_ = outer_with;
-  begin(on_exc);
-  emit1(Op::WithExit, a[ctx].span, mgr, region, kExceptional);
-  terminate(Op::Raise, a[ctx].span, {}, kNoBlock, kNoBlock, kReraise);
-  begin(after);
 }
 
 void FnLowerer::lower_try(NodeId s, bool star) {

@@ -112,6 +112,7 @@ class SsaBuilder {
   void write(VarId v, BlockId b, ValueId x) { defs_.set(key(v, b), x); }
   ValueId read(VarId v, BlockId b);
   ValueId read_recursive(VarId v, BlockId b);
+  void run_reads(VarId v);
   ValueId new_phi(BlockId b, VarId v);
   void add_operands(uint32_t phi);
   void seal(BlockId b);
@@ -137,7 +138,16 @@ class SsaBuilder {
   std::vector<Value> values_;
   std::vector<ValueId> pool_;
   DefTable defs_;
-  std::vector<BlockId> chain_;  // read_recursive's walk, reused
+  /// A read still to do: from block, the value goes to phi_ops_[slot] (or
+  /// to read_result_ for kReadResult).
+  struct PendingRead {
+    BlockId block;
+    uint32_t slot;
+  };
+  static constexpr uint32_t kReadResult = UINT32_MAX;
+  std::vector<PendingRead> reads_;
+  ValueId read_result_;
+  std::vector<BlockId> chain_;  // one pending read's single-predecessor walk, reused
   std::vector<uint8_t> sealed_;
   std::vector<uint32_t> unfilled_;
   // Incomplete phis of unsealed blocks: a list per block threaded through
@@ -188,13 +198,11 @@ ValueId SsaBuilder::new_phi(BlockId b, VarId v) {
 }
 
 void SsaBuilder::add_operands(uint32_t phi) {
-  BlockId b = phis_[phi].block;
-  VarId v = phis_[phi].var;
-  auto ps = preds(*f_, b);
-  for (uint32_t i = 0; i < ps.size(); ++i) {
-    ValueId x = read(v, ps[i]);
-    phi_ops_[phis_[phi].first + i] = x;
-  }
+  // Operands are pushed last to first, so the walk reads them first to last,
+  // in the order a recursive reader would.
+  uint32_t n = phis_[phi].count, first = phis_[phi].first;
+  for (uint32_t i = n; i-- > 0;) reads_.push_back(PendingRead{preds(*f_, phis_[phi].block)[i], first + i});
+  run_reads(phis_[phi].var);
 }
 
 ValueId SsaBuilder::read(VarId v, BlockId b) {
@@ -203,44 +211,67 @@ ValueId SsaBuilder::read(VarId v, BlockId b) {
 }
 
 ValueId SsaBuilder::read_recursive(VarId v, BlockId b) {
-  // Walk single-predecessor chains iteratively (long straight-line code
-  // would otherwise recurse once per block).
-  // Nested reads (through add_operands) use the tail of chain_.
-  size_t base = chain_.size();
-  ValueId val;
-  for (;;) {
-    if (const ValueId* x = defs_.find(key(v, b))) {
-      val = *x;
-      break;
-    }
-    auto ps = preds(*f_, b);
-    if (!sealed_[b.v]) {
+  reads_.push_back(PendingRead{b, kReadResult});
+  run_reads(v);
+  return read_result_;
+}
+
+void SsaBuilder::run_reads(VarId v) {
+  // Braun et al.'s readVariableRecursive without recursion: a read that
+  // reaches a sealed join makes its phi and pushes one read per
+  // predecessor, filling the phi's operand slot when done. Recursion went
+  // once per join between a use and its definition, and 40,000 `and`s in a
+  // row overflowed the stack (issue 20). Each pending read is finished at
+  // once (its phi and its writes are made before its operands are read), so
+  // the order of phis and values is the recursive one.
+  while (!reads_.empty()) {
+    PendingRead r = reads_.back();
+    reads_.pop_back();
+    BlockId b = r.block;
+    chain_.clear();
+    ValueId val;
+    bool join = false;
+    // Single-predecessor chains are walked in place.
+    for (;;) {
+      if (const ValueId* x = defs_.find(key(v, b))) {
+        val = *x;
+        break;
+      }
+      auto ps = preds(*f_, b);
+      if (!sealed_[b.v]) {
+        val = new_phi(b, v);
+        uint32_t phi = phi_of_[val.v];
+        if (incomplete_next_.size() <= phi) incomplete_next_.resize(phi + 1, UINT32_MAX);
+        incomplete_next_[phi] = incomplete_head_[b.v];
+        incomplete_head_[b.v] = phi;
+        ++incomplete_count_;
+        break;
+      }
+      if (ps.empty()) {
+        val = undef();
+        break;
+      }
+      if (ps.size() == 1) {
+        chain_.push_back(b);
+        b = ps[0];
+        continue;
+      }
       val = new_phi(b, v);
+      join = true;
+      break;
+    }
+    write(v, b, val);  // for a join, this breaks cycles through it
+    for (BlockId c : chain_) write(v, c, val);
+    if (r.slot == kReadResult)
+      read_result_ = val;
+    else
+      phi_ops_[r.slot] = val;
+    if (join) {
       uint32_t phi = phi_of_[val.v];
-      if (incomplete_next_.size() <= phi) incomplete_next_.resize(phi + 1, UINT32_MAX);
-      incomplete_next_[phi] = incomplete_head_[b.v];
-      incomplete_head_[b.v] = phi;
-      ++incomplete_count_;
-      break;
+      uint32_t n = phis_[phi].count, first = phis_[phi].first;
+      for (uint32_t i = n; i-- > 0;) reads_.push_back(PendingRead{preds(*f_, b)[i], first + i});
     }
-    if (ps.empty()) {
-      val = undef();
-      break;
-    }
-    if (ps.size() == 1) {
-      chain_.push_back(b);
-      b = ps[0];
-      continue;
-    }
-    val = new_phi(b, v);
-    write(v, b, val);  // breaks cycles through this block
-    add_operands(phi_of_[val.v]);
-    break;
   }
-  write(v, b, val);
-  for (size_t i = base; i < chain_.size(); ++i) write(v, chain_[i], val);
-  chain_.resize(base);
-  return val;
 }
 
 void SsaBuilder::seal(BlockId b) {

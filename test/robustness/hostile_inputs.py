@@ -244,6 +244,29 @@ def cases():
              lambda d: [write(d, "rec.py", recursive_helpers(500))], 0, args=ANALYZE),
         Case("1,000 modules in nn.Sequential, 2,000 classes",
              lambda d: [write(d, "mods.py", many_modules(1000, 2000))], 0, args=ANALYZE),
+        # Issue 20: recursion that followed the input's size. 10^5 branching
+        # statements between a definition and its use (SSA construction read
+        # through one join per statement), and 10^5 `with` items or `for`
+        # clauses (lowering recursed per item).
+        *[Case(f"10^5 {name} between a store and its read",
+               lambda d, name=name, stmt=stmt: [write(d, "branchy.py", "x = 0\n" + stmt * N + "print(x)\n")],
+               0, args=ANALYZE)
+          for name, stmt in [("`and`", "y = a and b\n"), ("`or`", "y = a or b\n"),
+                             ("`if` blocks", "if a:\n    y = 1\n"),
+                             ("ternaries", "y = a if b else c\n"),
+                             ("`try` blocks", "try:\n    y = 1\nexcept E:\n    pass\n"),
+                             ("`for` loops", "for i in r:\n    y = 1\n"),
+                             ("`while` loops", "while c:\n    y = 1\n"),
+                             ("comprehensions", "y = [i for i in r if i]\n")]],
+        Case("10^5 `and` in a function, then a read",
+             lambda d: [write(d, "fn.py", "def f():\n    x = 0\n" + "    y = a and b\n" * N + "    print(x)\n")],
+             0, args=ANALYZE),
+        Case("`with` holding 10^5 items",
+             lambda d: [write(d, "with.py", "with " + ", ".join(f"a{i}() as b{i}" for i in range(N)) +
+                              ":\n    return_ = b0\n")], 0, args=ANALYZE),
+        Case("comprehension with 10^5 `for` clauses",
+             lambda d: [write(d, "comp.py", "x = [a0 " + " ".join(f"for a{i} in r" for i in range(N)) + "]\n")],
+             0, args=ANALYZE),
         Case("invalid UTF-8", lambda d: [write(d, "bad.py", b"x = '\xff\xfe\xc3'\n")], 2,
              err=r"utf-8|UTF-8|decode"),
         Case("UTF-16 with BOM", lambda d: [write(d, "u16.py", "x = 1\n".encode("utf-16"))], 2,
