@@ -128,7 +128,7 @@ uint32_t call_effects_must(const CheckContext& ctx, FunctionId f, InstId i) {
 }
 
 bool calls_file_function(const CheckContext& ctx, FunctionId f, InstId i) {
-  return ctx.facts.summaries.callee(f, i).valid();
+  return ctx.facts.summaries.reaches_project_function(f, i);
 }
 
 ValueId call_receiver(const ir::Function& f, const ir::Inst& call) {

@@ -418,9 +418,46 @@ bool entry_known(const CheckContext& ctx, ir::FunctionId f) {
 
 }  // namespace
 
+/// Calls, with autograd recording, of another project module's function
+/// whose inference loop has no no_grad (a `test()` in utils.py called every
+/// epoch): reported at the call, naming the helper, since that module's own
+/// analysis cannot know its callers. Only helpers their own module never
+/// calls: the others are judged there.
+void check_foreign_calls(const CheckContext& ctx, ir::FunctionId fid, DiagSink& out) {
+  const ir::Function& f = ctx.ir.fn(fid);
+  if (ctx.facts.summaries.foreign.empty() || ctx.facts.summaries.foreign[fid.v].empty()) return;
+  if (!entry_known(ctx, fid)) return;
+  for (const dataflow::ForeignCallEdge& e : ctx.facts.summaries.foreign[fid.v]) {
+    const dataflow::ForeignFunction& ff = ctx.facts.summaries.foreign_fns[e.index];
+    if (!ff.facts || !ff.module || !ff.module->ast) continue;
+    if (ctx.facts.grad_mode(fid, e.call) != GradMode::Enabled) continue;
+    if (ff.may & (dataflow::kBackward | dataflow::kOptimizerStep)) continue;
+    CheckContext fctx{*ff.module->src, *ff.module->ast, *ff.module->ir, *ff.facts};
+    if (!may_forward(fctx, ff.fn) || loops_of(fctx, ff.fn).loops.empty()) continue;
+    if (ff.facts->grad().of(ff.fn).called) continue;
+    DiagSink found;
+    Rule(fctx, ff.fn).run(found);
+    if (found.diagnostics().empty()) continue;
+    const Diagnostic& inner = found.diagnostics().front();
+    LineCol at = ff.module->src->pos(inner.span.begin);
+    std::string where = ff.file.substr(ff.file.rfind('/') + 1) + ":" + std::to_string(at.line);
+    std::string ctext = one_line(source_text(ctx, f.inst(e.call).span));
+    std::string fname = ff.name.substr(ff.name.rfind('.') + 1);
+    Diagnostic d = make_diagnostic(
+        kRule, f.inst(e.call).span,
+        "`" + ctext + "` runs the inference loop of " + ff.name + " (" + where +
+            ") with autograd recording; every batch keeps activations for a backward that never comes "
+            "(via " + ff.name + " (" + ff.file.substr(ff.file.rfind('/') + 1) + ":" + std::to_string(ff.line) + "))",
+        "wrap the call in `with torch.inference_mode():` (or `torch.no_grad()`), or decorate `" + fname +
+            "` with `@torch.no_grad()`");
+    out.report(std::move(d));
+  }
+}
+
 void check(const CheckContext& ctx, DiagSink& out) {
   for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
     ir::FunctionId f(fi);
+    check_foreign_calls(ctx, f, out);
     // entry_known reads the provenance (the costliest fact): asked last.
     if (!may_forward(ctx, f) || loops_of(ctx, f).loops.empty() || !entry_known(ctx, f)) continue;
     Rule(ctx, f).run(out);

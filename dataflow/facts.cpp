@@ -8,12 +8,12 @@
 
 namespace tpf::dataflow {
 
-FileFacts compute_facts(ir::Module& m) {
+FileFacts compute_facts(ir::Module& m, const ProjectView* project) {
   FileFacts ff;
   ff.res = ir::compute_resolution(m);
   ff.calls = TorchCalls(m);
   ff.kinds = classify_all(m, ff.res, ff.calls);
-  ff.summaries = compute_summaries(m, ff.res, ff.kinds);
+  ff.summaries = compute_summaries(m, ff.res, ff.kinds, project);
   ff.m_ = &m;
   return ff;
 }
@@ -110,7 +110,7 @@ ir::ValueId value_at(const ir::Module& m, const ir::Function& f, std::string_vie
 
 namespace {
 
-constexpr std::string_view kFactNames[] = {"grad", "calls", "summaries", "loops", "resolve", "all"};
+constexpr std::string_view kFactNames[] = {"grad", "calls", "summaries", "loops", "resolve", "imports", "all"};
 
 void pad_to(std::string& out, size_t col) {
   size_t line = out.size() - (out.rfind('\n') + 1);
@@ -190,6 +190,13 @@ void dump_calls(const ir::Module& m, const FileFacts& ff, ir::FunctionId fid, st
     if (k != TorchCall::None) {
       pad_to(out, 52);
       out += info(k).name;
+    }
+    if (const ForeignFunction* fc = ff.summaries.foreign_callee(fid, ir::InstId(i))) {
+      out += " -> ";
+      out += fc->name;
+      out += " (line ";
+      out += std::to_string(fc->line);
+      out += ')';
     }
     uint32_t eff = ff.summaries.call_may(fid, ir::InstId(i), ff.kinds);
     if (eff) {

@@ -44,7 +44,7 @@ struct FileFacts {
   const ir::LoopInfo& loops(const ir::Module& m, ir::FunctionId f) const;
 
  private:
-  friend FileFacts compute_facts(ir::Module& m);
+  friend FileFacts compute_facts(ir::Module& m, const ProjectView* project);
   const ir::Module* m_ = nullptr;  // the IR these facts are about (it outlives them)
   mutable std::optional<GradProvenance> grad_;
   mutable std::optional<bool> may_create_graph_;
@@ -54,7 +54,8 @@ struct FileFacts {
 
 /// Resolution, call classification and summaries, in that order (grad mode
 /// and provenance, dominators and loops on demand). Interns paths in m.names (resolution).
-FileFacts compute_facts(ir::Module& m);
+/// `project`: the module's view of its project (null: the file alone).
+FileFacts compute_facts(ir::Module& m, const ProjectView* project = nullptr);
 
 // ---- queries ----
 

@@ -69,10 +69,19 @@ ir::FunctionId Summaries::callee(ir::FunctionId f, ir::InstId call) const {
   return it != cs.end() && it->call == call ? it->callee : ir::FunctionId();
 }
 
+const ForeignFunction* Summaries::foreign_callee(ir::FunctionId f, ir::InstId call) const {
+  if (foreign.empty()) return nullptr;
+  const auto& cs = foreign[f.v];
+  auto it = std::lower_bound(cs.begin(), cs.end(), call,
+                             [](const ForeignCallEdge& e, ir::InstId c) { return e.call < c; });
+  return it != cs.end() && it->call == call ? &foreign_fns[it->index] : nullptr;
+}
+
 uint32_t Summaries::call_may(ir::FunctionId f, ir::InstId call, const CallKinds& kinds) const {
   uint32_t bits = info(kinds[f.v][call.v]).effects;
   ir::FunctionId g = callee(f, call);
   if (g.valid()) bits |= fn[g.v].may;
+  else if (const ForeignFunction* ff = foreign_callee(f, call)) bits |= ff->may;
   return bits;
 }
 
@@ -80,26 +89,83 @@ uint32_t Summaries::call_must(ir::FunctionId f, ir::InstId call, const CallKinds
   uint32_t bits = info(kinds[f.v][call.v]).effects;
   ir::FunctionId g = callee(f, call);
   if (g.valid()) bits |= fn[g.v].must;
+  else if (const ForeignFunction* ff = foreign_callee(f, call)) bits |= ff->must;
   return bits;
 }
 
-Summaries compute_summaries(const ir::Module& m, const ir::Resolution& res, const CallKinds& kinds) {
+namespace {
+
+/// The instruction clears a gradient itself: `p.grad = None`, `del p.grad`,
+/// or an in-place reset of a `.grad` (`p.grad.zero_()`, `p.grad.detach_()`,
+/// `p.grad.fill_(0)`, `p.grad.data.zero_()`). Helpers doing this are
+/// zero-grad helpers (improved-diffusion's fp16_util.zero_grad).
+bool clears_grad(const ir::Module& m, const ir::Function& f, const ir::Inst& in) {
+  if (in.op == ir::Op::SetAttr || in.op == ir::Op::DelAttr) return m.names.str(in.aux) == "grad";
+  if (in.op != ir::Op::Call || in.nops == 0) return false;
+  const ir::Inst& callee = f.def(f.operands(in)[0]);
+  if (callee.op != ir::Op::GetAttr) return false;
+  std::string_view meth = m.names.str(callee.aux);
+  if (meth != "zero_" && meth != "detach_" && meth != "fill_" && meth != "requires_grad_") return false;
+  if (meth == "requires_grad_") return false;
+  auto attr_of = [&](ir::ValueId v) -> std::string_view {
+    const ir::Inst& d = f.def(v);
+    return d.op == ir::Op::GetAttr ? m.names.str(d.aux) : std::string_view();
+  };
+  ir::ValueId recv = f.operands(callee)[0];
+  std::string_view a = attr_of(recv);
+  if (a == "grad") return true;
+  return a == "data" && attr_of(f.operands(f.def(recv))[0]) == "grad";
+  return false;
+}
+
+}  // namespace
+
+Summaries compute_summaries(const ir::Module& m, const ir::Resolution& res, const CallKinds& kinds,
+                            const ProjectView* project) {
   size_t n = m.functions.size();
   Summaries s;
   s.fn.resize(n);
   s.calls.resize(n);
+  if (project) s.foreign.resize(n);
+  std::vector<std::pair<std::string, uint32_t>> foreign_index;  // dotted path -> foreign_fns index (or UINT32_MAX)
   using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
   Graph g(n);
   std::vector<uint32_t> own(n, 0);
   for (uint32_t fi = 0; fi < n; ++fi) {
     const ir::Function& f = m.functions[fi];
     for (uint32_t i = 0; i < f.insts.size(); ++i) {
+      if (clears_grad(m, f, f.insts[i])) own[fi] |= kZeroGrad;
       if (f.insts[i].op != ir::Op::Call) continue;
       own[fi] |= info(kinds[fi][i]).effects;
       ir::CallTarget t = res.call_target(ir::FunctionId(fi), ir::InstId(i));
       bool local = t.fn.valid() && (t.kind == ir::CallTarget::Kind::Function ||
                                     t.kind == ir::CallTarget::Kind::Constructor ||
                                     t.kind == ir::CallTarget::Kind::InstanceCall);
+      std::string free_name;  // a name no statement binds: `from m import *` may
+      if (!local && project && t.kind == ir::CallTarget::Kind::Unknown && f.insts[i].nops > 0) {
+        const ir::Inst& cd = f.def(f.operands(f.insts[i])[0]);
+        if (cd.op == ir::Op::LoadGlobal) free_name = "builtins." + std::string(m.names.str(cd.aux));
+      }
+      if (!local && project &&
+          ((t.kind == ir::CallTarget::Kind::External && t.name.valid()) || !free_name.empty())) {
+        const std::string& path = free_name.empty() ? m.names.str(t.name) : free_name;
+        auto it = std::find_if(foreign_index.begin(), foreign_index.end(),
+                               [&](const auto& p) { return p.first == path; });
+        uint32_t idx;
+        if (it != foreign_index.end()) {
+          idx = it->second;
+        } else {
+          std::optional<ForeignFunction> ff = project->function(path);
+          idx = ff ? static_cast<uint32_t>(s.foreign_fns.size()) : UINT32_MAX;
+          if (ff) s.foreign_fns.push_back(std::move(*ff));
+          foreign_index.emplace_back(path, idx);
+        }
+        if (idx != UINT32_MAX) {
+          s.foreign[fi].push_back(ForeignCallEdge{ir::InstId(i), idx});
+          own[fi] |= s.foreign_fns[idx].may;
+        }
+        continue;
+      }
       if (!local) continue;
       s.calls[fi].push_back(CallEdge{ir::InstId(i), t.fn});
       s.fn[t.fn.v].called = true;

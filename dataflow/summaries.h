@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dataflow/grad_provenance.h"
+#include "dataflow/project_facts.h"
 #include "dataflow/torch_calls.h"
 
 namespace tpf::dataflow {
@@ -18,6 +19,12 @@ namespace tpf::dataflow {
 struct CallEdge {
   ir::InstId call;
   ir::FunctionId callee;
+};
+
+/// A call of a function of another project module (ProjectView::function).
+struct ForeignCallEdge {
+  ir::InstId call;
+  uint32_t index;  ///< into Summaries::foreign_fns
 };
 
 struct FunctionSummary {
@@ -32,16 +39,27 @@ class Summaries {
  public:
   std::vector<FunctionSummary> fn;
   std::vector<std::vector<CallEdge>> calls;  // per function: its calls to the file's functions
+  std::vector<std::vector<ForeignCallEdge>> foreign;  // per function: its calls into other project modules
+  std::vector<ForeignFunction> foreign_fns;           // the project functions called, once each
 
   const FunctionSummary& of(ir::FunctionId f) const { return fn[f.v]; }
   /// The file function a call reaches (through call_target), or invalid.
   ir::FunctionId callee(ir::FunctionId f, ir::InstId call) const;
+  /// The other project module's function a call reaches, or null.
+  const ForeignFunction* foreign_callee(ir::FunctionId f, ir::InstId call) const;
+  /// The call reaches a function of the file or of another project module.
+  bool reaches_project_function(ir::FunctionId f, ir::InstId call) const {
+    return callee(f, call).valid() || foreign_callee(f, call) != nullptr;
+  }
   /// Effects of one call: its torch_calls.def row plus its callee's `may`.
   uint32_t call_may(ir::FunctionId f, ir::InstId call, const CallKinds& kinds) const;
   /// Effects one call performs on every path: its row plus its callee's `must`.
   uint32_t call_must(ir::FunctionId f, ir::InstId call, const CallKinds& kinds) const;
 };
 
-Summaries compute_summaries(const ir::Module& m, const ir::Resolution& res, const CallKinds& kinds);
+/// `project`: what the module sees of its project's other modules (null:
+/// the file alone).
+Summaries compute_summaries(const ir::Module& m, const ir::Resolution& res, const CallKinds& kinds,
+                            const ProjectView* project = nullptr);
 
 }  // namespace tpf::dataflow

@@ -114,8 +114,12 @@ static Value load_global(Interp& in, uint16_t u, ir::Symbol s) {
     }
   }
   std::string_view name = un.ir->names.str(s);
+  // `from m import *` of a project module: its names come next.
+  for (uint16_t su : un.star_units)
+    if (in.star_exports(su, name))
+      if (auto v = in.unit_global(su, name)) return *v;
   if (name == "__name__") return in.str_value(un.is_user ? "__main__" : un.name);
-  if (name == "__file__") return in.str_value(un.is_user ? un.ir->src->path : un.name);
+  if (name == "__file__") return in.str_value(un.is_user || un.project ? un.ir->src->path : un.name);
   if (name == "__doc__") return Value::none();
   std::string q = "builtins.";
   q += name;
@@ -303,9 +307,17 @@ Value Interp::exec(Frame& fr, const std::shared_ptr<Frame>& self, const ir::Inst
         size_t dot = q.find('.', 8);
         if (dot != std::string::npos) return zoo_value(*this, q.substr(8, dot - 8), q.substr(dot + 1));
       }
-      return Value::ext(intern(q));
+      return import_value(fr.module, q);
     }
-    case Op::ImportStar: return Value::unknown();
+    case Op::ImportStar: {
+      Value mv = import_value(fr.module, m.names.str(ir::PathId(in.aux)));
+      if (is_obj(mv, OKind::Module)) {
+        uint16_t su = static_cast<uint16_t>(o(mv).index);
+        auto& stars = un.star_units;
+        if (std::find(stars.begin(), stars.end(), su) == stars.end()) stars.push_back(su);
+      }
+      return Value::unknown();
+    }
     case Op::GetAttr: return getattr(val(0), sym(fr.module, in.aux));
     case Op::SetAttr: setattr(val(0), sym(fr.module, in.aux), val(1)); return Value::unknown();
     case Op::DelAttr: {

@@ -29,6 +29,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "dataflow/project_facts.h"
 #include "ir/ir.h"
 #include "memory/config.h"
 #include "memory/dims.h"
@@ -40,6 +41,7 @@ namespace tpf::memory {
 using StrId = uint32_t;
 using ObjId = uint32_t;
 inline constexpr uint32_t kNone32 = UINT32_MAX;
+inline constexpr uint16_t kNone16 = UINT16_MAX;
 
 enum class VKind : uint8_t { Unbound, Unknown, None, Bool, Int, Float, Str, Dtype, Ext, Obj, Ellipsis };
 
@@ -67,7 +69,7 @@ struct Value {
 
 enum class OKind : uint8_t {
   List, Tuple, Dict, Set, Tensor, Instance, Class, Function, Bound, Method,
-  Iter, Range, Slice, Super, Partial, Property
+  Iter, Range, Slice, Super, Partial, Property, Module
 };
 
 /// Ordered attribute table (insertion order = torch's registration order).
@@ -130,6 +132,7 @@ struct Frame;
 ///   Super: items = self, class where lookup starts (its bases are searched).
 ///   Partial: items = function, args...; attrs = keyword args.
 ///   Property: items[0] = getter function.
+///   Module: index = the Unit of a project module (`import utils`).
 struct Obj {
   OKind kind;
   StrId type = kNone32;
@@ -194,6 +197,13 @@ struct Unit {
   const ir::Module* ir = nullptr;
   std::string name;                 ///< "<script>" or the zoo file's name
   bool is_user = false;
+  /// A module of the script's own project (ir/project.h), run like Python
+  /// imports it: `__name__` is its dotted name.
+  const ir::LoadedModule* project = nullptr;
+  /// What the unit sees of the project (the user's: EstimateOptions::project).
+  dataflow::ProjectView view;
+  std::vector<uint16_t> star_units;  ///< `from m import *` of project modules, in order
+  ObjId module_obj = kNone32;        ///< its module object, once made
   std::vector<StrId> sym;           ///< ir Symbol -> interpreter StrId (lazily filled)
   std::shared_ptr<Frame> top;       ///< the module-level frame once run
   std::unordered_map<uint32_t, Value> globals_set;  ///< `global x; x = ...` (by Symbol)
@@ -275,6 +285,19 @@ struct Interp {
   Unit& unit(uint16_t u) { return *units[u]; }
   /// The zoo file `name` (memory/zoo/<name>.py), loaded and run on first use.
   uint16_t zoo_unit(std::string_view name);
+  /// The project module's unit, loaded and its top level run on first use;
+  /// kNone16 past the per-estimate bound on project modules.
+  uint16_t project_unit(const ir::LoadedModule* m);
+  /// What `import`/`from ... import` of path `q` binds in unit `u`: a
+  /// project module (object) or one of its names, else the External name.
+  Value import_value(uint16_t u, std::string_view q);
+  /// A top-level name of a unit (after its top level ran), through its star
+  /// imports; nullopt when it binds none.
+  std::optional<Value> unit_global(uint16_t u, std::string_view name, int depth = 0);
+  /// Notes each import of unit `u` by a computed name (importlib).
+  void note_dynamic_imports(uint16_t u);
+  /// `from <unit> import *` binds `name` (its __all__, else the public names).
+  bool star_exports(uint16_t u, std::string_view name);
 
   // ---- strings (Python str values and qualified names) ----
   std::deque<std::string> strs;

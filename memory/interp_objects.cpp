@@ -312,6 +312,16 @@ Value Interp::getattr(Value v, StrId name) {
     case OKind::Function:
       if (n == "__name__") return Value::unknown();
       return Value::unknown();
+    case OKind::Module: {
+      // A project module: its top-level names, else a submodule the
+      // script imports (`import pkg.sub`, then `pkg.sub.f`).
+      uint16_t mu = static_cast<uint16_t>(ob.index);
+      if (auto g = unit_global(mu, n)) return *g;
+      if (n == "__name__") return str_value(unit(mu).name);
+      std::string sub = unit(mu).name + "." + std::string(n);
+      Value r = import_value(0, sub);
+      return r.kind == VKind::Ext ? Value::unknown() : r;
+    }
     default: return method(v);
   }
 }

@@ -19,6 +19,10 @@
 #include "memory/dtypes.h"
 #include "targets/targets.h"
 
+namespace tpf::dataflow {
+struct ProjectView;
+}
+
 namespace tpf::memory {
 
 /// Which kernels' saving behaviour the activation model follows. The
@@ -54,6 +58,9 @@ struct EstimateOptions {
   std::vector<std::string> argv;
   Tweaks tweaks;
   bool suggest = true;  ///< compute suggestions (reruns the estimate per suggestion)
+  /// The script's view of its project: the interpreter follows its
+  /// imports into the project's own modules (null: the script alone).
+  const dataflow::ProjectView* project = nullptr;
 };
 
 /// The components of the peak, in bytes per GPU. `known` is false when a

@@ -126,6 +126,7 @@ void interp_run(Interp& in, const ir::Module& script) {
   u->ir = &script;
   u->name = "<script>";
   u->is_user = true;
+  if (in.opt.project) u->view = *in.opt.project;
   in.units.push_back(std::move(u));
   // CLI values are known before the script says anything about them.
   if (in.opt.batch_size) in.cfg.batch_size = {*in.opt.batch_size, {0, "--batch-size"}};
@@ -140,6 +141,7 @@ void interp_run(Interp& in, const ir::Module& script) {
     in.cfg.param_dtype_origin = {0, "--dtype float32"};
   }
   if (imports_only_stdlib(script)) return;
+  in.note_dynamic_imports(0);
   try {
     in.run(0, ir::FunctionId(0), {}, nullptr, kNone32);
   } catch (const StopRun& s) {

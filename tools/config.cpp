@@ -19,7 +19,7 @@ namespace tpf::tools {
 namespace {
 
 constexpr std::string_view kKeys =
-    "select, ignore, fail_on, target, severity, exclude, per-file-ignores";
+    "select, ignore, fail_on, target, severity, exclude, per-file-ignores, follow-imports";
 
 std::string where(const fs::path& file, const toml::source_region& r) {
   return file.string() + ":" + std::to_string(r.begin.line) + ":" + std::to_string(r.begin.column);
@@ -171,6 +171,13 @@ bool load_config(const fs::path& file, Config& out, std::string& error) {
         return false;
       }
       out.target = s;
+    } else if (key == "follow_imports") {
+      const auto* b = v.as_boolean();
+      if (!b) {
+        error = where(file, v.source()) + ": `" + std::string(k.str()) + "` must be true or false";
+        return false;
+      }
+      out.follow_imports = b->get();
     } else if (key == "severity") {
       const toml::table* sev = v.as_table();
       if (!sev) {

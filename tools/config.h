@@ -28,6 +28,7 @@ struct Config {
   std::vector<std::string> ignore;                  // --ignore adds to it
   std::optional<std::string> fail_on;               // --fail-on wins
   std::optional<std::string> target;                // --target wins
+  std::optional<bool> follow_imports;               // follow-imports; --no-follow-imports wins
   std::vector<std::pair<checks::RuleId, Severity>> severity;  // per-rule overrides
   std::vector<ConfigGlob> exclude;
   std::vector<std::pair<ConfigGlob, std::vector<std::string>>> per_file_ignores;

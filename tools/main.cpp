@@ -42,6 +42,8 @@
 #include "tools/report.h"
 #include "tools/report_memory.h"
 #include "tools/suppress.h"
+#include "dataflow/project_facts.h"
+#include "ir/project.h"
 #include "memory/memory.h"
 #include "targets/targets.h"
 
@@ -88,6 +90,8 @@ struct Options {
   std::string dump_facts;  // a dataflow::is_fact_name
   // ---- hidden ----
   bool verify_ir = false;  // --verify-ir: check the IR invariants (the tests and fuzzers do)
+  // ---- project (ir/project.h) ----
+  bool no_follow_imports = false;  // --no-follow-imports, or follow-imports = false
 
   bool dumping() const { return dump_tokens || dump_ast || dump_ir || !dump_facts.empty(); }
 };
@@ -111,7 +115,10 @@ void add_config_options(po::options_description& d, Options& opt) {
       ("config", po::value<std::string>(&opt.config),
        "read [tool.tpf] from this file for every input, instead of the nearest "
        "pyproject.toml above each file")
-      ("isolated", po::bool_switch(&opt.isolated), "read no configuration file");
+      ("isolated", po::bool_switch(&opt.isolated), "read no configuration file")
+      ("no-follow-imports", po::bool_switch(&opt.no_follow_imports),
+       "analyze each file alone: do not read the modules it imports from its own project "
+       "(default: follow them; [tool.tpf] follow-imports = false does the same)");
 }
 
 void add_rule_options(po::options_description& d, Options& opt) {
@@ -154,7 +161,8 @@ void add_dump_options(po::options_description& d, Options& opt) {
        "print the AST (--format json: CPython's ast schema)")
       ("dump-ir", po::bool_switch(&opt.dump_ir), "print the SSA IR with resolved names")
       ("dump-facts", po::value<std::string>(&opt.dump_facts),
-       "print dataflow facts: grad, calls, summaries, loops, resolve or all");
+       "print dataflow facts: grad, calls, summaries, loops, resolve, imports (the module "
+       "graph: how each import was resolved) or all");
 }
 
 void print_help(const po::options_description& visible) {
@@ -217,10 +225,34 @@ struct RuleRun {
   std::vector<tpf::tools::Suppression> sups;
 };
 
+/// The run's project state: every imported module loaded once and its
+/// facts computed once, for all inputs and workers.
+struct ProjectRun {
+  tpf::ir::ModuleStore store;
+  tpf::dataflow::ProjectFacts facts{store};
+};
+/// The run's (set in main before any file is analyzed; thread-safe).
+ProjectRun* g_project = nullptr;
+
+/// One input's place in its project: its context and resolved imports.
+struct FileProject {
+  tpf::ir::ModuleContext ctx;
+  std::vector<tpf::ir::ImportEdge> edges;
+  tpf::dataflow::ProjectView view;
+};
+
+void file_project(FileProject& fp, ProjectRun& pr, const tpf::ast::Module& module, const tpf::SourceFile& src,
+                  const std::string& path, const Options& opt) {
+  fp.ctx = tpf::ir::script_context(path == "-" ? opt.stdin_filename : path, !opt.no_follow_imports);
+  fp.edges = tpf::ir::scan_imports(module, src, fp.ctx);
+  fp.view = tpf::dataflow::ProjectView{&pr.facts, &fp.ctx, &fp.edges};
+}
+
 /// The memory estimate (with --target or any estimator option), before
 /// the rules: TPF013 reads it.
 std::optional<tpf::memory::Estimate> estimate_for(const tpf::ir::Module& ir, const std::string& path,
-                                                  const Options& opt) {
+                                                  const Options& opt,
+                                                  const tpf::dataflow::ProjectView* project) {
   if (!(opt.resolved_target || opt.breakdown || opt.batch_size || opt.seq_len || !opt.dtype.empty() ||
         opt.world_size))
     return std::nullopt;
@@ -230,6 +262,7 @@ std::optional<tpf::memory::Estimate> estimate_for(const tpf::ir::Module& ir, con
   if (opt.seq_len) eo.seq_len = opt.seq_len;
   if (opt.world_size) eo.world_size = opt.world_size;
   if (!opt.dtype.empty()) eo.dtype = tpf::memory::parse_dtype(opt.dtype);
+  eo.project = project;
   std::optional<tpf::memory::Estimate> est = tpf::memory::estimate(ir, eo);
   est->path = path;
   return est;
@@ -259,8 +292,10 @@ bool recheck(const tpf::SourceFile& src, const std::string& path, const Options&
   tpf::ast::Module module = tpf::parser::parse(src, toks, diags);
   if (diags.has_errors()) return false;
   tpf::ir::Module ir = tpf::ir::build(module, src, diags, opt.verify_ir);
-  tpf::dataflow::FileFacts facts = tpf::dataflow::compute_facts(ir);
-  est = estimate_for(ir, path, opt);
+  FileProject fp;
+  file_project(fp, *g_project, module, src, path, opt);
+  tpf::dataflow::FileFacts facts = tpf::dataflow::compute_facts(ir, &fp.view);
+  est = estimate_for(ir, path, opt, &fp.view);
   run = rule_findings(src, toks.comments, module, ir, facts, est, opt, rules);
   return true;
 }
@@ -377,6 +412,7 @@ bool analyze_file(const tpf::SourceFile& src, const std::string& path, const Opt
                   const tpf::checks::RunOptions& rules, std::vector<tpf::Diagnostic>& findings,
                   nlohmann::ordered_json& estimates, FixOutcome& fix, std::ostream& os,
                   std::ostream& es) {
+  ProjectRun& pr = *g_project;
   tpf::DiagSink diags;
   tpf::lexer::TokenStream toks = tpf::lexer::tokenize(src, diags);
   if (opt.dump_tokens) {
@@ -409,16 +445,23 @@ bool analyze_file(const tpf::SourceFile& src, const std::string& path, const Opt
   if (opt.dumping() && !opt.dump_ir && opt.dump_facts.empty()) return true;
 
   tpf::ir::Module ir = tpf::ir::build(module, src, diags, opt.verify_ir);
-  tpf::dataflow::FileFacts facts = tpf::dataflow::compute_facts(ir);
+  FileProject fp;
+  file_project(fp, pr, module, src, path, opt);
+  tpf::dataflow::FileFacts facts = tpf::dataflow::compute_facts(ir, &fp.view);
   if (opt.dump_ir || !opt.dump_facts.empty()) {
     std::string out;
     if (opt.dump_ir) tpf::ir::print(ir, out, &facts.res);
-    if (!opt.dump_facts.empty()) tpf::dataflow::dump_facts(ir, facts, opt.dump_facts, out);
+    if (!opt.dump_facts.empty() && opt.dump_facts != "imports")
+      tpf::dataflow::dump_facts(ir, facts, opt.dump_facts, out);
+    if (opt.dump_facts == "imports" || opt.dump_facts == "all") {
+      if (opt.dump_facts == "all") out += "== imports ==\n";
+      tpf::ir::dump_imports(pr.store, fp.ctx, src, fp.edges, out);
+    }
     os << out;
     return true;
   }
 
-  std::optional<tpf::memory::Estimate> est = estimate_for(ir, path, opt);
+  std::optional<tpf::memory::Estimate> est = estimate_for(ir, path, opt, &fp.view);
   RuleRun run = rule_findings(src, toks.comments, module, ir, facts, est, opt, rules);
   if ((opt.fix || opt.diff) && !run.findings.empty()) fix_file(src, path, opt, rules, run, est, fix, os, es);
   findings = std::move(run.findings);
@@ -483,6 +526,7 @@ void merge_config(Options& opt, const po::variables_map& vm, const tpf::tools::C
   opt.ignore.insert(opt.ignore.begin(), cfg.ignore.begin(), cfg.ignore.end());
   if (cfg.fail_on && vm["fail-on"].defaulted()) opt.fail_on = *cfg.fail_on;
   if (cfg.target && opt.target.empty()) opt.target = *cfg.target;
+  if (cfg.follow_imports && !*cfg.follow_imports) opt.no_follow_imports = true;
 }
 
 /// Finds and reads the configuration of the run (unless --isolated: the one
@@ -787,6 +831,8 @@ int main(int argc, char** argv) {
   if (read_stdin)
     stdin_bytes.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
   std::vector<FileRun> runs(files.size());
+  ProjectRun project;
+  g_project = &project;
   for (size_t i = 0; i < files.size(); ++i) {
     runs[i].path = files[i].first;
     runs[i].setup = files[i].second;

@@ -1,0 +1,72 @@
+// ProjectFacts: imported modules' facts, once each, under one recursive
+// lock (a module's facts ask for its imports' facts first; the lock is
+// re-entered on the same thread, and the computing_ stack cuts cycles).
+// requires: facts.h. produces: FileFacts of imported modules.
+#include "dataflow/project_facts.h"
+
+#include <algorithm>
+
+#include "dataflow/facts.h"
+
+namespace tpf::dataflow {
+
+ProjectFacts::ProjectFacts(ir::ModuleStore& s) : store(s) {}
+ProjectFacts::~ProjectFacts() = default;
+
+const FileFacts* ProjectFacts::facts(const ir::LoadedModule* m) {
+  if (!m || !m->ir) return nullptr;
+  std::lock_guard<std::recursive_mutex> g(mu_);
+  auto it = facts_.find(m);
+  if (it != facts_.end()) return it->second.get();
+  if (std::find(computing_.begin(), computing_.end(), m) != computing_.end()) return nullptr;
+  computing_.push_back(m);
+  ProjectView pv{this, &m->ctx, &m->imports};
+  auto ff = std::make_unique<FileFacts>(compute_facts(*m->ir, &pv));
+  // Everything a FileFacts computes on demand is computed now, under the
+  // lock: importers of every thread read these facts, and never write them.
+  ff->grad();
+  ff->may_create_graph();
+  for (uint32_t f = 0; f < m->ir->functions.size(); ++f) {
+    ff->loops(*m->ir, ir::FunctionId(f));
+    ff->postdom(*m->ir, ir::FunctionId(f));
+  }
+  computing_.pop_back();
+  return (facts_[m] = std::move(ff)).get();
+}
+
+ir::ProjectName ProjectView::name(std::string_view dotted) const {
+  if (!project || !ctx || !edges || !ctx->follow) return {};
+  return project->store.lookup(*ctx, *edges, dotted);
+}
+
+std::optional<ForeignFunction> ProjectView::function(std::string_view dotted) const {
+  ir::ProjectName pn = name(dotted);
+  if (!pn.module || !pn.defined || pn.rest.empty()) return std::nullopt;
+  const ir::Module& m = *pn.module->ir;
+  // A top-level function, or a method `Cls.meth` / a static helper of a class.
+  ir::FunctionId fn;
+  for (uint32_t i = 1; i < m.functions.size(); ++i) {
+    const ir::Function& f = m.functions[i];
+    if (f.kind != ir::FunctionKind::Function) continue;
+    if (m.names.str(f.qualname) != pn.rest) continue;
+    fn = ir::FunctionId(i);
+  }
+  if (!fn.valid()) return std::nullopt;
+  const FileFacts* ff = project->facts(pn.module);
+  if (!ff) return std::nullopt;
+  ForeignFunction out;
+  out.may = ff->summaries.of(fn).may;
+  out.must = ff->summaries.of(fn).must;
+  std::string mod = pn.module->ctx.name;
+  size_t dot = mod.rfind('.');
+  if (mod.ends_with(".__init__")) mod = mod.substr(0, mod.size() - 9);
+  out.name = (dot == std::string::npos ? mod : mod.substr(dot + 1)) + "." + pn.rest;
+  out.file = pn.module->ctx.path;
+  out.line = m.pos(m.fn(fn).span).line;
+  out.module = pn.module;
+  out.facts = ff;
+  out.fn = fn;
+  return out;
+}
+
+}  // namespace tpf::dataflow

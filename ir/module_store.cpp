@@ -1,0 +1,190 @@
+// ModuleStore: each imported project module read, parsed, lowered and
+// scanned once per run (std::call_once per module, so -j workers asking for
+// the same module wait for one load), within the run's bounds; and the
+// lookup of a dotted name across modules (re-exports, star imports).
+// requires: module_graph (scan_imports). produces: LoadedModule.
+#include <filesystem>
+#include <system_error>
+
+#include "ir/project.h"
+#include "lexer/lexer.h"
+#include "parser/parser.h"
+
+namespace tpf::ir {
+
+namespace fs = std::filesystem;
+
+void ModuleStore::note(std::string n) {
+  std::lock_guard<std::mutex> g(mu_);
+  for (const std::string& x : notes_)
+    if (x == n) return;
+  notes_.push_back(std::move(n));
+}
+
+std::vector<std::string> ModuleStore::notes() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return notes_;
+}
+
+const LoadedModule* ModuleStore::get(const ModuleContext& importer, const ImportEdge& e) {
+  if (e.file.empty()) return nullptr;
+  std::string name = e.target;
+  if (e.how == ImportHow::Name) name = name.substr(0, name.rfind('.'));
+  if (e.how != ImportHow::Module && e.how != ImportHow::Package && e.how != ImportHow::Name) return nullptr;
+  return load(importer, e.file, name);
+}
+
+const LoadedModule* ModuleStore::load(const ModuleContext& importer, const std::string& file,
+                                      const std::string& name) {
+  std::error_code ec;
+  fs::path canon = fs::weakly_canonical(file, ec);
+  std::string key = (ec ? file : canon.string()) + '\n' + name + '\n';
+  for (const std::string& d : importer.search) key += d + '\n';
+  Slot* slot;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    auto& s = slots_[key];
+    if (!s) s = std::make_unique<Slot>();
+    slot = s.get();
+  }
+  std::call_once(slot->once, [&] {
+    auto m = std::make_unique<LoadedModule>();
+    m->id = next_id_.fetch_add(1);
+    ModuleContext& c = m->ctx;
+    c.path = file;
+    c.canonical = ec ? file : canon.string();
+    c.name = name;
+    bool pkg = fs::path(file).filename() == "__init__.py";
+    c.package = pkg ? name : (name.rfind('.') == std::string::npos ? "" : name.substr(0, name.rfind('.')));
+    c.package_dir = fs::path(file).parent_path().lexically_normal().string();
+    c.root = importer.root;
+    c.marker = importer.marker;
+    c.search = importer.search;
+    c.follow = importer.follow;
+    std::error_code sec;
+    uintmax_t size = fs::file_size(file, sec);
+    if (sec) {
+      m->error = "cannot read: " + sec.message();
+    } else if (size > opt_.max_file_bytes) {
+      m->error = "larger than " + std::to_string(opt_.max_file_bytes >> 20) + " MiB";
+      note("not followed: " + file + " is " + m->error);
+    } else if (modules_.fetch_add(1) >= opt_.max_modules) {
+      m->error = "the run's bound of " + std::to_string(opt_.max_modules) + " imported modules is reached";
+      note("imports not followed past " + std::to_string(opt_.max_modules) +
+           " modules (the run's bound); later modules are treated as outside the project");
+    } else if (bytes_.fetch_add(size) + size > opt_.max_bytes) {
+      m->error = "the run's bound of " + std::to_string(opt_.max_bytes >> 20) + " MiB of imported source is reached";
+      note("imports not followed past " + std::to_string(opt_.max_bytes >> 20) +
+           " MiB of imported source (the run's bound)");
+    }
+    if (m->error.empty()) {
+      m->src = std::make_unique<SourceFile>();
+      DiagSink diags;
+      if (!lexer::load_source(file, *m->src, diags)) {
+        m->error = diags.diagnostics().empty() ? "cannot read" : diags.diagnostics()[0].message;
+      } else {
+        lexer::TokenStream toks = lexer::tokenize(*m->src, diags);
+        m->ast = std::make_unique<ast::Module>(parser::parse(*m->src, toks, diags));
+        if (diags.has_errors()) {
+          const Diagnostic& d = diags.diagnostics()[0];
+          LineCol lc = m->src->pos(d.span.begin);
+          m->error = "SyntaxError at " + std::to_string(lc.line) + ":" + std::to_string(lc.col) + ": " + d.message;
+          m->ast.reset();
+        } else {
+          m->ir = std::make_unique<Module>(build(*m->ast, *m->src, diags, false));
+          m->imports = scan_imports(*m->ast, *m->src, c);
+        }
+      }
+    }
+    slot->mod = std::move(m);
+  });
+  return slot->mod.get();
+}
+
+namespace {
+
+/// The absolute dotted name of an IR path written in a module of `ctx`.
+std::string absolute_name(const ModuleContext& ctx, std::string_view dotted) {
+  size_t level = 0;
+  while (level < dotted.size() && dotted[level] == '.') ++level;
+  if (level == 0) return std::string(dotted);
+  std::string pkg = ctx.package;
+  for (size_t i = 1; i < level; ++i) {
+    size_t dot = pkg.rfind('.');
+    pkg = dot == std::string::npos ? "" : pkg.substr(0, dot);
+  }
+  std::string rest(dotted.substr(level));
+  if (pkg.empty()) return rest;
+  return rest.empty() ? pkg : pkg + "." + rest;
+}
+
+bool prefix_of(const std::string& p, const std::string& s) {
+  return s.size() >= p.size() && s.compare(0, p.size(), p) == 0 && (s.size() == p.size() || s[p.size()] == '.');
+}
+
+}  // namespace
+
+ProjectName ModuleStore::lookup(const ModuleContext& ctx, const std::vector<ImportEdge>& edges,
+                                std::string_view dotted, int depth) {
+  if (depth > 8) return {};
+  if (dotted.starts_with("builtins.")) {
+    // A name no statement binds: one of a star import's, when any defines it.
+    std::string n(dotted.substr(9));
+    for (const ImportEdge& e : edges) {
+      if (!e.star) continue;
+      const LoadedModule* m = get(ctx, e);
+      if (!m || !m->ir) continue;
+      ProjectName pn = lookup_in(m, n, depth + 1);
+      if (pn.defined) return pn;
+    }
+    return {};
+  }
+  std::string abs = absolute_name(ctx, dotted);
+  const ImportEdge* best = nullptr;
+  size_t best_len = 0;
+  for (const ImportEdge& e : edges) {
+    if (e.file.empty()) continue;
+    if (!prefix_of(e.target, abs) || e.target.size() < best_len) continue;
+    best = &e;
+    best_len = e.target.size();
+  }
+  if (!best) return {};
+  const LoadedModule* m = get(ctx, *best);
+  if (!m || !m->ir) return {};
+  std::string rest = abs.size() > best->target.size() ? abs.substr(best->target.size() + 1) : "";
+  if (best->how == ImportHow::Name) {
+    std::string last = best->target.substr(best->target.rfind('.') + 1);
+    rest = rest.empty() ? last : last + "." + rest;
+  }
+  return lookup_in(m, rest, depth);
+}
+
+ProjectName ModuleStore::lookup_in(const LoadedModule* m, const std::string& rest, int depth) {
+  if (rest.empty()) return {m, "", true};
+  std::string first = rest.substr(0, rest.find('.'));
+  std::string tail = rest.size() > first.size() ? rest.substr(first.size() + 1) : "";
+  Symbol s = m->ir->names.find(first);
+  if (s != kNoSymbol) {
+    ValueId v = m->ir->global_binding(s);
+    if (v.valid()) {
+      const Function& top = m->ir->fn(FunctionId(0));
+      const Inst& d = top.def(v);
+      if (d.op == Op::Import) {
+        // A re-export: `from .a import f` in the package, `import x as y`.
+        std::string p = m->ir->names.str(PathId(d.aux));
+        return lookup(m->ctx, m->imports, tail.empty() ? p : p + "." + tail, depth + 1);
+      }
+      return {m, rest, true};
+    }
+  }
+  for (const ImportEdge& e : m->imports) {
+    if (!e.star) continue;
+    const LoadedModule* sm = get(m->ctx, e);
+    if (!sm || !sm->ir || sm == m) continue;
+    ProjectName pn = lookup_in(sm, rest, depth + 1);
+    if (pn.defined) return pn;
+  }
+  return {m, rest, false};
+}
+
+}  // namespace tpf::ir

@@ -1,0 +1,3 @@
+__all__ = ["UNetLite"]
+
+from .unet import UNetLite, _private_helper

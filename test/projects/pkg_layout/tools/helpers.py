@@ -1,0 +1,3 @@
+def seed_all(seed):
+    import random
+    random.seed(seed)

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Whole-project analysis (issue 16) on the fixture projects of test/projects.
+
+Each case runs the driver from the script's folder and compares with a
+golden file next to the script: `<script>.imports` (--dump-facts=imports),
+`<script>.out` (the findings, concise, and the estimate for --target h100).
+Set TPF_UPDATE_GOLDEN=1 to rewrite the goldens. Exact byte comparison.
+"""
+import os
+import subprocess
+import sys
+import unittest
+
+TPF = os.path.abspath(sys.argv.pop(1))
+HERE = os.path.dirname(os.path.abspath(__file__))
+UPDATE = os.environ.get("TPF_UPDATE_GOLDEN") == "1"
+
+# (folder of the script, script, extra arguments of the findings run)
+CASES = [
+    ("flat_model", "train.py"),
+    ("pkg_layout/scripts", "train.py"),
+    ("pkg_layout/src/diffuse", "trainer.py"),
+]
+
+
+def run(cwd, *args):
+    p = subprocess.run([TPF, "--isolated", *args], cwd=cwd, capture_output=True, text=True, timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+class Projects(unittest.TestCase):
+    def check_golden(self, path, text):
+        if UPDATE:
+            with open(path, "w") as f:
+                f.write(text)
+        with open(path) as f:
+            self.assertEqual(text, f.read(), path)
+
+    def test_module_graphs(self):
+        for folder, script in CASES:
+            cwd = os.path.join(HERE, folder)
+            rc, out, err = run(cwd, "--dump-facts=imports", script)
+            self.assertEqual(rc, 0, err)
+            self.check_golden(os.path.join(cwd, script + ".imports"), out)
+
+    def test_results(self):
+        for folder, script in CASES:
+            cwd = os.path.join(HERE, folder)
+            rc, out, err = run(cwd, "--format", "concise", "--target", "h100", script)
+            self.check_golden(os.path.join(cwd, script + ".out"), out + err)
+
+    def test_helpers_in_other_modules(self):
+        # The zero-grad helper of optim_util.py clears the gradients...
+        cwd = os.path.join(HERE, "pkg_layout/src/diffuse")
+        rc, out, _ = run(cwd, "--format", "concise", "trainer.py")
+        self.assertNotIn("TPF003", out)
+        # ...which the file alone cannot see.
+        rc, out, _ = run(cwd, "--format", "concise", "--no-follow-imports", "trainer.py")
+        self.assertIn("trainer.py:17:13: error TPF003", out)
+        # An evaluation loop of utils.py called without no_grad: at the call, naming it.
+        cwd = os.path.join(HERE, "flat_model")
+        rc, out, _ = run(cwd, "--format", "concise", "train.py")
+        self.assertIn("train.py:24:11: error TPF002", out)
+        self.assertIn("via utils.evaluate (utils.py:9)", out)
+        rc, out, _ = run(cwd, "--format", "concise", "--no-follow-imports", "train.py")
+        self.assertNotIn("TPF002", out)
+
+    def test_estimates_see_imported_models(self):
+        cwd = os.path.join(HERE, "flat_model")
+        rc, out, _ = run(cwd, "--target", "h100", "train.py")
+        self.assertIn("parameters   776,168 (776,168 trainable)", out)
+        rc, out, _ = run(cwd, "--target", "h100", "--no-follow-imports", "train.py")
+        self.assertIn("no model found", out)
+
+    def test_config_turns_it_off(self):
+        import tempfile, shutil
+        with tempfile.TemporaryDirectory() as d:
+            shutil.copytree(os.path.join(HERE, "flat_model"), d, dirs_exist_ok=True)
+            with open(os.path.join(d, "pyproject.toml"), "a") as f:
+                f.write("\n[tool.tpf]\nfollow-imports = false\n")
+            p = subprocess.run([TPF, "--dump-facts=imports", "train.py"], cwd=d, capture_output=True, text=True)
+            self.assertIn("imports are not followed", p.stdout)
+            self.assertIn("not followed (follow-imports is off)", p.stdout)
+            with open(os.path.join(d, "pyproject.toml"), "a") as f:
+                f.write("follow-imports = 3\n")
+            p = subprocess.run([TPF, "train.py"], cwd=d, capture_output=True, text=True)
+            self.assertEqual(p.returncode, 2)
+
+    def test_no_marker_uses_the_script_folder(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "helper.py"), "w") as f:
+                f.write("X = 1\n")
+            with open(os.path.join(d, "s.py"), "w") as f:
+                f.write("import helper\nfrom .nothing import y\n")
+            p = subprocess.run([TPF, "--isolated", "--dump-facts=imports", "s.py"], cwd=d, capture_output=True, text=True)
+            self.assertIn("(no marker)", p.stdout)
+            self.assertIn("1:7 import helper  ->  module helper (helper.py)", p.stdout)
+            self.assertIn("2:21 from .nothing import y  ->  MISSING", p.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

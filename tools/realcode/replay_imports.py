@@ -1,0 +1,37 @@
+#!/usr/bin/env python3
+"""Replays tools/realcode/imports_judged.tsv against exported repositories.
+
+usage: replay_imports.py TPF_ANALYZE REPOS_DIR
+REPOS_DIR holds one folder per repository, named owner+name (made by
+export_repo.py from a fetched mirror). Each row's script is analyzed from
+its own folder, with --target h100; a `params` row checks the parameter
+count, a rule row that the rule fires (present) or not (absent) at the line.
+Prints one line per row and exits 1 when any row disagrees.
+"""
+import os
+import subprocess
+import sys
+
+tpf, repos = os.path.abspath(sys.argv[1]), sys.argv[2]
+here = os.path.dirname(os.path.abspath(__file__))
+bad = 0
+for line in open(os.path.join(here, "imports_judged.tsv")):
+    if line.startswith("#") or not line.strip():
+        continue
+    repo, commit, path, lineno, what, expected, _verdict, _reason = line.rstrip("\n").split("\t")
+    root = os.path.join(repos, repo.replace("/", "+"))
+    script = os.path.join(root, path)
+    if not os.path.exists(script):
+        print(f"SKIP {repo} {path}: not exported")
+        continue
+    p = subprocess.run([tpf, "--isolated", "--format", "concise", "--target", "h100", os.path.basename(script)],
+                       cwd=os.path.dirname(script), capture_output=True, text=True, timeout=120)
+    text = p.stdout + p.stderr
+    if what == "params":
+        ok = f"parameters   {expected} " in text
+    else:
+        hit = f"{os.path.basename(script)}:{lineno}:" in text and what in text
+        ok = hit == (expected == "present")
+    bad += not ok
+    print(("ok  " if ok else "FAIL"), repo, path, lineno, what, expected)
+sys.exit(1 if bad else 0)
