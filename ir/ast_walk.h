@@ -19,6 +19,7 @@ void for_each_child(const ast::Module& m, ast::NodeId id, F&& fn) {
   for (ast::NodeId c : m.nodes_of(n.f[s]))     \
     if (c.valid()) fn(c);
 #define TPF_CHILD_NewList(s)
+#define TPF_CHILD_New313(s)
 #define TPF_CHILD_Ident(s)
 #define TPF_CHILD_OptIdent(s)
 #define TPF_CHILD_IdentList(s)
@@ -41,6 +42,7 @@ void for_each_child(const ast::Module& m, ast::NodeId id, F&& fn) {
 #undef TPF_CHILD_OptNode
 #undef TPF_CHILD_List
 #undef TPF_CHILD_NewList
+#undef TPF_CHILD_New313
 #undef TPF_CHILD_Ident
 #undef TPF_CHILD_OptIdent
 #undef TPF_CHILD_IdentList

@@ -79,10 +79,13 @@ ClassId Lowerer::new_class(NodeId node, FunctionId defined_in, Symbol name) {
 }
 
 NameKind Lowerer::resolve_enclosing(FunctionId from, Symbol s) const {
-  // Class scopes are skipped: methods do not see class-level names.
+  // Class scopes are skipped: methods do not see class-level names. They do
+  // see a generic class's type parameters (its annotation scope is not a
+  // class scope).
   for (FunctionId p = scopes[from.v].parent; p.valid(); p = scopes[p.v].parent) {
     const Scope& sc = scopes[p.v];
     if (sc.kind == FunctionKind::Module) return NameKind::Global;
+    if (Scope::has(sc.type_params, s)) return NameKind::Free;
     if (sc.kind == FunctionKind::ClassBody) continue;
     if (Scope::has(sc.globals, s)) return NameKind::Global;
     if (sc.local(s).valid() || Scope::has(sc.nonlocals, s)) return NameKind::Free;
@@ -205,6 +208,7 @@ void FnLowerer::lower_body_of(NodeId node) {
     sc.locals = std::move(scanned.locals);
     sc.globals = std::move(scanned.globals);
     sc.nonlocals = std::move(scanned.nonlocals);
+    sc.type_params = std::move(scanned.type_params);
   }
   Function& fn = f();
   fn.vars.reserve(sc.locals.size() + 8);

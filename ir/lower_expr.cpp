@@ -20,6 +20,7 @@ NameKind FnLowerer::classify(Symbol s, VarId& var) const {
   var = sc.local(s);
   if (var.valid()) return NameKind::Local;
   if (sc.kind == FunctionKind::Module) return NameKind::Global;
+  if (Scope::has(sc.type_params, s)) return NameKind::Free;
   return L.resolve_enclosing(fid_, s);
 }
 

@@ -20,6 +20,10 @@ struct Scope {
   std::vector<Symbol> locals;    // sorted; VarId(i) is locals[i]
   std::vector<Symbol> globals;   // sorted
   std::vector<Symbol> nonlocals; // sorted
+  // PEP 695 `def f[T]` / `class C[T]`: the names of the annotation scope
+  // around this one (sorted). The body reaches them as free variables; a
+  // local of the same name shadows them.
+  std::vector<Symbol> type_params;
 
   static bool has(const std::vector<Symbol>& v, Symbol s) {
     return std::binary_search(v.begin(), v.end(), s);

@@ -42,10 +42,12 @@ void FnLowerer::stmt(NodeId s) {
       break;
     }
     case NodeKind::TypeAlias: {
+      // `type X[T] = v` binds X to a TypeAliasType; v (and T's bounds and
+      // defaults) are evaluated lazily, on X.__value__, in an annotation
+      // scope: nothing of them runs here.
       NodeId target = a.child(s, S::TypeAlias::name);
-      ValueId v = expr(a.child(s, S::TypeAlias::value));
       Symbol name = a[target].kind == NodeKind::Name ? a[target].f[S::Name::id] : kNoSymbol;
-      store(target, emit1(Op::MakeTypeAlias, n.span, v, name));
+      store(target, emit0(Op::MakeTypeAlias, n.span, name));
       break;
     }
     case NodeKind::AugAssign:

@@ -83,8 +83,8 @@ const LoadedModule* ModuleStore::load(const ModuleContext& importer, const std::
       if (!lexer::load_source(file, *m->src, diags)) {
         m->error = diags.diagnostics().empty() ? "cannot read" : diags.diagnostics()[0].message;
       } else {
-        lexer::TokenStream toks = lexer::tokenize(*m->src, diags);
-        m->ast = std::make_unique<ast::Module>(parser::parse(*m->src, toks, diags));
+        lexer::TokenStream toks = lexer::tokenize(*m->src, diags, opt_.python);
+        m->ast = std::make_unique<ast::Module>(parser::parse(*m->src, toks, diags, opt_.python));
         if (diags.has_errors()) {
           const Diagnostic& d = diags.diagnostics()[0];
           LineCol lc = m->src->pos(d.span.begin);

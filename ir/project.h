@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "lexer/version.h"
 
 namespace tpf::ir {
 
@@ -76,6 +77,7 @@ struct ImportEdge {
 /// Per-run bounds; the defaults hold the largest real repositories tried.
 struct ProjectOptions {
   bool follow = true;
+  PyVersion python = kNewestPy;     ///< the grammar imported modules are read with
   size_t max_modules = 2000;        ///< modules loaded per run (inputs aside)
   size_t max_bytes = 256u << 20;    ///< bytes of source loaded per run
   size_t max_file_bytes = 16u << 20;  ///< a larger imported file is not loaded

@@ -193,6 +193,15 @@ Scope compute_scope(const ast::Module& m, Names& names, ast::NodeId node, Functi
     if (!Scope::has(scan.globals, s) && !Scope::has(scan.nonlocals, s)) sc.locals.push_back(s);
   sc.globals = scan.globals;
   sc.nonlocals = scan.nonlocals;
+  uint32_t tparams = UINT32_MAX;
+  if (n.kind == NodeKind::FunctionDef || n.kind == NodeKind::AsyncFunctionDef)
+    tparams = n.f[S::FunctionDef::type_params];
+  else if (n.kind == NodeKind::ClassDef)
+    tparams = n.f[S::ClassDef::type_params];
+  if (tparams != UINT32_MAX) {
+    for (NodeId p : m.nodes_of(tparams)) sc.type_params.push_back(m[p].f[S::TypeVar::name]);
+    sort_unique(sc.type_params);
+  }
   return sc;
 }
 

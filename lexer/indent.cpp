@@ -41,8 +41,9 @@ enum class LineStart : uint8_t { Tokens, Blank, Eof, Error };
 
 class Tokenizer {
  public:
-  Tokenizer(const SourceFile& src, Span range, bool whole_file, DiagSink& diags)
+  Tokenizer(const SourceFile& src, Span range, bool whole_file, PyVersion version, DiagSink& diags)
       : src_(src), diags_(diags), pos_(range.begin), whole_file_(whole_file) {
+    in_.pep701 = version.at_least(12);
     in_.text = reinterpret_cast<const unsigned char*>(src.text.data());
     in_.lim = range.end;
     in_.lines = &src.lines;
@@ -99,11 +100,13 @@ class Tokenizer {
     return fail(e);
   }
 
-  // A str literal that does not decode is reported at the next token, which
-  // is where CPython's parser is when it decodes the literal.
+  // A str literal that does not decode is reported where CPython's parser
+  // is when it decodes the literal: 3.11 at the next token, 3.12 at the
+  // literal itself.
   bool flush_decode_error(uint32_t next) {
     if (!pending_decode_) return true;
     pending_decode_ = false;
+    if (in_.pep701) next = decode_at_;
     decode_err_.span = Span{next, next < lim() ? next + 1 : next};
     return fail(decode_err_);
   }
@@ -161,6 +164,7 @@ class Tokenizer {
   uint16_t pending_flags_ = kNoFlags;
   bool pending_decode_ = false;
   LexError decode_err_;
+  uint32_t decode_at_ = 0;  // the literal that did not decode
 };
 
 // A closer with no opener, or the wrong one.
@@ -366,6 +370,7 @@ void Tokenizer::scan_all() {
         if (r.decode_error && !pending_decode_) {
           pending_decode_ = true;
           decode_err_ = err;
+          decode_at_ = r.begin;
         }
         break;
     }
@@ -374,16 +379,17 @@ void Tokenizer::scan_all() {
 
 }  // namespace
 
-TokenStream tokenize(const SourceFile& src, DiagSink& diags) {
-  Tokenizer t(src, Span{0, static_cast<uint32_t>(src.text.size())}, true, diags);
+TokenStream tokenize(const SourceFile& src, DiagSink& diags, PyVersion version) {
+  Tokenizer t(src, Span{0, static_cast<uint32_t>(src.text.size())}, true, version, diags);
   return t.run();
 }
 
-TokenStream tokenize_range(const SourceFile& src, Span range, DiagSink& diags) {
+TokenStream tokenize_range(const SourceFile& src, Span range, DiagSink& diags,
+                           PyVersion version) {
   const auto size = static_cast<uint32_t>(src.text.size());
   range.end = range.end > size ? size : range.end;
   range.begin = range.begin > range.end ? range.end : range.begin;
-  Tokenizer t(src, range, false, diags);
+  Tokenizer t(src, range, false, version, diags);
   return t.run();
 }
 

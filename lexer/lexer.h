@@ -8,6 +8,7 @@
 #include "lexer/diag.h"
 #include "lexer/source.h"
 #include "lexer/token.h"
+#include "lexer/version.h"
 
 namespace tpf::lexer {
 
@@ -40,13 +41,22 @@ bool load_source(const std::string& path, SourceFile& out, DiagSink& diags);
 /// there) and EndOfFile. NEWLINE covers its line break, INDENT the
 /// indentation, DEDENT and EndOfFile are empty (positions of CPython's
 /// tokenize module; the C tokenizer gives these none). Never throws.
-TokenStream tokenize(const SourceFile& src, DiagSink& diags);
+/// `version` picks the f-string rules: from 3.12 (PEP 701) a replacement
+/// field may span lines and hold comments in any f-string.
+TokenStream tokenize(const SourceFile& src, DiagSink& diags, PyVersion version = kNewestPy);
 
 /// Tokenizes `range` of `src` as if it were inside brackets (no NEWLINE,
 /// INDENT or DEDENT): used for the expressions of f-string replacement fields,
 /// so their tokens carry positions in the enclosing file. Brackets must match
 /// within the range ("'(' was never closed" at its end); EndOfFile is at
 /// range.end.
-TokenStream tokenize_range(const SourceFile& src, Span range, DiagSink& diags);
+TokenStream tokenize_range(const SourceFile& src, Span range, DiagSink& diags,
+                           PyVersion version = kNewestPy);
+
+/// End of the string literal whose prefix (or opening quote) is at `begin`,
+/// read as tokenize() with `version` reads it (PEP 701 nesting from 3.12).
+/// `limit` when it does not end before `limit`. For the parser, which finds
+/// where an f-string replacement field's expression ends.
+uint32_t string_end(const SourceFile& src, uint32_t begin, uint32_t limit, PyVersion version);
 
 }  // namespace tpf::lexer

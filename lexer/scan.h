@@ -55,6 +55,8 @@ struct ScanInput {
   // The text is a whole file ending in \r\n. CPython's newline translation
   // then appends an extra \n: one more, empty, line after the last one.
   bool crlf_phantom_line = false;
+  // PEP 701 (3.12+): line ends and comments allowed in replacement fields.
+  bool pep701 = true;
 };
 
 /// Scans a string literal whose prefix starts at `begin` and whose opening

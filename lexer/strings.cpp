@@ -1,8 +1,8 @@
-// Finds where a string literal ends. Plain strings end as in CPython 3.11: at
-// the first unescaped closing quote. F-strings are also scanned the PEP 701
-// way (replacement fields, nested strings, format specs); on 3.11-valid code
-// both give the same end, and when they differ the token follows PEP 701 and
-// is flagged kStrPep701 so that the parser can reject it as 3.11 does.
+// Finds where a string literal ends. Plain strings, and every string before
+// 3.12, end at the first unescaped closing quote. From 3.12 f-strings are
+// scanned the PEP 701 way (replacement fields with nested strings, comments
+// and line ends, format specs); on 3.11-valid code both give the same end,
+// and when they differ the token is flagged kStrPep701.
 // requires: ScanInput. produces: the string's end, flags and errors for scan.re.
 #include <array>
 #include <cstring>
@@ -12,6 +12,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "lexer/lexer.h"
 #include "lexer/scan.h"
 
 namespace tpf::lexer::detail {
@@ -123,10 +124,14 @@ struct Frame {
   bool raw;        // Literal: r prefix
   bool fstr;       // Literal: f prefix
   int owner;       // Spec: index of the f-string's Literal frame
-  uint32_t depth;  // Field: open brackets inside the expression
+  uint32_t base;   // Field: the bracket stack's height when the field opened
+  uint32_t at;     // Literal: its opening quote
 };
 
-Frame make_frame(Mode mode) { return Frame{mode, Delim{}, false, false, 0, 0}; }
+Frame make_frame(Mode mode) { return Frame{mode, Delim{}, false, false, 0, 0, 0}; }
+
+// Open brackets across all fields being scanned (3.12's MAXLEVEL is 200).
+constexpr uint32_t kMaxBrackets = 200;
 
 class FStringScan {
  public:
@@ -137,9 +142,22 @@ class FStringScan {
     uint32_t p = q + quote_len(stack_[0].delim);
     while (p < in_.lim) {
       if (is_line_end(in_.text[p])) {
-        // A line end is only allowed where every enclosing string is
-        // triple-quoted (3.11 rejects it in fields of a '...' f-string).
-        if (singles_ > 0) return false;
+        // 3.11 allows a line end only where every enclosing string is
+        // triple-quoted; 3.12 also anywhere in a replacement field, and in
+        // the body or spec of a triple-quoted string.
+        if (in_.pep701) {
+          const Frame& top = stack_[n_ - 1];
+          const bool triple = stack_[top.mode == Mode::Spec ? top.owner : n_ - 1].delim.triple;
+          if (top.mode == Mode::Spec && !triple) {
+            pop();  // 3.12: the line end ends the spec; the field goes on
+          } else if (top.mode != Mode::Field && !triple) {
+            if (top.mode == Mode::Literal) unterminated_in_field(p);
+            stop_ = p;
+            return false;
+          }
+        } else if (singles_ > 0) {
+          return false;
+        }
         ++p;
         continue;
       }
@@ -148,10 +166,22 @@ class FStringScan {
         end = p;
         return true;
       }
-      if (failed_) return false;
+      if (failed_) {
+        stop_ = p;
+        return false;
+      }
     }
+    stop_ = in_.lim;
+    if (stack_[n_ - 1].mode == Mode::Literal) unterminated_in_field(in_.lim);
     return false;
   }
+
+  /// Where run() gave up.
+  uint32_t stop() const { return stop_; }
+  /// The tokenizer error 3.12 raises inside a field ("" when the f-string
+  /// is simply unterminated), at error_at().
+  const std::string& error() const { return error_; }
+  uint32_t error_at() const { return error_at_; }
 
  private:
   bool push(const Frame& f) {
@@ -168,6 +198,7 @@ class FStringScan {
     f.delim = delim_at(in_, q);
     f.raw = raw;
     f.fstr = fstr;
+    f.at = q;
     if (!push(f)) return false;
     singles_ += f.delim.triple ? 0 : 1;
     return true;
@@ -176,6 +207,33 @@ class FStringScan {
   void pop() {
     const Frame& f = stack_[--n_];
     if (f.mode == Mode::Literal && !f.delim.triple) --singles_;
+    if (f.mode == Mode::Field) nb_ = f.base;
+  }
+
+  void fail(uint32_t at, std::string msg) {
+    failed_ = true;
+    error_ = std::move(msg);
+    error_at_ = at;
+  }
+
+  // An unterminated plain string in a field that uses the f-string's own
+  // quote: 3.12 takes it for the f-string's end and a missing '}'.
+  void unterminated_in_field(uint32_t stop) {
+    if (n_ < 2 || stack_[n_ - 2].mode != Mode::Field || stack_[n_ - 1].fstr) return;
+    for (int i = n_ - 3; i >= 0; --i) {
+      if (stack_[i].mode != Mode::Literal) continue;
+      const Delim& f = stack_[i].delim;
+      const Delim& d = stack_[n_ - 1].delim;
+      if (!error_.empty()) return;
+      if (f.quote == d.quote && f.triple == d.triple) {
+        fail(stack_[n_ - 1].at, "f-string: expecting '}'");
+      } else {
+        std::string m = d.triple ? "unterminated triple-quoted string literal (detected at line "
+                                 : "unterminated string literal (detected at line ";
+        fail(stack_[n_ - 1].at, m + std::to_string(line_of(stop)) + ")");
+      }
+      return;
+    }
   }
 
   // One step in a string body or a format spec; true when the outermost
@@ -213,7 +271,9 @@ class FStringScan {
         p += 2;
         return false;
       }
-      push(make_frame(Mode::Field));
+      Frame f = make_frame(Mode::Field);
+      f.base = nb_;
+      push(f);
       ++p;
       return false;
     }
@@ -243,24 +303,37 @@ class FStringScan {
       case '(':
       case '[':
       case '{':
-        ++top.depth;
+        if (nb_ == kMaxBrackets) {
+          fail(p, "too many nested parentheses");
+          return false;
+        }
+        brackets_[nb_] = static_cast<char>(c);
+        bracket_at_[nb_++] = p;
         ++p;
         return false;
       case ')':
       case ']':
-        if (top.depth > 0) --top.depth;
-        ++p;
-        return false;
-      case '}':
-        if (top.depth == 0) {
-          pop();
-        } else {
-          --top.depth;
+      case '}': {
+        if (nb_ == top.base) {
+          if (c == '}') pop();  // the field ends; ')' and ']' are the parser's
+          ++p;
+          return false;
+        }
+        const char open = brackets_[--nb_];
+        if ((open == '(') != (c == ')') || (open == '[') != (c == ']')) {
+          // 3.12's tokenizer checks every closing bracket.
+          std::string m = std::string("closing parenthesis '") + static_cast<char>(c) +
+                          "' does not match opening parenthesis '" + open + "'";
+          const uint32_t ol = line_of(bracket_at_[nb_]);
+          if (ol != line_of(p)) m += " on line " + std::to_string(ol);
+          fail(p, std::move(m));
+          return false;
         }
         ++p;
         return false;
+      }
       case ':':
-        if (top.depth == 0) {
+        if (nb_ == top.base) {
           // The spec belongs to the f-string that owns this field, which is
           // below it, or below the spec this field is nested in.
           const Frame& below = stack_[n_ - 2];
@@ -272,6 +345,14 @@ class FStringScan {
         return false;
       case '\\':
         p = skip_escape(in_, p);
+        return false;
+      case '#':
+        // 3.12: a comment, up to the line end, even inside '...'.
+        if (in_.pep701) {
+          while (p < in_.lim && !is_line_end(in_.text[p])) ++p;
+          return false;
+        }
+        ++p;
         return false;
       default:
         break;
@@ -314,11 +395,19 @@ class FStringScan {
     return false;
   }
 
+  uint32_t line_of(uint32_t p) const { return in_.lines ? in_.lines->at(p).line : 0; }
+
   const ScanInput& in_;
   Frame stack_[kMaxFrames];
+  char brackets_[kMaxBrackets];
+  uint32_t bracket_at_[kMaxBrackets];
+  uint32_t nb_ = 0;
   int n_ = 0;
   int singles_ = 0;
   bool failed_ = false;
+  uint32_t stop_ = 0;
+  std::string error_;
+  uint32_t error_at_ = 0;
 };
 
 // CPython's parser decodes a str body with escapes in runs of non-ASCII
@@ -367,20 +456,36 @@ bool scan_string(const ScanInput& in, uint32_t begin, uint32_t quote, uint16_t& 
   uint32_t stop = 0;
   bool nonascii = false;
   const bool plain_ok = plain_end(in, quote, d, end, stop, nonascii);
-  if (flags & kStrFString) {
+  bool fstring_ok = plain_ok;
+  std::string field_error;
+  uint32_t field_error_at = 0;
+  if ((flags & kStrFString) && in.pep701) {
     uint32_t pep701_end = 0;
     FStringScan fs(in);
-    if (fs.run(quote, (flags & kStrRaw) != 0, pep701_end) && (!plain_ok || pep701_end != end)) {
+    fstring_ok = fs.run(quote, (flags & kStrRaw) != 0, pep701_end);
+    if (fstring_ok && (!plain_ok || pep701_end != end)) {
       end = pep701_end;
       flags |= kStrPep701;
       nonascii = true;  // the tail past the 3.11 end was not looked at
+    } else if (!fstring_ok) {
+      stop = fs.stop();
+      field_error = fs.error();
+      field_error_at = fs.error_at();
     }
   }
-  if (!plain_ok && !(flags & kStrPep701)) {
+  if (!fstring_ok && !field_error.empty()) {
+    err.span = Span{field_error_at, field_error_at + 1};
+    err.deferred = false;
+    err.message = std::move(field_error);
+    return false;
+  }
+  if (!fstring_ok) {
+    // 3.12 names f-strings in the message.
+    const bool f = (flags & kStrFString) && in.pep701;
     err.span = Span{begin, begin + 1};
     err.deferred = false;
-    err.message = d.triple ? "unterminated triple-quoted string literal (detected at line "
-                           : "unterminated string literal (detected at line ";
+    err.message = d.triple ? "unterminated triple-quoted " : "unterminated ";
+    err.message += f ? "f-string literal (detected at line " : "string literal (detected at line ";
     err.message += std::to_string(detection_line(in, stop));
     err.message += ')';
     return false;
@@ -399,3 +504,29 @@ bool scan_string(const ScanInput& in, uint32_t begin, uint32_t quote, uint16_t& 
 }
 
 }  // namespace tpf::lexer::detail
+
+namespace tpf::lexer {
+
+uint32_t string_end(const SourceFile& src, uint32_t begin, uint32_t limit, PyVersion version) {
+  detail::ScanInput in;
+  in.text = reinterpret_cast<const unsigned char*>(src.text.data());
+  in.lim = limit < src.text.size() ? limit : static_cast<uint32_t>(src.text.size());
+  in.lines = &src.lines;
+  in.pep701 = version.at_least(12);
+  uint16_t flags = kNoFlags;
+  uint32_t q = begin;
+  for (; q < in.lim && in.text[q] != '\'' && in.text[q] != '"'; ++q) {
+    const unsigned c = in.text[q] | 0x20;
+    if (c == 'r') flags |= kStrRaw;
+    if (c == 'f') flags |= kStrFString;
+    if (c == 'b') flags |= kStrBytes;
+  }
+  if (q >= in.lim) return in.lim;
+  uint32_t end = 0;
+  bool decode_error = false;
+  detail::LexError err;
+  if (!detail::scan_string(in, begin, q, flags, end, decode_error, err)) return in.lim;
+  return end;
+}
+
+}  // namespace tpf::lexer

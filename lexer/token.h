@@ -48,9 +48,9 @@ enum TokFlags : uint16_t {
   kNameNonAscii = 1 << 9,   // needs NFKC normalization before use as an identifier
   // Set on the first token after a backslash continuation.
   kAfterContinuation = 1 << 10,
-  // On an f-string String token: its end differs between 3.11 and 3.12 rules
-  // because a replacement field reuses an enclosing quote (PEP 701,
-  // `f"{d["k"]}"`). The token follows 3.12; CPython 3.11 rejects the file.
+  // On an f-string String token read by 3.12 rules: its end differs from
+  // 3.11's, because a replacement field reuses an enclosing quote (PEP 701,
+  // `f"{d["k"]}"`) or spans lines.
   kStrPep701 = 1 << 11,
   // On an Error token: CPython raises this error only when its parser
   // fetches the token (indentation errors, a bad line continuation, EOF inside

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "lexer/source.h"
+#include "lexer/version.h"
 
 namespace tpf::ast {
 
@@ -98,6 +99,7 @@ class Module {
   std::vector<std::string> symbols;
   std::vector<Constant> constants;
   NodeId root;  // the Module node
+  PyVersion version;  // the grammar it was parsed with (decides the JSON shape)
 
   const Node& operator[](NodeId id) const { return nodes[id.v]; }
   Node& operator[](NodeId id) { return nodes[id.v]; }
@@ -171,6 +173,7 @@ void Module::for_each_child(NodeId n, F&& f) const {
   switch (node.kind) {
 #define TPF_CHILD_Node(s) one(node.f[s]);
 #define TPF_CHILD_OptNode(s) one(node.f[s]);
+#define TPF_CHILD_New313(s) one(node.f[s]);
 #define TPF_CHILD_List(s) many(node.f[s]);
 #define TPF_CHILD_NewList(s) many(node.f[s]);
 #define TPF_CHILD_Ident(s)
@@ -191,6 +194,7 @@ void Module::for_each_child(NodeId n, F&& f) const {
 #undef F
 #undef TPF_CHILD_Node
 #undef TPF_CHILD_OptNode
+#undef TPF_CHILD_New313
 #undef TPF_CHILD_List
 #undef TPF_CHILD_NewList
 #undef TPF_CHILD_Ident

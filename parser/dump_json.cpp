@@ -70,8 +70,18 @@ class JsonWriter {
     }
     out_ += ']';
   }
+  // Fields new in 3.12 / 3.13 exist in that version's ast only.
   void NewList(const char* key, const ast::Node& n, int s) {
-    if (n.f[s] != UINT32_MAX && !m_.list(n.f[s]).empty()) List(key, n, s);
+    if (!m_.version.at_least(12)) return;
+    if (n.f[s] == UINT32_MAX) {
+      out_ += key;
+      out_ += "[]";
+    } else {
+      List(key, n, s);
+    }
+  }
+  void New313(const char* key, const ast::Node& n, int s) {
+    if (m_.version.at_least(13)) Node(key, n, s);
   }
   void Ident(const char* key, const ast::Node& n, int s) {
     out_ += key;

@@ -72,6 +72,9 @@ class TextWriter {
       node(c, indent + 2);
     }
   }
+  void New313(const char* name, const ast::Node& n, int s, int indent) {
+    OptNode(name, n, s, indent);
+  }
   void NewList(const char* name, const ast::Node& n, int s, int indent) {
     if (n.f[s] != UINT32_MAX) List(name, n, s, indent);
   }

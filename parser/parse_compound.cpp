@@ -230,6 +230,10 @@ NodeId Parser::try_stmt() {
   while (at(TokKind::Except)) {
     uint32_t h_start = begin();
     advance();
+    if (at(TokKind::Star) && !py(11)) {
+      fail_syntax();  // except* is 3.11's
+      break;
+    }
     int is_star = eat(TokKind::Star) ? 1 : 0;
     if (star_kind >= 0 && star_kind != is_star) {
       fail(Span{h_start, prev_end()}, "cannot have both 'except' and 'except*' on the same 'try'");
@@ -246,6 +250,10 @@ NodeId Parser::try_stmt() {
       uint32_t t_start = begin();
       type = expression();
       if (at(TokKind::Comma) && !failed()) {
+        if (!py(10)) {
+          fail_syntax();
+          break;
+        }
         fail(Span{t_start, prev_end()}, "multiple exception types must be parenthesized");
         break;
       }
@@ -328,7 +336,7 @@ NodeId Parser::function_def(ast::ListId decorators, uint32_t start) {
   }
   ast::Symbol name = name_symbol(tok());
   advance();
-  ast::ListId tparams = at(TokKind::LSqb) ? type_params() : 0;
+  ast::ListId tparams = at(TokKind::LSqb) ? type_params(TypeParamsOf::Def) : 0;
   if (!at(TokKind::LPar)) {
     if (at(TokKind::Colon) || at(TokKind::Newline))
       fail_here("expected '('");
@@ -366,7 +374,7 @@ NodeId Parser::class_def(ast::ListId decorators) {
   }
   ast::Symbol name = name_symbol(tok());
   advance();
-  ast::ListId tparams = at(TokKind::LSqb) ? type_params() : 0;
+  ast::ListId tparams = at(TokKind::LSqb) ? type_params(TypeParamsOf::Class) : 0;
   ast::ListId bases = 0, keywords = 0;
   if (at(TokKind::LPar)) call_arguments(bases, keywords, true);
   expect_colon(ast::kNoNode, begin());

@@ -155,15 +155,23 @@ bool starts_expression(TokKind k) {
 // invalid_expression and invalid_legacy_expression hints, else "invalid syntax".
 void Parser::fail_after_expr(NodeId prev, uint32_t prev_start) {
   if (failed()) return;
+  Span where;
+  std::string msg;
+  if (after_expr_hint(prev, prev_start, where, msg)) return fail(where, std::move(msg));
+  fail_syntax();
+}
+
+bool Parser::after_expr_hint(NodeId prev, uint32_t prev_start, Span& where, std::string& msg) {
   if (prev.valid() && starts_expression(kind()) && !at(TokKind::Error) && !at(TokKind::Star) &&
       !at(TokKind::Minus) && !at(TokKind::Plus)) {
     const ast::Node& n = module()[prev];
     if (n.kind == NodeKind::Name && !(n.flags & ast::kParenthesized) && !at(TokKind::LPar)) {
       std::string_view id = module().name(n.f[slot::Name::id]);
       if (id == "print" || id == "exec") {
-        std::string msg = "Missing parentheses in call to '" + std::string(id) +
-                          "'. Did you mean " + std::string(id) + "(...)?";
-        return fail(n.span, std::move(msg));
+        msg = "Missing parentheses in call to '" + std::string(id) + "'. Did you mean " +
+              std::string(id) + "(...)?";
+        where = n.span;
+        return true;
       }
     }
     // !(NAME STRING | SOFT_KEYWORD) before the first expression.
@@ -174,10 +182,13 @@ void Parser::fail_after_expr(NodeId prev, uint32_t prev_start) {
     std::string_view ft = text(first);
     bool soft =
         first.kind == TokKind::Name && (ft == "match" || ft == "case" || ft == "_" || ft == "type");
-    if (bracket_level > 0 && !name_string && !soft && n.kind != NodeKind::Error)
-      return fail(Span{prev_start, tok().end}, "invalid syntax. Perhaps you forgot a comma?");
+    if (bracket_level > 0 && !name_string && !soft && n.kind != NodeKind::Error) {
+      where = Span{prev_start, tok().end};
+      msg = "invalid syntax. Perhaps you forgot a comma?";
+      return true;
+    }
   }
-  fail_syntax();
+  return false;
 }
 
 void Parser::expect_after_expr(TokKind k, NodeId prev, uint32_t prev_start) {
@@ -347,6 +358,12 @@ NodeId Parser::comparison(Parsed given) {
         op = Op::Eq;
         break;
       case TokKind::NotEqual:
+        // `<>` is Barry's (PEP 401): without `from __future__ import
+        // barry_as_FLUFL` every version rejects it.
+        if (text(tok()) == "<>") {
+          fail_syntax();
+          return left;
+        }
         op = Op::NotEq;
         break;
       case TokKind::Less:
@@ -551,6 +568,10 @@ NodeId Parser::slices() {
 NodeId Parser::slice_item() {
   uint32_t start = begin();
   if (at(TokKind::Star)) {
+    if (!py(11)) {
+      fail_syntax();  // a[*b] is 3.11's (PEP 646)
+      return error_node(start);
+    }
     advance();
     NodeId v = expression();
     NodeId s = node(NodeKind::Starred, start);

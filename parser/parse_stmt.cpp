@@ -76,7 +76,7 @@ void Parser::statement() {
     case TokKind::Dedent:
       return fail_here("unindent does not match any outer indentation level");
     case TokKind::Name:
-      if (at_name("match") && starts_expression(peek(1)) && looks_like_match()) {
+      if (py(10) && at_name("match") && starts_expression(peek(1)) && looks_like_match()) {
         push(match_stmt());
         return;
       }
@@ -178,7 +178,7 @@ NodeId Parser::simple_stmt() {
       return import_from();
     case TokKind::Name:
       // 3.12 type alias: "type" NAME [type_params] '=' expression
-      if (at_name("type") && peek(1) == TokKind::Name &&
+      if (py(12) && at_name("type") && peek(1) == TokKind::Name &&
           (peek(2) == TokKind::Equal || peek(2) == TokKind::LSqb))
         return type_alias();
       break;
@@ -470,7 +470,7 @@ NodeId Parser::type_alias() {
   advance();
   NodeId name = name_node();
   module()[name].op = Op::Store;
-  ast::ListId params = at(TokKind::LSqb) ? type_params() : 0;
+  ast::ListId params = at(TokKind::LSqb) ? type_params(TypeParamsOf::Alias) : 0;
   expect(TokKind::Equal);
   NodeId value = expression();
   NodeId n = node(NodeKind::TypeAlias, start);
@@ -481,8 +481,19 @@ NodeId Parser::type_alias() {
 }
 
 // type_params (3.12): '[' ','.type_param+ [','] ']'
-// type_param: NAME [':' expression] | '*' NAME | '**' NAME
-ast::ListId Parser::type_params() {
+// type_param: NAME [':' expression] ['=' expression]
+//           | '*' NAME ['=' star_expression] | '**' NAME ['=' expression]
+// (defaults from 3.13, PEP 696). Before 3.12 a def or class has none: the
+// error is the one that version gives at the '['.
+ast::ListId Parser::type_params(TypeParamsOf of) {
+  const uint32_t lsqb = begin();
+  if (!py(12)) {
+    if (of == TypeParamsOf::Def && py(11))
+      fail_here("expected '('");
+    else
+      fail_syntax();
+    return 0;
+  }
   advance();  // '['
   uint32_t mk = mark();
   uint32_t last = pos();
@@ -501,9 +512,30 @@ ast::ListId Parser::type_params() {
     advance();
     NodeId bound = ast::kNoNode;
     if (k == NodeKind::TypeVar && eat(TokKind::Colon)) bound = expression();
+    NodeId default_value = ast::kNoNode;
+    if (at(TokKind::Equal)) {
+      if (!py(13)) {
+        // 3.12 knows no defaults: each statement fails its own way.
+        if (of == TypeParamsOf::Def) {
+          fail(Span{lsqb, lsqb + 1}, "expected '('");
+        } else if (of == TypeParamsOf::Alias) {
+          fail(Span{start, start + 1}, "invalid syntax. Maybe you meant '==' or ':=' instead of '='?");
+        } else {
+          fail_syntax();
+        }
+        break;
+      }
+      advance();
+      default_value = k == NodeKind::TypeVarTuple ? star_expression() : expression();
+    }
     NodeId p = node(k, start);
     set(p, slot::TypeVar::name, name);
-    if (k == NodeKind::TypeVar) set(p, slot::TypeVar::bound, bound);
+    if (k == NodeKind::TypeVar) {
+      set(p, slot::TypeVar::bound, bound);
+      set(p, slot::TypeVar::default_value, default_value);
+    } else {
+      set(p, slot::ParamSpec::default_value, default_value);
+    }
     push(p);
     if (!eat(TokKind::Comma)) break;
     TPF_PROGRESS(*this, last);

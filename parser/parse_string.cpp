@@ -1,5 +1,6 @@
 // String literals, their concatenation, and f-strings in CPython 3.11's
 // representation (Parser/string_parser.c, action_helpers.c), plus numbers.
+// F-strings of 3.12 and later are parse_fstring.cpp's.
 // requires: Parser cursor, lexer::tokenize_range for replacement fields.
 // produces: Constant and JoinedStr/FormattedValue nodes.
 //
@@ -75,12 +76,6 @@ NodeId Parser::strings() {
   while (at(TokKind::String)) {
     if (((tok().flags & lexer::kStrBytes) != 0) != bytes) mixed = true;
     if (tok().flags & lexer::kStrFString) any_f = true;
-    if (tok().flags & lexer::kStrPep701) {
-      // The lexer read this f-string by 3.12 rules (PEP 701, a field reusing
-      // the enclosing quote); 3.11 ends the string at that quote and fails.
-      fail(Span{tok().begin, tok().end}, "f-string: expecting '}'");
-      return error_node(tok_at(first).begin);
-    }
     last = pos();
     advance();
   }
@@ -90,6 +85,7 @@ NodeId Parser::strings() {
   }
   const Token& t0 = tok_at(first);
   Span whole{t0.begin, tok_at(last).end};
+  if (any_f && py(12)) return joined_str_pep701(first, last, whole);
   std::string_view text = source().text;
   // Constant.kind is "u" only for a lowercase u prefix on the first token.
   ast::Symbol kind = text[t0.begin] == 'u' ? module().intern("u") : ast::kNoSymbol;

@@ -33,8 +33,9 @@ constexpr int kMaxParseDepth = 3000;
 }  // namespace
 
 Parser::Parser(const SourceFile& src, const std::vector<Token>& toks, ast::Module& m,
-               DiagSink& diags)
-    : src_(src), toks_(toks.data()), n_(static_cast<uint32_t>(toks.size())), m_(m), diags_(diags) {
+               DiagSink& diags, PyVersion version)
+    : src_(src), toks_(toks.data()), n_(static_cast<uint32_t>(toks.size())), m_(m), diags_(diags),
+      version_(version) {
   if (n_ == 0 || toks_[n_ - 1].kind != TokKind::EndOfFile)
     internal_error("token stream without EndOfFile");
   scratch_.reserve(256);
@@ -63,6 +64,11 @@ void Parser::fail(Span at, std::string msg) {
   // CPython re-tokenizes the rest of the file after a generic syntax error
   // and reports a tokenizer error instead, when there is one.
   bool superseded = lexer_error_wins_ && msg == "invalid syntax";
+  if (defer_generic && !speculating_ && !superseded && msg == "invalid syntax") {
+    deferred_generic = true;
+    pos_ = n_ - 1;
+    return;
+  }
   if (!speculating_ && !superseded) {
     if (in_fstring && msg.rfind("f-string", 0) != 0) msg = "f-string: " + msg;
     if (in_fstring && fstring_brace != UINT32_MAX) {
@@ -286,6 +292,7 @@ namespace {
 // order, as Module::for_each_child, without a switch and a callback per node.
 #define TPF_CHILD_Node(s) | (1u << (s))
 #define TPF_CHILD_OptNode(s) | (1u << (s))
+#define TPF_CHILD_New313(s) | (1u << (s))
 #define TPF_CHILD_List(s)
 #define TPF_CHILD_NewList(s)
 #define TPF_CHILD_Ident(s)
@@ -304,10 +311,12 @@ constexpr uint8_t kNodeSlots[] = {
 #undef TPF_NODE
 #undef TPF_CHILD_Node
 #undef TPF_CHILD_OptNode
+#undef TPF_CHILD_New313
 #undef TPF_CHILD_List
 #undef TPF_CHILD_NewList
 #define TPF_CHILD_Node(s)
 #define TPF_CHILD_OptNode(s)
+#define TPF_CHILD_New313(s)
 #define TPF_CHILD_List(s) | (1u << (s))
 #define TPF_CHILD_NewList(s) | (1u << (s))
 #define TPF_NODE(kind, cat, pos, fields) static_cast<uint8_t>(0 fields),
@@ -318,6 +327,7 @@ constexpr uint8_t kListSlots[] = {
 #undef F
 #undef TPF_CHILD_Node
 #undef TPF_CHILD_OptNode
+#undef TPF_CHILD_New313
 #undef TPF_CHILD_List
 #undef TPF_CHILD_NewList
 #undef TPF_CHILD_Ident
@@ -356,8 +366,10 @@ uint32_t max_depth(const ast::Module& m) {
 
 }  // namespace
 
-ast::Module parse(const SourceFile& src, const lexer::TokenStream& toks, DiagSink& diags) {
+ast::Module parse(const SourceFile& src, const lexer::TokenStream& toks, DiagSink& diags,
+                  PyVersion version) {
   ast::Module m;
+  m.version = version;
   // About one node per token; reserving avoids regrowth on the hot path.
   m.nodes.reserve(toks.tokens.size() + 16);
   m.list_items.reserve(toks.tokens.size() / 2 + 16);
@@ -366,7 +378,7 @@ ast::Module parse(const SourceFile& src, const lexer::TokenStream& toks, DiagSin
   m.lists.reserve(toks.tokens.size() / 4 + 16);
   m.symbols.reserve(toks.tokens.size() / 16 + 16);
   m.constants.reserve(toks.tokens.size() / 16 + 16);
-  Parser p(src, toks.tokens, m, diags);
+  Parser p(src, toks.tokens, m, diags, version);
   p.parse_file();
   // A chain of nodes with decreasing ids is at most as long as the file
   // has nodes, so most files need no walk at all.

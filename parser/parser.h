@@ -13,7 +13,11 @@ namespace tpf::parser {
 /// Parses one file. Always returns a Module; syntax errors are recorded in
 /// `diags` (code "SyntaxError", CPython's messages) and missing syntax is an
 /// Error node, so later passes never see a null id.
-ast::Module parse(const SourceFile& src, const lexer::TokenStream& toks, DiagSink& diags);
+/// `version` is the Python grammar to accept (syntax newer than it is an
+/// error with that version's message) and the `ast` shape dump_json writes;
+/// tokenize with the same version.
+ast::Module parse(const SourceFile& src, const lexer::TokenStream& toks, DiagSink& diags,
+                  PyVersion version = kNewestPy);
 
 /// The JSON of ../shared/tools/pyast2json.py for `m`, appended to `out`.
 void dump_json(const ast::Module& m, const SourceFile& src, std::string& out);

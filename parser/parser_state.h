@@ -44,7 +44,13 @@ enum class TargetUse : uint8_t { Assign, For, Del, Aug, With, Comp };
 
 class Parser {
  public:
-  Parser(const SourceFile& src, const std::vector<Token>& toks, ast::Module& m, DiagSink& diags);
+  Parser(const SourceFile& src, const std::vector<Token>& toks, ast::Module& m, DiagSink& diags,
+         PyVersion version);
+
+  /// The grammar being parsed (3.8 ... 3.13).
+  PyVersion version() const { return version_; }
+  /// From this minor version on: 12 for PEP 695/701.
+  bool py(int minor) const { return version_.at_least(minor); }
 
   // ---- entry points (parse_stmt.cpp) ----
   void parse_file();
@@ -184,6 +190,10 @@ class Parser {
   NodeId call_arguments(ast::ListId& args, ast::ListId& keywords, bool for_class);
   /// Error after a complete expression where ',' or a closer was expected.
   void fail_after_expr(NodeId prev, uint32_t prev_start);
+  /// CPython's invalid_expression hint after `prev` at the cursor
+  /// ("Perhaps you forgot a comma?", "Missing parentheses in call to
+  /// 'print'"): true with its span and message, false when it has none.
+  bool after_expr_hint(NodeId prev, uint32_t prev_start, Span& where, std::string& msg);
   void expect_after_expr(TokKind k, NodeId prev, uint32_t prev_start);
 
   // ---- targets (parser.cpp) ----
@@ -208,6 +218,8 @@ class Parser {
   NodeId fstring_field(FState& st, const Token& t, uint32_t& p, uint32_t end, bool raw, int level,
                        Span whole, ast::Symbol kind);
   NodeId fstring_expression(const Token& t, uint32_t brace, uint32_t b, uint32_t e, Span err_at);
+  /// The f-string concatenation of tokens [first, last] by 3.12 rules (parse_fstring.cpp).
+  NodeId joined_str_pep701(uint32_t first, uint32_t last, Span whole);
 
   // ---- arguments (parse_args.cpp) ----
   NodeId parameters(bool lambda, TokKind close);
@@ -236,7 +248,8 @@ class Parser {
   NodeId import_stmt();
   NodeId import_from();
   NodeId type_alias();
-  ast::ListId type_params();
+  enum class TypeParamsOf : uint8_t { Def, Class, Alias };
+  ast::ListId type_params(TypeParamsOf of);
   ast::ListId block(std::string_view what, uint32_t keyword_begin);
   void expect_colon(NodeId prev, uint32_t prev_start);
   void expect_forced_colon();
@@ -262,6 +275,10 @@ class Parser {
   /// The '{' of the field being parsed: 3.11 reports errors inside a field at
   /// columns relative to it (pegen_errors.c subtracts starting_col_offset).
   uint32_t fstring_brace = UINT32_MAX;
+  /// While set, a plain "invalid syntax" is not reported but only sets
+  /// deferred_generic (3.12 f-string fields report it their own way).
+  bool defer_generic = false;
+  bool deferred_generic = false;
 
  private:
   uint32_t mark_count(uint32_t mark) const { return static_cast<uint32_t>(scratch_.size()) - mark; }
@@ -272,6 +289,7 @@ class Parser {
   uint32_t pos_ = 0;
   ast::Module& m_;
   DiagSink& diags_;
+  PyVersion version_;
   std::vector<uint32_t> scratch_;
   int depth_ = 0;
   int speculating_ = 0;

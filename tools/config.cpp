@@ -19,7 +19,8 @@ namespace tpf::tools {
 namespace {
 
 constexpr std::string_view kKeys =
-    "select, ignore, fail_on, target, severity, exclude, per-file-ignores, follow-imports";
+    "select, ignore, fail_on, target, severity, exclude, per-file-ignores, follow-imports, "
+    "target-version";
 
 std::string where(const fs::path& file, const toml::source_region& r) {
   return file.string() + ":" + std::to_string(r.begin.line) + ":" + std::to_string(r.begin.column);
@@ -135,6 +136,10 @@ bool load_config(const fs::path& file, Config& out, std::string& error) {
   }
   toml::table doc;
   if (!parse_file(file, doc, error)) return false;
+  if (const auto* rp = doc["project"]["requires-python"].as_string()) {
+    out.requires_python = lowest_required_python(rp->get());
+    out.requires_python_text = rp->get();
+  }
   const toml::table* tbl = tpf_table(doc);
   out.file = file;
   out.root = fs::absolute(file, ec).lexically_normal().parent_path();
@@ -178,6 +183,17 @@ bool load_config(const fs::path& file, Config& out, std::string& error) {
         return false;
       }
       out.follow_imports = b->get();
+    } else if (key == "target_version") {
+      std::string s;
+      if (!one_string(file, k.str(), v, s, error)) return false;
+      std::optional<PyVersion> ver = parse_py_version(s);
+      if (!ver) {
+        error = where(file, v.source()) + ": `" + std::string(k.str()) + "` is '" + s +
+                "' (expected a Python version from 3.8 to 3.13, as \"3.12\" or \"py312\")";
+        return false;
+      }
+      out.target_version = ver;
+      out.target_version_at = where(file, v.source());
     } else if (key == "severity") {
       const toml::table* sev = v.as_table();
       if (!sev) {
@@ -231,6 +247,29 @@ bool load_config(const fs::path& file, Config& out, std::string& error) {
     }
   }
   return true;
+}
+
+std::optional<RequiresPython> find_requires_python(const fs::path& start) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(start, ec).lexically_normal();
+  if (!fs::is_directory(dir, ec)) dir = dir.parent_path();
+  for (;;) {
+    fs::path candidate = dir / "pyproject.toml";
+    if (fs::is_regular_file(candidate, ec)) {
+      toml::table doc;
+      std::string error;
+      if (parse_file(candidate, doc, error)) {
+        // The nearest pyproject.toml is the project's, with or without the key.
+        const auto* rp = doc["project"]["requires-python"].as_string();
+        if (!rp) return std::nullopt;
+        std::optional<PyVersion> v = lowest_required_python(rp->get());
+        if (!v) return std::nullopt;
+        return RequiresPython{*v, candidate, rp->get()};
+      }
+    }
+    if (!dir.has_parent_path() || dir.parent_path() == dir) return std::nullopt;
+    dir = dir.parent_path();
+  }
 }
 
 bool matches_any(const Config& cfg, const std::vector<ConfigGlob>& globs, const std::string& path) {

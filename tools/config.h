@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "checks/registry.h"
+#include "lexer/version.h"
 
 namespace tpf::tools {
 
@@ -29,6 +30,10 @@ struct Config {
   std::optional<std::string> fail_on;               // --fail-on wins
   std::optional<std::string> target;                // --target wins
   std::optional<bool> follow_imports;               // follow-imports; --no-follow-imports wins
+  std::optional<PyVersion> target_version;          // target-version; --python-version wins
+  std::string target_version_at;                    // "FILE:LINE:COL" of target-version
+  std::optional<PyVersion> requires_python;         // [project] requires-python of the same file
+  std::string requires_python_text;                 // its specifier, as written
   std::vector<std::pair<checks::RuleId, Severity>> severity;  // per-rule overrides
   std::vector<ConfigGlob> exclude;
   std::vector<std::pair<ConfigGlob, std::vector<std::string>>> per_file_ignores;
@@ -43,6 +48,17 @@ std::optional<std::filesystem::path> find_config(const std::filesystem::path& st
 /// Reads [tool.tpf] of `file` into `out`. On a problem returns false with
 /// `error` = "FILE:LINE:COL: message".
 bool load_config(const std::filesystem::path& file, Config& out, std::string& error);
+
+/// The lowest Python that the nearest pyproject.toml at or above `start`
+/// admits in [project] requires-python (as Ruff reads it), with the file
+/// and the specifier; nullopt when there is no such file or key, or the
+/// specifier has no lower bound. Unreadable files are skipped.
+struct RequiresPython {
+  PyVersion version;
+  std::filesystem::path file;
+  std::string spec;
+};
+std::optional<RequiresPython> find_requires_python(const std::filesystem::path& start);
 
 /// Whether `path` (as given on the command line) matches one of `globs`.
 /// A pattern without `/` matches any component of the path (a file or a

@@ -92,6 +92,10 @@ struct Options {
   bool verify_ir = false;  // --verify-ir: check the IR invariants (the tests and fuzzers do)
   // ---- project (ir/project.h) ----
   bool no_follow_imports = false;  // --no-follow-imports, or follow-imports = false
+  // ---- language ----
+  std::string python_version;          // --python-version as given
+  tpf::PyVersion py = tpf::kNewestPy;  // resolved by finish_setup
+  std::string py_from;                 // where `py` came from ("" for the default)
 
   bool dumping() const { return dump_tokens || dump_ast || dump_ir || !dump_facts.empty(); }
 };
@@ -118,7 +122,11 @@ void add_config_options(po::options_description& d, Options& opt) {
       ("isolated", po::bool_switch(&opt.isolated), "read no configuration file")
       ("no-follow-imports", po::bool_switch(&opt.no_follow_imports),
        "analyze each file alone: do not read the modules it imports from its own project "
-       "(default: follow them; [tool.tpf] follow-imports = false does the same)");
+       "(default: follow them; [tool.tpf] follow-imports = false does the same)")
+      ("python-version", po::value<std::string>(&opt.python_version),
+       "read files as this Python (3.8 ... 3.13): newer syntax is a syntax error with that "
+       "version's message (default: [tool.tpf] target-version, else the lowest version that "
+       "requires-python in pyproject.toml admits, else 3.13)");
 }
 
 void add_rule_options(po::options_description& d, Options& opt) {
@@ -187,10 +195,11 @@ void print_help(const po::options_description& visible) {
                "  tpf-analyze --explain TPF003\n"
                "  tpf-analyze --target h100 train.py\n"
                "  tpf-analyze --dump-ast --format json train.py\n"
+               "  tpf-analyze --python-version 3.11 src/    # 3.12+ syntax is an error\n"
                "\nconfiguration: [tool.tpf] in the nearest pyproject.toml above each file\n"
-               "(keys select, ignore, fail_on, target, severity, exclude, per-file-ignores);\n"
-               "the command line wins. Silence one line with `# tpf: ignore[TPF003]`,\n"
-               "`# tpf: ignore` or `# noqa: TPF003`.\n"
+               "(keys select, ignore, fail_on, target, target-version, severity, exclude,\n"
+               "per-file-ignores); the command line wins. Silence one line with\n"
+               "`# tpf: ignore[TPF003]`, `# tpf: ignore` or `# noqa: TPF003`.\n"
                "\nexit status: 0 nothing at or above --fail-on, 1 findings at or above it\n"
                "(with --diff: 1 when there is a fix to apply), 2 usage error, unreadable\n"
                "path or syntax error\n";
@@ -228,6 +237,7 @@ struct RuleRun {
 /// The run's project state: every imported module loaded once and its
 /// facts computed once, for all inputs and workers.
 struct ProjectRun {
+  explicit ProjectRun(tpf::ir::ProjectOptions o) : store(o) {}
   tpf::ir::ModuleStore store;
   tpf::dataflow::ProjectFacts facts{store};
 };
@@ -282,14 +292,35 @@ RuleRun rule_findings(const tpf::SourceFile& src, const std::vector<tpf::Span>& 
   return run;
 }
 
+/// A syntax error under an older --python-version that the newest grammar
+/// accepts: says so, and where the version came from.
+void explain_version(const tpf::SourceFile& src, const Options& opt, tpf::DiagSink& diags) {
+  if (opt.py == tpf::kNewestPy || diags.diagnostics().empty()) return;
+  tpf::DiagSink newest;
+  tpf::lexer::TokenStream toks = tpf::lexer::tokenize(src, newest, tpf::kNewestPy);
+  if (newest.has_errors()) return;
+  tpf::parser::parse(src, toks, newest, tpf::kNewestPy);
+  if (newest.has_errors()) return;
+  diags.sort();
+  tpf::Diagnostic note;
+  note.code = "note";
+  note.severity = tpf::Severity::Note;
+  note.span = diags.diagnostics().front().span;
+  note.message = "Python " + tpf::kNewestPy.str() + " accepts this file; it is read as Python " +
+                 opt.py.str() + " (" + opt.py_from +
+                 "); a newer --python-version or [tool.tpf] target-version reads it";
+  // Kept after the error: the sink orders by offset, then code.
+  diags.report(std::move(note));
+}
+
 /// The whole pipeline again on a fixed source (no dumps). False on a
 /// syntax error.
 bool recheck(const tpf::SourceFile& src, const std::string& path, const Options& opt,
              const tpf::checks::RunOptions& rules, RuleRun& run,
              std::optional<tpf::memory::Estimate>& est) {
   tpf::DiagSink diags;
-  tpf::lexer::TokenStream toks = tpf::lexer::tokenize(src, diags);
-  tpf::ast::Module module = tpf::parser::parse(src, toks, diags);
+  tpf::lexer::TokenStream toks = tpf::lexer::tokenize(src, diags, opt.py);
+  tpf::ast::Module module = tpf::parser::parse(src, toks, diags, opt.py);
   if (diags.has_errors()) return false;
   tpf::ir::Module ir = tpf::ir::build(module, src, diags, opt.verify_ir);
   FileProject fp;
@@ -414,7 +445,7 @@ bool analyze_file(const tpf::SourceFile& src, const std::string& path, const Opt
                   std::ostream& es) {
   ProjectRun& pr = *g_project;
   tpf::DiagSink diags;
-  tpf::lexer::TokenStream toks = tpf::lexer::tokenize(src, diags);
+  tpf::lexer::TokenStream toks = tpf::lexer::tokenize(src, diags, opt.py);
   if (opt.dump_tokens) {
     std::string out;
     tpf::tools::dump_tokens(src, toks, out);
@@ -427,8 +458,9 @@ bool analyze_file(const tpf::SourceFile& src, const std::string& path, const Opt
     }
     return true;
   }
-  tpf::ast::Module module = tpf::parser::parse(src, toks, diags);
+  tpf::ast::Module module = tpf::parser::parse(src, toks, diags, opt.py);
   if (diags.has_errors()) {
+    explain_version(src, opt, diags);
     tpf::tools::render_diagnostics(es, src, path, diags);
     return false;
   }
@@ -582,6 +614,34 @@ struct Setup {
 /// Resolves `s.opt`'s target and selects its rules (with the config's
 /// severity overrides). On a problem returns false with `error` set.
 bool finish_setup(Setup& s, std::string& error, std::vector<std::string>& notes) {
+  if (!s.opt.python_version.empty()) {
+    std::optional<tpf::PyVersion> v = tpf::parse_py_version(s.opt.python_version);
+    if (!v) {
+      error = "unknown --python-version '" + s.opt.python_version +
+              "' (expected 3.8 to 3.13, as 3.12 or py312)";
+      return false;
+    }
+    s.opt.py = *v;
+    s.opt.py_from = "--python-version " + v->str();
+  } else if (s.cfg.target_version) {
+    s.opt.py = *s.cfg.target_version;
+    s.opt.py_from = "target-version = \"" + s.opt.py.str() + "\" at " + s.cfg.target_version_at;
+  } else if (s.cfg.requires_python) {
+    s.opt.py = *s.cfg.requires_python;
+    s.opt.py_from = "requires-python = \"" + s.cfg.requires_python_text + "\" in " + s.cfg.file.string();
+  } else if (s.cfg.file.empty() && !s.opt.isolated) {
+    std::string start = ".";
+    for (const std::string& p : s.opt.paths) {
+      if (p == "-" && !s.opt.stdin_filename.empty()) start = s.opt.stdin_filename;
+      else if (p != "-") start = p;
+      else continue;
+      break;
+    }
+    if (std::optional<tpf::tools::RequiresPython> rp = tpf::tools::find_requires_python(start)) {
+      s.opt.py = rp->version;
+      s.opt.py_from = "requires-python = \"" + rp->spec + "\" in " + rp->file.string();
+    }
+  }
   if (!s.opt.target.empty()) {
     tpf::targets::LookupResult t = tpf::targets::lookup_target(s.opt.target);
     if (!t.ok()) {
@@ -791,6 +851,7 @@ int main(int argc, char** argv) {
     for (const std::string& n : notes) std::cerr << "tpf-analyze: note: " << n << "\n";
   }
   opt.resolved_target = base->opt.resolved_target;
+  opt.py = base->opt.py;
   Setups setups(cli, vm, std::move(base));
   if (opt.paths.empty()) {
     std::cerr << "tpf-analyze: error: no input paths\ntry 'tpf-analyze --help'\n";
@@ -831,7 +892,9 @@ int main(int argc, char** argv) {
   if (read_stdin)
     stdin_bytes.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
   std::vector<FileRun> runs(files.size());
-  ProjectRun project;
+  tpf::ir::ProjectOptions project_options;
+  project_options.python = opt.py;  // imported modules are read as the run's Python
+  ProjectRun project(project_options);
   g_project = &project;
   for (size_t i = 0; i < files.size(); ++i) {
     runs[i].path = files[i].first;

@@ -17,10 +17,11 @@ struct Lexed {
   bool loaded = false;
 };
 
-inline std::unique_ptr<Lexed> lex(std::string text) {
+/// Read as Python 3.11 unless told otherwise: most cases pin down 3.11.
+inline std::unique_ptr<Lexed> lex(std::string text, PyVersion version = PyVersion{3, 11}) {
   auto l = std::make_unique<Lexed>();
   l->loaded = make_source("t.py", std::move(text), l->src, l->diags);
-  if (l->loaded) l->ts = tokenize(l->src, l->diags);
+  if (l->loaded) l->ts = tokenize(l->src, l->diags, version);
   return l;
 }
 

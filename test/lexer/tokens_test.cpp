@@ -125,15 +125,35 @@ TEST_CASE("lexer: f-strings are one token, found the PEP 701 way") {
 }
 
 TEST_CASE("lexer: f-strings reusing their quote follow 3.12 and are flagged") {
-  auto l = lex("f\"{d[\"k\"]}\" + 1\n");
+  const tpf::PyVersion v312{3, 12};
+  auto l = lex("f\"{d[\"k\"]}\" + 1\n", v312);
   CHECK(texts(*l) == "f\"{d[\"k\"]}\" + 1 NEWLINE ENDMARKER");
   CHECK((flags_of(*l, TokKind::String) & kStrPep701) != 0);
-  auto nested = lex("f'{f'{x}'}'");
+  auto nested = lex("f'{f'{x}'}'", v312);
   CHECK(texts(*nested) == "f'{f'{x}'}' NEWLINE ENDMARKER");
   CHECK((flags_of(*nested, TokKind::String) & kStrPep701) != 0);
-  // When the 3.12 reading does not close, the 3.11 end stands.
+  // 3.11 ends them at the first quote.
+  CHECK(texts(*lex("f'{f'{x}'}'")) == "f'{f' { x } '}' NEWLINE ENDMARKER");
   CHECK(texts("f'{'") == "f'{' NEWLINE ENDMARKER");
   CHECK(flags_of(*lex("f'{'"), TokKind::String) == (kStrFString | kStrSingleQuote));
+  // 3.12: a field may span lines and hold a comment, even in '...'; a line
+  // end in a '...' spec ends the spec.
+  CHECK(texts(*lex("f'{a +\n b # c}\n}' 1", v312)) == "f'{a +\n b # c}\n}' 1 NEWLINE ENDMARKER");
+  CHECK(texts(*lex("f'{x:a\n}' 1", v312)) == "f'{x:a\n}' 1 NEWLINE ENDMARKER");
+  CHECK(texts(*lex("f'''{x:a\n}'''", v312)) == "f'''{x:a\n}''' NEWLINE ENDMARKER");
+  // Unterminated ones name the f-string, as 3.12 does.
+  // An unterminated string in a field with the f-string's own quote is a
+  // missing '}'; mismatched brackets in a field are the tokenizer's error.
+  CHECK(error(*lex("f'{'", v312)) == "1:4: f-string: expecting '}'");
+  CHECK(error(*lex("f'{\"'", v312)) == "1:4: unterminated string literal (detected at line 1)");
+  CHECK(error(*lex("f'{a[}'", v312)) ==
+        "1:6: closing parenthesis '}' does not match opening parenthesis '['");
+  CHECK(error(*lex("f'{a(\n]}'", v312)) ==
+        "2:1: closing parenthesis ']' does not match opening parenthesis '(' on line 1");
+  CHECK(error(*lex("f'a\nb'", v312)) == "1:1: unterminated f-string literal (detected at line 1)");
+  CHECK(error(*lex("f'''{x}\n", v312)) ==
+        "1:1: unterminated triple-quoted f-string literal (detected at line 1)");
+  CHECK(error(*lex("'a\nb'", v312)) == "1:1: unterminated string literal (detected at line 1)");
 }
 
 TEST_CASE("lexer: operators take the longest match") {

@@ -73,22 +73,36 @@ std::string check_nesting(const nlohmann::json& n, Pos lo, Pos hi, const std::st
 
 }  // namespace
 
-TEST_CASE("parser: golden ASTs equal CPython 3.11's") {
-  fs::path dir = golden_dir();
-  REQUIRE_MESSAGE(!dir.empty(), "test/golden/parser not found");
+// Each folder's files parse at its Python version: test/golden/parser at
+// 3.11, py312/ at 3.12 and py313/ at 3.13 (their JSON from CPython 3.12.1
+// and 3.13.0: `~/.pyenv/versions/3.12.1/bin/python ../shared/tools/pyast2json.py`).
+int check_golden_dir(const fs::path& dir, tpf::PyVersion version) {
   int cases = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() != ".py") continue;
     fs::path expected = entry.path();
     expected.replace_extension(".json");
-    CAPTURE(entry.path().filename().string());
+    CAPTURE(entry.path().string());
     REQUIRE(fs::exists(expected));
-    auto got = tpf::parser::test::parse_snippet(read_file(entry.path()));
+    auto got = tpf::parser::test::parse_snippet(read_file(entry.path()), version);
     REQUIRE(got.error == "");
     auto want = nlohmann::json::parse(read_file(expected));
     CHECK(tpf::parser::test::json_diff(want, got.tree) == "");
     CHECK(check_nesting(got.tree, {0, 0}, {1 << 30, 0}, "$") == "");
     ++cases;
   }
-  CHECK(cases >= 8);
+  return cases;
+}
+
+TEST_CASE("parser: golden ASTs equal CPython 3.11's") {
+  fs::path dir = golden_dir();
+  REQUIRE_MESSAGE(!dir.empty(), "test/golden/parser not found");
+  CHECK(check_golden_dir(dir, tpf::PyVersion{3, 11}) >= 8);
+}
+
+TEST_CASE("parser: golden ASTs equal CPython 3.12's and 3.13's") {
+  fs::path dir = golden_dir();
+  REQUIRE_MESSAGE(!dir.empty(), "test/golden/parser not found");
+  CHECK(check_golden_dir(dir / "py312", tpf::PyVersion{3, 12}) >= 2);
+  CHECK(check_golden_dir(dir / "py313", tpf::PyVersion{3, 13}) >= 3);
 }

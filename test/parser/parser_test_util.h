@@ -16,7 +16,8 @@ struct Parsed {
   std::string error;    // "line:col: message" of the first diagnostic (col 1-based, as printed)
 };
 
-inline Parsed parse_snippet(std::string_view code) {
+/// `version` defaults to 3.11, the grammar most of these tests pin down.
+inline Parsed parse_snippet(std::string_view code, PyVersion version = PyVersion{3, 11}) {
   Parsed r;
   DiagSink diags;
   SourceFile src;
@@ -27,8 +28,8 @@ inline Parsed parse_snippet(std::string_view code) {
     r.error = std::to_string(lc.line) + ":" + std::to_string(lc.col + 1) + ": " + d.message;
     return r;
   }
-  lexer::TokenStream toks = lexer::tokenize(src, diags);
-  ast::Module m = parse(src, toks, diags);
+  lexer::TokenStream toks = lexer::tokenize(src, diags, version);
+  ast::Module m = parse(src, toks, diags, version);
   if (diags.has_errors()) {
     diags.sort();
     const Diagnostic& d = diags.diagnostics().front();

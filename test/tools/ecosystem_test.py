@@ -754,7 +754,7 @@ class Inputs(unittest.TestCase):
 class Integrations(unittest.TestCase):
     # Every option the driver accepts; --help must list each one.
     OPTIONS = ["--help", "--version", "--format", "--quiet", "--no-color", "--stdin-filename",
-               "--jobs", "--config", "--isolated", "--no-follow-imports", "--select", "--ignore", "--fail-on",
+               "--jobs", "--config", "--isolated", "--no-follow-imports", "--python-version", "--select", "--ignore", "--fail-on",
                "--report-unused-suppressions", "--fix", "--diff", "--explain", "--list-rules", "--target",
                "--list-targets", "--breakdown", "--batch-size", "--seq-len", "--dtype",
                "--world-size", "--dump-tokens", "--dump-ast", "--dump-ir", "--dump-facts"]
