@@ -383,9 +383,11 @@ Value Interp::exec(Frame& fr, const std::shared_ptr<Frame>& self, const ir::Inst
       // over unknown values until the budget is spent.
       if (!backward_seen) {
         const ir::Inst& d = f.def(ops[0]);
-        if (d.op == ir::Op::GetAttr && m.names.str(d.aux) == "backward")
+        if (d.op == ir::Op::GetAttr && m.names.str(d.aux) == "backward") {
           for (Frame* s : stack)
             if (s->tried_block == kNone32) s->tried_block = s->cur_block;
+          if (!unfollowed_backward_line) unfollowed_backward_line = user_line();
+        }
       }
       return r;
     }

@@ -215,6 +215,13 @@ struct Unit {
 
 struct Interp;
 
+/// A required argparse argument the run's command line does not give.
+struct MissingArg {
+  std::string name;     ///< "--data", or the positional's name
+  uint32_t line = 0;    ///< its add_argument
+  bool positional = false;
+};
+
 /// Positional and keyword arguments of one call, with Python-style lookup.
 struct Args {
   std::vector<Value> pos;
@@ -446,6 +453,14 @@ struct Interp {
   /// that built the loader: what the training batch really is when it is
   /// not the batch-size setting (another name claimed that first).
   std::optional<DimId> loader_batch;
+  std::vector<MissingArg> missing_args;  ///< required arguments argv does not give
+  bool argv_read = false;                ///< a parser read EstimateOptions::argv
+  /// Why no backward was followed, for a verdict that stays unknown: the
+  /// first `.backward()` on a loss the interpreter could not follow, and
+  /// what stopped the synthesized step.
+  uint32_t unfollowed_backward_line = 0;
+  std::string synth_failure;
+  bool stdlib_only = false;  ///< not interpreted: it imports only the standard library
   uint32_t loader_line = 0;
   /// Records one `.backward()` on `loss`: closes the phase, frees its graph.
   void backward(Value loss);
@@ -457,6 +472,7 @@ struct Interp {
 // builtins().
 void register_builtins(Builtins& b);
 void register_stdlib(Builtins& b);
+void register_argparse(Builtins& b);
 void register_tensor_ops(Builtins& b);
 void register_tensor_shape(Builtins& b);
 void register_tensor_views(Builtins& b);
@@ -473,6 +489,7 @@ Value layer_forward(Interp& in, Value module, Args& args);
 Value construct_external(Interp& in, StrId qualname, Args& args, bool& handled, Value self);
 Value instance_method(Interp& in, Value self, std::string_view name, Args& args, bool& handled);
 Value instance_method_stdlib(Interp& in, Value self, std::string_view name, Args& args, bool& handled);
+Value argparse_method(Interp& in, Value self, std::string_view name, Args& args, bool& handled);
 /// Whether the tensor's elements are laid out row-major without gaps (a
 /// `.view()` is possible; `reshape` and batched matmul copy otherwise).
 bool is_contiguous(Interp& in, const TensorObj& t);

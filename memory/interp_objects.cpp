@@ -206,6 +206,15 @@ Value Interp::getattr(Value v, StrId name) {
         if (n == "e") return Value::real(2.71828182845904523536);
         if (n == "inf") return Value::real(HUGE_VAL);
       }
+      if (base == "sys" && n == "argv") {
+        // The run's command line: the script's name, then what follows
+        // `--` on tpf-analyze's (EstimateOptions::argv).
+        const SourceFile* src = units[0]->ir->src;
+        std::vector<Value> items{str_value(src ? std::string_view(src->path) : std::string_view("script.py"))};
+        for (const std::string& t : opt.argv) items.push_back(str_value(t));
+        if (!opt.argv.empty()) argv_read = true;
+        return make_list(std::move(items));
+      }
       if (n == "__name__") {
         size_t dot = base.rfind('.');
         return str_value(dot == std::string_view::npos ? base : base.substr(dot + 1));

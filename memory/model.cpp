@@ -97,6 +97,48 @@ std::string wrapper_display(std::string_view type) {
 
 uint64_t val(Interp& in, DimId d) { return static_cast<uint64_t>(std::max<int64_t>(0, in.dims.value(d))); }
 
+/// An unknown verdict always says why, in config.unknowns (issue 24): the
+/// interpreter's own reasons are blocking unknowns already; otherwise the
+/// model was not found or no backward was followed, and this names the
+/// line that stopped it. Required arguments the run did not give are listed
+/// with how to give them: they are the usual reason values are missing.
+void explain_unknown(const Interp& in, Estimate& e, bool has_target) {
+  auto& unknowns = e.config.unknowns;
+  bool blocking = std::any_of(unknowns.begin(), unknowns.end(), [](auto& u) { return u.blocking; });
+  if (!blocking) {
+    if (!has_target) {
+      unknowns.push_back({"no target GPU: pass --target (see --list-targets)", 0, true});
+    } else if (!e.model_found && in.stdlib_only) {
+      unknowns.push_back({"no model found: the script imports only Python's standard library", 0, true});
+    } else if (!e.model_found) {
+      unknowns.push_back({"no model found: the script builds no `nn.Module` with parameters the interpreter "
+                          "could follow",
+                          0, true});
+    } else if (in.unfollowed_backward_line) {
+      std::string why = "the loss at line " + std::to_string(in.unfollowed_backward_line) +
+                        " comes from values the interpreter could not follow";
+      if (!in.synth_failure.empty()) why += ", and " + in.synth_failure;
+      unknowns.push_back({why, in.unfollowed_backward_line, true});
+    } else if (!in.synth_failure.empty()) {
+      unknowns.push_back({"no `.backward()` reached; " + in.synth_failure, 0, true});
+    } else {
+      unknowns.push_back({"no `.backward()` reached: the script's training step was not found", 0, true});
+    }
+  }
+  for (const MissingArg& m : in.missing_args) {
+    if (m.name.starts_with('{')) {
+      std::string first = m.name.substr(1, m.name.find_first_of(",}") - 1);
+      unknowns.push_back({"no subcommand `" + m.name + "` is given: pass one after `--` (`tpf-analyze ... SCRIPT -- " +
+                              first + "`)",
+                          m.line, false});
+      continue;
+    }
+    unknowns.push_back({"the required argument `" + m.name + "` is not given: pass it after `--` (`tpf-analyze ... " +
+                            "SCRIPT -- " + (m.positional ? "VALUE" : m.name + " VALUE") + "`)",
+                        m.line, false});
+  }
+}
+
 }  // namespace
 
 void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
@@ -382,6 +424,13 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
                      [](const LayerRow& a, const LayerRow& b) { return a.bytes > b.bytes; });
   }
   e.config = cfg;
+  if (e.verdict == Verdict::Unknown) explain_unknown(in, e, opt.target.has_value());
+  // Arguments given for the script that nothing read: say so rather than
+  // let them look applied (a click or fire command line, a config file).
+  if (!opt.argv.empty() && !in.argv_read)
+    e.config.unknowns.push_back({"the script's command line after `--` is not read: the script parses no "
+                                 "argparse arguments and reads no `sys.argv`",
+                                 0, false});
   // What each optimizer updates, for the report (the JSON's "params").
   for (OptimizerInfo& o : e.config.optimizers) {
     o.param_tensors = o.storages.size();

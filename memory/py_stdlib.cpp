@@ -1,6 +1,5 @@
 // The standard library a training script leans on for its configuration:
-// argparse (defaults are what a run without flags uses, as the ground-truth
-// tool measures), dataclasses, types.SimpleNamespace, math, os.environ,
+// argparse (memory/py_argparse.cpp), dataclasses, types.SimpleNamespace, math, os.environ,
 // functools.partial, copy; and the methods of str, list, dict and numbers.
 // requires: interp.h. produces: handlers for those names.
 #include <algorithm>
@@ -18,145 +17,6 @@ Value new_instance(Interp& in, std::string_view type) {
   return Value::obj(io);
 }
 
-bool is_type(Interp& in, Value v, std::string_view type) {
-  Obj* ob = in.instance(v);
-  return ob && ob->cls == kNone32 && ob->type != kNone32 && in.str(ob->type) == type;
-}
-
-// ---------------------------------------------------------------- argparse
-
-/// `--batch-size` -> batch_size; positional "lr" -> lr.
-std::string dest_of(std::string_view flag) {
-  while (!flag.empty() && flag.front() == '-') flag.remove_prefix(1);
-  std::string d(flag);
-  std::replace(d.begin(), d.end(), '-', '_');
-  return d;
-}
-
-Value ap_parser(Interp& in, Args&) { return new_instance(in, "argparse.ArgumentParser"); }
-
-Value ap_add_argument(Interp& in, Args& a) {
-  Value p = a.pos[0];
-  std::string dest;
-  std::string flag;
-  for (size_t k = 1; k < a.pos.size(); ++k) {
-    auto s = in.as_str(a.pos[k]);
-    if (!s) continue;
-    if (flag.empty() || (s->starts_with("--") && !flag.starts_with("--"))) flag = std::string(*s);
-  }
-  if (auto d = a.kwarg(in, "dest"); d && in.as_str(*d)) dest = std::string(*in.as_str(*d));
-  else dest = dest_of(flag);
-  if (dest.empty()) return Value::none();
-  Value def = a.kwarg(in, "default").value_or(Value::none());
-  std::string action;
-  if (auto ac = a.kwarg(in, "action")) {
-    if (auto s = in.as_str(*ac)) action = *s;
-    else if (ac->kind == VKind::Ext && in.str(ac->a).ends_with("BooleanOptionalAction"))
-      action = "bool_optional";
-  }
-  if (!a.kwarg(in, "default")) {
-    if (action == "store_true") def = Value::boolean(false);
-    else if (action == "store_false") def = Value::boolean(true);
-    else if (action == "count") def = Value::none();
-    else if (auto req = a.kwarg(in, "required"); req && in.truth(*req).value_or(false))
-      def = Value::unknown();
-    else if (!flag.starts_with("-")) def = Value::unknown();  // a required positional
-  }
-  // type=int with a string default converts it, as argparse does.
-  if (auto ty = a.kwarg(in, "type"); ty && def.kind == VKind::Str && ty->kind == VKind::Ext) {
-    Args ca;
-    ca.pos = {def};
-    Value conv = in.call(*ty, ca);
-    if (conv.known()) def = conv;
-  }
-  ObjId spec = in.alloc(OKind::Instance);
-  in.o(spec).type = in.intern("argparse.Action");
-  in.o(spec).attrs.set(in.intern("dest"), in.str_value(dest));
-  in.o(spec).attrs.set(in.intern("default"), def);
-  in.o(spec).attrs.set(in.intern("flag"), in.str_value(flag));
-  in.o(spec).attrs.set(in.intern("action"), in.str_value(action));
-  in.o(spec).attrs.set(in.intern("type"), a.kwarg(in, "type").value_or(Value::none()));
-  in.o(spec).index = in.user_line();
-  Obj* po = in.instance(p);
-  Value* parent = po->attrs.find(in.intern("__parent__"));
-  Value target = parent ? *parent : p;
-  in.o(target).items.push_back(Value::obj(spec));
-  return Value::obj(spec);
-}
-
-Value ap_group(Interp& in, Args& a) {
-  Value g = new_instance(in, "argparse.ArgumentParser");
-  Value p = a.pos[0];
-  Value* parent = in.instance(p)->attrs.find(in.intern("__parent__"));
-  in.o(g).attrs.set(in.intern("__parent__"), parent ? *parent : p);
-  return g;
-}
-
-Value ap_set_defaults(Interp& in, Args& a) {
-  Value p = a.pos[0];
-  for (auto& [k, v] : a.kw) in.o(p).attrs.set(k, v);
-  return Value::none();
-}
-
-Value ap_parse(Interp& in, Args& a, bool known) {
-  Value p = a.pos[0];
-  Value ns = new_instance(in, "argparse.Namespace");
-  StrId sdest = in.intern("dest"), sdef = in.intern("default"), sflag = in.intern("flag"),
-        saction = in.intern("action"), stype = in.intern("type");
-  std::vector<Value> specs = in.o(p).items;
-  for (Value sp : specs) {
-    Obj& so = in.o(sp);
-    std::string dest(*in.as_str(*so.attrs.find(sdest)));
-    Value def = *so.attrs.find(sdef);
-    if (const Value* d = in.o(p).attrs.find(in.intern(dest))) def = *d;
-    std::string how = "argparse " + std::string(*in.as_str(*so.attrs.find(sflag))) + " default";
-    def = in.named_source(dest, def, so.index, how);
-    in.o(ns).attrs.set(in.intern(dest), def);
-  }
-  // An explicit argv list (parse_args(["--lr", "1e-3"])) is applied.
-  std::optional<Value> argv = a.get(in, 1, "args");
-  if ((!argv || argv->kind == VKind::None) && !in.opt.argv.empty()) {
-    // A run of the script with EstimateOptions::argv on its command line.
-    std::vector<Value> items;
-    for (const std::string& t : in.opt.argv) items.push_back(in.str_value(t));
-    argv = in.make_list(std::move(items));
-  }
-  if (argv && in.seq(*argv)) {
-    std::vector<Value> toks = *in.seq(*argv);
-    for (size_t k = 0; k < toks.size(); ++k) {
-      auto t = in.as_str(toks[k]);
-      if (!t || !t->starts_with("-")) continue;
-      for (Value sp : specs) {
-        Obj& so = in.o(sp);
-        std::string flag(*in.as_str(*so.attrs.find(sflag)));
-        std::string action(*in.as_str(*so.attrs.find(saction)));
-        std::string dest(*in.as_str(*so.attrs.find(sdest)));
-        std::string no = "--no-" + flag.substr(std::min<size_t>(2, flag.size()));
-        if (*t == no && action == "bool_optional") {
-          in.o(ns).attrs.set(in.intern(dest), Value::boolean(false));
-        } else if (*t == flag) {
-          if (action == "store_true" || action == "bool_optional")
-            in.o(ns).attrs.set(in.intern(dest), Value::boolean(true));
-          else if (action == "store_false")
-            in.o(ns).attrs.set(in.intern(dest), Value::boolean(false));
-          else if (k + 1 < toks.size()) {
-            Value v = toks[++k];
-            Value ty = *so.attrs.find(stype);
-            if (ty.kind == VKind::Ext) {
-              Args ca;
-              ca.pos = {v};
-              Value conv = in.call(ty, ca);
-              if (conv.known()) v = conv;
-            }
-            in.o(ns).attrs.set(in.intern(dest), in.named_source(dest, v, 0, "argv " + flag));
-          }
-        }
-      }
-    }
-  }
-  if (known) return in.make_list({ns, in.make_list({})}, OKind::Tuple);
-  return ns;
-}
 
 // ------------------------------------------------------------ dataclasses
 
@@ -482,28 +342,18 @@ Value call_builtin_method(Interp& in, Value self, std::string_view n, Args& a, b
 }
 
 Value instance_method_stdlib(Interp& in, Value self, std::string_view n, Args& a, bool& handled) {
-  handled = true;
-  if (is_type(in, self, "argparse.ArgumentParser")) {
-    if (n == "add_argument") return ap_add_argument(in, a);
-    if (n == "add_argument_group" || n == "add_mutually_exclusive_group") return ap_group(in, a);
-    if (n == "set_defaults") return ap_set_defaults(in, a);
-    if (n == "parse_args") return ap_parse(in, a, false);
-    if (n == "parse_known_args") return ap_parse(in, a, true);
-    return Value::unknown();
-  }
-  handled = false;
-  return Value::unknown();
+  return argparse_method(in, self, n, a, handled);
 }
 
 void register_stdlib(Builtins& b) {
   auto& f = b.functions;
-  f["argparse.ArgumentParser"] = ap_parser;
   f["dataclasses.dataclass"] = dc_dataclass;
   f["dataclasses.field"] = dc_field;
   f["dataclasses.asdict"] = dc_asdict;
   f["builtins.vars"] = vars_of;
   f["types.SimpleNamespace"] = ns_new;
   f["argparse.Namespace"] = ns_new;
+  register_argparse(b);
   f["math.sqrt"] = m_sqrt;
   f["math.log"] = m_log;
   f["math.exp"] = m_exp;

@@ -56,7 +56,12 @@ void synthesized_step(Interp& in) {
   if (!model.known()) return;
   in.callee_hint = "model";
   Value x = synthesize_input(in, model);
-  if (!in.tensor(x)) return;
+  std::string cls = module_class(in, model);
+  if (!in.tensor(x)) {
+    in.synth_failure = "no input could be made for `" + cls +
+                       "`: its first layer is not an Embedding, Linear or Conv of known size";
+    return;
+  }
   in.note_unknown("no training step the interpreter could follow; one step was synthesized", {}, false);
   Args a;
   a.pos = {x};
@@ -75,7 +80,8 @@ void synthesized_step(Interp& in) {
   } else if (auto* s = in.seq(out); s && !s->empty()) {
     loss = (*s)[0];
   }
-  if (in.tensor(loss)) in.backward(loss);
+  if (in.tensor(loss) && in.tensor(loss)->requires_grad) in.backward(loss);
+  else in.synth_failure = "the forward of `" + cls + "` on a synthesized input gave no output the interpreter could follow";
 }
 
 constexpr std::string_view kStdlibModules[] = {
@@ -140,7 +146,10 @@ void interp_run(Interp& in, const ir::Module& script) {
     // --dtype fp32 turns the script's autocast off: say it is the flag's.
     in.cfg.param_dtype_origin = {0, "--dtype float32"};
   }
-  if (imports_only_stdlib(script)) return;
+  if (imports_only_stdlib(script)) {
+    in.stdlib_only = true;
+    return;
+  }
   in.note_dynamic_imports(0);
   try {
     in.run(0, ir::FunctionId(0), {}, nullptr, kNone32);

@@ -82,6 +82,7 @@ struct Options {
   bool breakdown = false;
   int64_t batch_size = 0, seq_len = 0, world_size = 0;  // 0: not given
   std::string dtype;
+  std::vector<std::string> script_args;  // after `--`: the script's own command line
   std::optional<tpf::targets::Target> resolved_target;
   // ---- stage dumps (ir/, dataflow/): print and skip the rules ----
   bool dump_tokens = false;
@@ -174,10 +175,12 @@ void add_dump_options(po::options_description& d, Options& opt) {
 }
 
 void print_help(const po::options_description& visible) {
-  std::cout << "usage: tpf-analyze [options] PATH...\n\n"
+  std::cout << "usage: tpf-analyze [options] PATH... [-- SCRIPT_ARGS...]\n\n"
                "Static analyzer for PyTorch training scripts: finds costly training bugs\n"
                "and estimates peak VRAM, without importing torch or running the script.\n"
-               "PATH is a file, a directory (its .py files, recursively) or - for stdin.\n\n"
+               "PATH is a file, a directory (its .py files, recursively) or - for stdin.\n"
+               "SCRIPT_ARGS, after `--`, are the script's own command line for the memory\n"
+               "estimate: its argparse parser and sys.argv read them as `python PATH ...` would.\n\n"
             << visible
             << "\nexamples:\n"
                "  tpf-analyze train.py\n"
@@ -194,6 +197,7 @@ void print_help(const po::options_description& visible) {
                "  cat train.py | tpf-analyze --stdin-filename train.py -\n"
                "  tpf-analyze --explain TPF003\n"
                "  tpf-analyze --target h100 train.py\n"
+               "  tpf-analyze --target a100 train.py -- --batch-size 64 --model gpt2-medium\n"
                "  tpf-analyze --dump-ast --format json train.py\n"
                "  tpf-analyze --python-version 3.11 src/    # 3.12+ syntax is an error\n"
                "\nconfiguration: [tool.tpf] in the nearest pyproject.toml above each file\n"
@@ -264,7 +268,7 @@ std::optional<tpf::memory::Estimate> estimate_for(const tpf::ir::Module& ir, con
                                                   const Options& opt,
                                                   const tpf::dataflow::ProjectView* project) {
   if (!(opt.resolved_target || opt.breakdown || opt.batch_size || opt.seq_len || !opt.dtype.empty() ||
-        opt.world_size))
+        opt.world_size || !opt.script_args.empty()))
     return std::nullopt;
   tpf::memory::EstimateOptions eo;
   eo.target = opt.resolved_target;
@@ -272,6 +276,7 @@ std::optional<tpf::memory::Estimate> estimate_for(const tpf::ir::Module& ir, con
   if (opt.seq_len) eo.seq_len = opt.seq_len;
   if (opt.world_size) eo.world_size = opt.world_size;
   if (!opt.dtype.empty()) eo.dtype = tpf::memory::parse_dtype(opt.dtype);
+  eo.argv = opt.script_args;
   eo.project = project;
   std::optional<tpf::memory::Estimate> est = tpf::memory::estimate(ir, eo);
   est->path = path;
@@ -767,9 +772,18 @@ int main(int argc, char** argv) {
   po::positional_options_description pos;
   pos.add("path", -1);
 
+  // Everything after the first `--` is the script's own command line
+  // (what `python train.py ...` would get), never tpf-analyze's.
+  int own_argc = argc;
+  for (int k = 1; k < argc; ++k) {
+    if (std::string_view(argv[k]) != "--") continue;
+    own_argc = k;
+    opt.script_args.assign(argv + k + 1, argv + argc);
+    break;
+  }
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::store(po::command_line_parser(own_argc, argv).options(all).positional(pos).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
     std::cerr << "tpf-analyze: error: " << e.what() << "\n"

@@ -1162,7 +1162,10 @@ opt.step()
 TEST_CASE("interp: a script importing only the standard library is not interpreted; the budget still ends others") {
   memory::Estimate plain = est("import time, os\nfrom . import helpers\nwhile True:\n    time.sleep(1)\n");
   CHECK_FALSE(plain.model_found);
-  CHECK(plain.config.unknowns.empty());
+  // The unknown verdict says why, and nothing else is noted.
+  REQUIRE(plain.config.unknowns.size() == 1);
+  CHECK(plain.config.unknowns[0].what == "no model found: the script imports only Python's standard library");
+  CHECK(plain.config.unknowns[0].blocking);
   // One import outside the standard library and the interpreter runs: an
   // endless loop ends at the budget, with the reason in the report.
   memory::Estimate spin = est("import time, numpy\nwhile True:\n    time.sleep(1)\n");

@@ -1,7 +1,7 @@
 // Golden tests of the memory report: each test/golden/memory/<case>.py is
 // estimated in-process with the options of its first line
 // (`# tpf: target=t4 batch-size=8 seq-len=256 dtype=bf16 world-size=8
-// breakdown`), rendered as text and as the JSON object under "estimates",
+// breakdown -- SCRIPT ARGS`), rendered as text and as the JSON object under "estimates",
 // and compared with <case>.memory. TPF_UPDATE_GOLDEN=1 rewrites the
 // expected files; review the diff like code. A missing expected file fails.
 #include <doctest/doctest.h>
@@ -27,6 +27,12 @@ Header parse_header(const std::string& text) {
   std::string first = text.substr(0, text.find('\n'));
   const std::string tag = "# tpf:";
   if (first.rfind(tag, 0) != 0) return h;
+  // ` -- ` ends the options: the rest is the script's own command line.
+  if (size_t dd = first.find(" -- "); dd != std::string::npos) {
+    std::istringstream argv(first.substr(dd + 4));
+    for (std::string w; argv >> w;) h.opt.argv.push_back(w);
+    first.resize(dd);
+  }
   std::istringstream words(first.substr(tag.size()));
   std::string w;
   while (words >> w) {

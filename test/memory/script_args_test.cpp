@@ -1,0 +1,218 @@
+// The estimate of a run with the script's own command line (issue 24):
+// EstimateOptions::argv, what follows `--` on tpf-analyze's, as argparse
+// parses it (options with `=`, short aliases, unique prefixes, positionals,
+// nargs, store_true, subcommands) and as `sys.argv` shows it; required
+// arguments the run leaves out are named with how to pass them; and an
+// unknown verdict always carries a blocking reason.
+#include <doctest/doctest.h>
+
+#include "test/memory/memory_test_util.h"
+
+using namespace tpf;
+
+namespace {
+
+memory::Estimate run(std::string_view code, std::vector<std::string> argv) {
+  static std::vector<std::unique_ptr<test::Script>> keep;  // the IR must outlive the estimate
+  keep.push_back(test::load_script_text("train.py", std::string(code)));
+  memory::EstimateOptions opt;
+  opt.target = test::target("t4");
+  opt.suggest = false;
+  opt.argv = std::move(argv);
+  return memory::estimate(keep.back()->ir, opt);
+}
+
+std::vector<std::string> whats(const memory::Estimate& e) {
+  std::vector<std::string> out;
+  for (const auto& u : e.config.unknowns) out.push_back(u.what + (u.blocking ? " [blocking]" : ""));
+  return out;
+}
+
+// pytorch/examples mnist/imagenet style: a required positional, an alias,
+// a choice that sizes the model, flags.
+constexpr std::string_view kMnist = R"(import argparse, torch, torch.nn as nn
+parser = argparse.ArgumentParser(description="MNIST-style training")
+parser.add_argument("data", help="path to the dataset")
+parser.add_argument("-b", "--batch-size", type=int, default=64)
+parser.add_argument("--hidden", type=int, default=128)
+parser.add_argument("--layers", type=int, nargs="+", default=[1])
+parser.add_argument("--amp", action="store_true")
+parser.add_argument("--arch", default="small", choices=["small", "big"])
+args = parser.parse_args()
+width = 1024 if args.arch == "big" else args.hidden
+width = width * len(args.layers)
+model = nn.Sequential(nn.Linear(784, width), nn.ReLU(), nn.Linear(width, 10))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(10):
+    x = torch.randn(args.batch_size, 784)
+    y = torch.randint(0, 10, (args.batch_size,))
+    with torch.autocast("cuda", dtype=torch.float16, enabled=args.amp):
+        loss = nn.functional.cross_entropy(model(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+)";
+
+uint64_t mlp(uint64_t w) { return 784 * w + w + w * 10 + 10; }
+
+}  // namespace
+
+TEST_CASE("script args: without arguments the defaults, a missing positional changes nothing known") {
+  memory::Estimate e = run(kMnist, {});
+  CHECK(e.params == mlp(128));
+  CHECK(e.config.batch_size.value == 64);
+  CHECK(e.config.batch_size.origin.line == 4);
+  CHECK(e.config.batch_size.origin.source == "argparse --batch-size default");
+  CHECK_FALSE(e.config.autocast.has_value());
+  CHECK(e.verdict == memory::Verdict::Fits);
+  CHECK(whats(e).empty());  // `data` is missing, but nothing the estimate needs came from it
+}
+
+TEST_CASE("script args: options with `=`, short aliases, nargs lists and flags override the defaults") {
+  memory::Estimate e = run(kMnist, {"/data/mnist", "-b", "16", "--arch=big", "--amp", "--layers", "1", "2"});
+  CHECK(e.params == mlp(2048));
+  CHECK(e.config.batch_size.value == 16);
+  CHECK(e.config.batch_size.origin.line == 4);
+  CHECK(e.config.batch_size.origin.source == "argv -b 16");
+  REQUIRE(e.config.autocast.has_value());
+  CHECK(*e.config.autocast == memory::Dtype::Float16);
+  CHECK(whats(e).empty());
+}
+
+TEST_CASE("script args: a unique prefix of a long option is that option; an unknown one is named") {
+  memory::Estimate e = run(kMnist, {"/data", "--batch", "8", "--hid", "256", "--bogus"});
+  CHECK(e.params == mlp(256));
+  CHECK(e.config.batch_size.value == 8);
+  CHECK(e.config.batch_size.origin.source == "argv --batch 8");
+  CHECK(whats(e) == std::vector<std::string>{
+                        "`--bogus` on the script's command line is not an argument of its parser"});
+}
+
+// fast_neural_style style: subcommands, each with its own arguments.
+constexpr std::string_view kSubcommands = R"(import argparse, torch, torch.nn as nn
+p = argparse.ArgumentParser()
+sub = p.add_subparsers(title="subcommands", dest="subcommand")
+tr = sub.add_parser("train")
+tr.add_argument("--batch-size", type=int, default=4)
+tr.add_argument("--dataset", type=str, required=True)
+ev = sub.add_parser("eval")
+ev.add_argument("--model", required=True)
+args = p.parse_args()
+if args.subcommand is None:
+    raise SystemExit(1)
+model = nn.Linear(32, 8)
+opt = torch.optim.Adam(model.parameters())
+for x in load(args.dataset):
+    model(x).sum().backward()
+    opt.step()
+)";
+
+TEST_CASE("script args: no subcommand leaves the verdict unknown, with the reason and the fix") {
+  memory::Estimate e = run(kSubcommands, {});
+  CHECK(e.verdict == memory::Verdict::Unknown);
+  CHECK(whats(e) ==
+        std::vector<std::string>{
+            "no model found: the script builds no `nn.Module` with parameters the interpreter could follow [blocking]",
+            "no subcommand `{train,eval}` is given: pass one after `--` (`tpf-analyze ... SCRIPT -- train`)"});
+  CHECK(e.config.unknowns[1].line == 3);
+}
+
+TEST_CASE("script args: a subcommand parses the rest with its own parser") {
+  memory::Estimate e = run(kSubcommands, {"train", "--batch-size", "2", "--dataset", "/d"});
+  CHECK(e.params == 32 * 8 + 8);
+  CHECK(e.config.batch_size.value == 2);
+  CHECK(e.config.batch_size.origin.line == 5);
+  CHECK(e.verdict == memory::Verdict::Fits);
+}
+
+TEST_CASE("script args: a required option the run leaves out is named when the verdict needs it") {
+  memory::Estimate e = run(R"(import argparse, torch, torch.nn as nn
+p = argparse.ArgumentParser()
+p.add_argument("--width", type=int, required=True)
+p.add_argument("--batch-size", type=int, default=8)
+args = p.parse_args()
+model = nn.Linear(args.width, 10)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+loss = model(torch.randn(args.batch_size, args.width)).sum()
+loss.backward()
+opt.step()
+)",
+                           {});
+  CHECK(e.verdict == memory::Verdict::Unknown);
+  std::vector<std::string> w = whats(e);
+  REQUIRE(w.size() == 2);
+  CHECK(w[1] == "the required argument `--width` is not given: pass it after `--` (`tpf-analyze ... SCRIPT -- "
+                "--width VALUE`)");
+  CHECK(e.config.unknowns[1].line == 3);
+  memory::Estimate given = run(R"(import argparse, torch, torch.nn as nn
+p = argparse.ArgumentParser()
+p.add_argument("--width", type=int, required=True)
+args = p.parse_args()
+model = nn.Linear(args.width, 10)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+loss = model(torch.randn(8, args.width)).sum()
+loss.backward()
+opt.step()
+)",
+                               {"--width", "512"});
+  CHECK(given.params == 512 * 10 + 10);
+  CHECK(given.verdict == memory::Verdict::Fits);
+}
+
+TEST_CASE("script args: sys.argv is the script's path and the run's arguments") {
+  memory::Estimate e = run(R"(import sys, torch, torch.nn as nn
+batch_size = 4
+for arg in sys.argv[1:]:
+    if arg.startswith("--batch_size="):
+        batch_size = int(arg.split("=")[1])
+model = nn.Linear(16, 16)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+model(torch.randn(batch_size, 16)).sum().backward()
+opt.step()
+)",
+                           {"--batch_size=32"});
+  REQUIRE(e.phases.size() == 1);
+  // Linear saves its input for the weight's gradient: 32 x 16 floats.
+  CHECK(e.phases[0].activation_bytes == 32 * 16 * 4);
+}
+
+TEST_CASE("script args: arguments nothing reads are reported") {
+  memory::Estimate e = run(R"(import torch, torch.nn as nn
+model = nn.Linear(16, 16)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+model(torch.randn(4, 16)).sum().backward()
+opt.step()
+)",
+                           {"--batch-size", "8"});
+  CHECK(whats(e) == std::vector<std::string>{"the script's command line after `--` is not read: the script parses "
+                                             "no argparse arguments and reads no `sys.argv`"});
+}
+
+TEST_CASE("unknown verdicts: a loss the interpreter cannot follow is the named, blocking reason") {
+  // The batch comes from a function over data it cannot see, and the
+  // forward ends in a call it does not know, so no loss has a graph.
+  memory::Estimate e = run(R"(import torch, torch.nn as nn
+from mylib import fancy_head
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 4)
+    def forward(self, x):
+        return fancy_head(self.fc(x))
+batch_size = 8
+model = Net()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for it in range(10):
+    X, Y = get_batch("train")
+    loss = model(X)
+    loss.backward()
+    opt.step()
+)",
+                           {});
+  CHECK(e.verdict == memory::Verdict::Unknown);
+  std::vector<std::string> w = whats(e);
+  REQUIRE_FALSE(w.empty());
+  CHECK(w.back() == "the loss at line 15 comes from values the interpreter could not follow, and the forward of "
+                    "`Net` on a synthesized input gave no output the interpreter could follow [blocking]");
+  CHECK(e.config.unknowns.back().line == 15);
+}
