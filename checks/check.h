@@ -76,7 +76,7 @@ struct CheckContext {
   const ast::Module& ast;
   const ir::Module& ir;
   const dataflow::FileFacts& facts;
-  /// The memory estimate when the run has a --target (TPF013), else null.
+  /// The memory estimate when the run has a --target (TPF013, TPF024), else null.
   const memory::Estimate* estimate = nullptr;
   /// What each function's calls may do (checks/facts.h call_index): built
   /// by the first rule that asks and kept for the file's other rules.

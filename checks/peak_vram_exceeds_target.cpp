@@ -45,19 +45,20 @@ Fix
   where the memory goes.
 
 Not flagged
-  runs without `--target`, estimates that are not known, and estimates
-  that rest on a guess (an input synthesized from the first layer, no
-  model found).
+  runs without `--target`, unknown verdicts (no model found, a component
+  that cannot be estimated), and estimates that rest on a guess (an input
+  synthesized from the first layer) unless even the low end of their
+  interval is over the target; TPF024 reports those as tight. The message
+  names the guesses an estimate rests on.
 )";
 
 void check(const CheckContext& ctx, DiagSink& out) {
   if (!ctx.estimate) return;
-  // An error gates a build: only an estimate that rests on nothing guessed
-  // may raise it. Any unknown, even one that only widened the interval (an
-  // input synthesized from the first layer), keeps the rule silent; the
-  // report still shows the estimate and its verdict.
-  if (!ctx.estimate->config.unknowns.empty()) return;
-  // Nor one without a model it could name and count (a subclass of a
+  // An error gates a build: an estimate that rests on a guess (an input
+  // synthesized from the first layer) raises it only when even the low end
+  // of its interval is over the target (memory::oom_for_certain); the
+  // message names the guesses. An unknown verdict raises nothing.
+  // Nor does one without a model it could name and count (a subclass of a
   // built-in layer, say): its activations are not grounded in parameters.
   if (!ctx.estimate->model_found || ctx.estimate->params == 0) return;
   std::optional<Diagnostic> d = memory::exceeds_target(*ctx.estimate);

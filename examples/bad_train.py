@@ -6,8 +6,8 @@ written correctly is examples/good_train.py, which has no findings.
 
 Lines marked `# expect: TPFnnn` are reported today (a test checks exactly
 those); lines marked `# bug: TPFnnn` are bugs of rules that are registered
-but not implemented yet (see `tpf-analyze --list-rules`). TPF013 needs
-`--target` and the memory estimator.
+but not implemented yet (see `tpf-analyze --list-rules`). TPF013 and
+TPF024 need `--target` and the memory estimator.
 """
 import argparse
 import random

@@ -181,8 +181,55 @@ Estimate estimate(const ir::Module& script, const EstimateOptions& opt) {
   return e;
 }
 
+namespace {
+
+/// "the estimate rests on: a, b (line 12)" for the non-blocking unknowns.
+std::optional<std::string> guesses_note(const Estimate& e) {
+  std::string s;
+  for (const TrainingConfig::Unknown& u : e.config.unknowns) {
+    if (u.blocking) continue;
+    if (!s.empty()) s += "; ";
+    s += u.what;
+    if (u.line) s += " (line " + std::to_string(u.line) + ")";
+  }
+  if (s.empty()) return std::nullopt;
+  return "the estimate rests on: " + s;
+}
+
+}  // namespace
+
+bool oom_for_certain(const Estimate& e) {
+  if (e.verdict != Verdict::Oom) return false;
+  return !guesses_note(e) || e.peak_low_bytes > e.usable_bytes;
+}
+
+std::optional<Diagnostic> tight_on_target(const Estimate& e) {
+  const bool tight = e.verdict == Verdict::Tight || (e.verdict == Verdict::Oom && !oom_for_certain(e));
+  if (!tight) return std::nullopt;
+  Diagnostic d;
+  d.code = "TPF024";
+  d.severity = Severity::Warning;  // TPF024's default in checks/registry.def
+  d.span = e.anchor;
+  const uint64_t pct = e.usable_bytes ? (e.peak_bytes * 100 + e.usable_bytes / 2) / e.usable_bytes : 0;
+  d.message = "estimated peak " + gib(e.peak_bytes) + " is " + std::to_string(pct) + "% of the " +
+              gib(e.usable_bytes) + " usable on `" + e.target + "` (interval " + gib(e.peak_low_bytes) +
+              " - " + gib(e.peak_high_bytes) + "): the run may go out of memory";
+  if (auto g = guesses_note(e)) d.notes.push_back({e.anchor, *g});
+  // The least change that leaves room: the fitting suggestion with the
+  // highest peak under 90% of the usable memory, else the one saving most.
+  const Suggestion* best = nullptr;
+  for (const Suggestion& s : e.suggestions) {
+    if (!s.fits || s.peak_after_bytes > e.usable_bytes / 10 * 9) continue;
+    if (!best || s.peak_after_bytes > best->peak_after_bytes) best = &s;
+  }
+  if (!best && !e.suggestions.empty()) best = &e.suggestions.front();
+  if (best)
+    d.help = best->change + " saves " + gib(best->saves_bytes) + " (peak " + gib(best->peak_after_bytes) + ")";
+  return d;
+}
+
 std::optional<Diagnostic> exceeds_target(const Estimate& e) {
-  if (e.verdict != Verdict::Oom) return std::nullopt;
+  if (!oom_for_certain(e)) return std::nullopt;
   Diagnostic d;
   d.code = "TPF013";
   d.severity = Severity::Error;  // TPF013's default in checks/registry.def
@@ -193,6 +240,10 @@ std::optional<Diagnostic> exceeds_target(const Estimate& e) {
                                    gib(e.components.gradients) + ", optimizer state " +
                                    gib(e.components.optimizer_state) + ", activations " +
                                    gib(e.components.activations)});
+  if (auto g = guesses_note(e)) {
+    d.notes.push_back({e.anchor, *g + "; even the low end of the interval, " + gib(e.peak_low_bytes) +
+                                     ", is over the usable memory"});
+  }
   if (!e.suggestions.empty()) {
     const Suggestion& s = e.suggestions.front();
     d.help = s.change + " saves " + gib(s.saves_bytes) + " (peak " + gib(s.peak_after_bytes) + ")";

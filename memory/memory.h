@@ -163,6 +163,17 @@ Estimate estimate(const ir::Module& script, const EstimateOptions& opt);
 /// best suggestion as help.
 std::optional<Diagnostic> exceeds_target(const Estimate& e);
 
+/// TPF024 (tight on target): the warning when the estimate fits only just
+/// (verdict tight: the interval's high end, or the peak within 10% of the
+/// usable memory), or is over it but rests on guesses that put the
+/// interval's low end under it; nullopt otherwise.
+std::optional<Diagnostic> tight_on_target(const Estimate& e);
+
+/// Whether TPF013 should gate on `e`: the verdict is oom, and either the
+/// estimate rests on nothing guessed or even the interval's low end is over
+/// the usable memory.
+bool oom_for_certain(const Estimate& e);
+
 /// Formats bytes as GiB with 2 decimals ("12.34 GiB").
 std::string gib(uint64_t bytes);
 

@@ -263,7 +263,7 @@ void file_project(FileProject& fp, ProjectRun& pr, const tpf::ast::Module& modul
 }
 
 /// The memory estimate (with --target or any estimator option), before
-/// the rules: TPF013 reads it.
+/// the rules: TPF013 and TPF024 read it.
 std::optional<tpf::memory::Estimate> estimate_for(const tpf::ir::Module& ir, const std::string& path,
                                                   const Options& opt,
                                                   const tpf::dataflow::ProjectView* project) {
