@@ -48,8 +48,9 @@ Not flagged
   runs without `--target`, unknown verdicts (no model found, a component
   that cannot be estimated), and estimates that rest on a guess (an input
   synthesized from the first layer) unless even the low end of their
-  interval is over the target; TPF024 reports those as tight. The message
-  names the guesses an estimate rests on.
+  interval is over the target, and steps the interpreter synthesized
+  because it could follow none of the script's; TPF024 reports those. The
+  message names the guesses an estimate rests on.
 )";
 
 void check(const CheckContext& ctx, DiagSink& out) {

@@ -199,7 +199,7 @@ std::optional<std::string> guesses_note(const Estimate& e) {
 }  // namespace
 
 bool oom_for_certain(const Estimate& e) {
-  if (e.verdict != Verdict::Oom) return false;
+  if (e.verdict != Verdict::Oom || e.step_synthesized) return false;
   return !guesses_note(e) || e.peak_low_bytes > e.usable_bytes;
 }
 
@@ -211,9 +211,15 @@ std::optional<Diagnostic> tight_on_target(const Estimate& e) {
   d.severity = Severity::Warning;  // TPF024's default in checks/registry.def
   d.span = e.anchor;
   const uint64_t pct = e.usable_bytes ? (e.peak_bytes * 100 + e.usable_bytes / 2) / e.usable_bytes : 0;
-  d.message = "estimated peak " + gib(e.peak_bytes) + " is " + std::to_string(pct) + "% of the " +
-              gib(e.usable_bytes) + " usable on `" + e.target + "` (interval " + gib(e.peak_low_bytes) +
-              " - " + gib(e.peak_high_bytes) + "): the run may go out of memory";
+  const std::string interval = "(interval " + gib(e.peak_low_bytes) + " - " + gib(e.peak_high_bytes) + ")";
+  if (e.verdict == Verdict::Oom) {
+    d.message = "estimated peak " + gib(e.peak_bytes) + " " + interval + " exceeds the " + gib(e.usable_bytes) +
+                " usable on `" + e.target + "`, but the estimate rests on guesses: the run may go out of memory";
+  } else {
+    d.message = "estimated peak " + gib(e.peak_bytes) + " is " + std::to_string(pct) + "% of the " +
+                gib(e.usable_bytes) + " usable on `" + e.target + "` " + interval +
+                ": the run may go out of memory";
+  }
   if (auto g = guesses_note(e)) d.notes.push_back({e.anchor, *g});
   // The least change that leaves room: the fitting suggestion with the
   // highest peak under 90% of the usable memory, else the one saving most.

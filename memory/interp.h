@@ -460,6 +460,8 @@ struct Interp {
   /// what stopped the synthesized step.
   uint32_t unfollowed_backward_line = 0;
   std::string synth_failure;
+  bool step_synthesized = false;  ///< the step estimated is synthesized_step()'s
+  uint32_t synth_model = kNone32;  ///< the module object it ran
   bool stdlib_only = false;  ///< not interpreted: it imports only the standard library
   uint32_t loader_line = 0;
   /// Records one `.backward()` on `loss`: closes the phase, frees its graph.

@@ -142,6 +142,10 @@ struct Estimate {
   uint64_t stack_peak_bytes = 0;
   Span anchor;                 ///< where TPF013 points: the backward of the peak phase
   bool model_found = false;
+  /// No training step of the script was followed: the one estimated was
+  /// synthesized (a forward on an input made from the first layer, and a
+  /// backward). TPF013 leaves such an estimate to TPF024.
+  bool step_synthesized = false;
   /// Attention score matrices ((..., T, T) activations) in the peak phase,
   /// which SDPA would not keep.
   uint64_t attention_score_bytes = 0;
@@ -169,9 +173,9 @@ std::optional<Diagnostic> exceeds_target(const Estimate& e);
 /// interval's low end under it; nullopt otherwise.
 std::optional<Diagnostic> tight_on_target(const Estimate& e);
 
-/// Whether TPF013 should gate on `e`: the verdict is oom, and either the
-/// estimate rests on nothing guessed or even the interval's low end is over
-/// the usable memory.
+/// Whether TPF013 should gate on `e`: the verdict is oom, the step is the
+/// script's own (not synthesized), and either the estimate rests on nothing
+/// guessed or even the interval's low end is over the usable memory.
 bool oom_for_certain(const Estimate& e);
 
 /// Formats bytes as GiB with 2 decimals ("12.34 GiB").

@@ -222,6 +222,7 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   }
   e.buffer_bytes = buffers;
   e.model_found = !params.empty();
+  e.step_synthesized = in.step_synthesized;
   // ---- optimizer state ----
   uint64_t opt_bytes = 0, foreach_temp = 0;
   for (const OptimizerInfo& o : cfg.optimizers) {
@@ -409,6 +410,20 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
     e.verdict = Verdict::Fits;
   }
   e.anchor = in.peak_backward.end > in.peak_backward.begin ? in.peak_backward : in.first_backward;
+  // A synthesized step has no backward of the script's: point at the line
+  // that built the model it ran.
+  if ((in.step_synthesized || e.anchor.end <= e.anchor.begin) && in.synth_model != kNone32 &&
+      in.heap[in.synth_model].line && !in.units.empty() && in.units[0]->ir->src) {
+    const SourceFile& src = *in.units[0]->ir->src;
+    const uint32_t line = in.heap[in.synth_model].line;
+    if (line <= src.lines.line_count()) {
+      uint32_t b = src.lines.line_start(line), end = b;
+      while (b < src.text.size() && (src.text[b] == ' ' || src.text[b] == '\t')) ++b;
+      end = b;
+      while (end < src.text.size() && src.text[end] != '\n' && src.text[end] != '\r') ++end;
+      if (end > b) e.anchor = Span{b, end};
+    }
+  }
   // ---- per-layer table of the peak phase ----
   if (!in.phase_modules.empty()) {
     for (auto& [mod, bytes] : in.phase_modules[in.peak_phase]) {

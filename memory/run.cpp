@@ -33,6 +33,10 @@ Value find_model(Interp& in) {
       if (in.is_module(v) && v.a != id) children.push_back(v.a);
   }
   std::sort(children.begin(), children.end());
+  std::vector<uint32_t> stepped;  // parameter storages an optimizer holds
+  for (const OptimizerInfo& o : in.cfg.optimizers) stepped.insert(stepped.end(), o.storages.begin(), o.storages.end());
+  std::sort(stepped.begin(), stepped.end());
+  uint64_t best_optimized = 0;
   for (ObjId id = 0; id < in.heap.size(); ++id) {
     Obj& ob = in.heap[id];
     if (ob.kind != OKind::Instance || !(ob.flags & kIsModule)) continue;
@@ -40,13 +44,26 @@ Value find_model(Interp& in) {
     if (in.units[ob.module]->is_user == false && ob.cls != kNone32) {
       // zoo-internal helper modules are never the model on their own
     }
-    uint64_t n = 0;
-    for (auto& [name, t] : module_tensors(in, Value::obj(id), Role::Param))
-      n += static_cast<uint64_t>(in.dims.value(in.numel(*in.tensor(t))));
-    if (n > best_params) {
+    uint64_t n = 0, optimized = 0;
+    for (auto& [name, t] : module_tensors(in, Value::obj(id), Role::Param)) {
+      const TensorObj* pt = in.tensor(t);
+      const auto elems = static_cast<uint64_t>(in.dims.value(in.numel(*pt)));
+      n += elems;
+      if (std::binary_search(stepped.begin(), stepped.end(), pt->storage)) optimized += elems;
+    }
+    // What an optimizer updates wins over size: a model loaded only as a
+    // weight source (llm.c's GPT2LMHeadModel in from_pretrained) is not run.
+    if (optimized > best_optimized || (optimized == best_optimized && n > best_params)) {
+      best_optimized = optimized;
       best_params = n;
       best = Value::obj(id);
     }
+  }
+  // A library wrapper (DDP, DataParallel, FSDP) runs its `.module`: the
+  // synthesized forward goes to the model itself.
+  if (best.known() && in.o(best).type != kNone32 && in.str(in.o(best).type).starts_with("wrapper.")) {
+    Value* inner = in.o(best).attrs.find(in.intern("module"));
+    if (inner && in.is_module(*inner)) best = *inner;
   }
   return best;
 }
@@ -54,6 +71,7 @@ Value find_model(Interp& in) {
 void synthesized_step(Interp& in) {
   Value model = find_model(in);
   if (!model.known()) return;
+  in.synth_model = model.a;
   in.callee_hint = "model";
   Value x = synthesize_input(in, model);
   std::string cls = module_class(in, model);
@@ -63,6 +81,7 @@ void synthesized_step(Interp& in) {
     return;
   }
   in.note_unknown("no training step the interpreter could follow; one step was synthesized", {}, false);
+  in.step_synthesized = true;
   Args a;
   a.pos = {x};
   // Hugging Face models compute their loss from labels shaped like the input.
