@@ -442,6 +442,11 @@ struct Interp {
   /// override when given) and are recorded in cfg with their origin.
   Value named_source(std::string_view name, Value v, uint32_t line, std::string_view how);
   std::unordered_map<ObjId, ObjId> autocast_cache;  ///< param storage -> its cast (per region)
+  /// Cast storage -> the enabled region (counted from 0, one per outermost
+  /// `with autocast`) that made it: the cache is one region's, never the
+  /// sum over every evaluation and training forward.
+  std::unordered_map<uint32_t, uint32_t> autocast_copy_region;
+  uint32_t autocast_region = 0;
   std::vector<int> grad_stack;                      ///< grad mode saved by `with no_grad()` etc.
   std::vector<int32_t> released;                    ///< graph components freed by a backward
   std::vector<std::vector<SavedRecord>> segment_saved;  ///< per checkpoint segment

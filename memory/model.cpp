@@ -249,11 +249,16 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   uint64_t acts = 0, recompute = 0, cache = 0, scores = 0;
   DimId inputs = in.dims.constant(0);
   std::unordered_set<uint32_t> input_seen;
+  std::unordered_map<uint32_t, uint64_t> region_cache;  // autocast region -> its casts' bytes
   for (uint32_t s = 0; s < in.storages.size(); ++s) {
     if (in.storages[s].role == Role::Input && input_seen.insert(s).second)
       inputs = in.dims.add(inputs, in.storage_bytes(s));
-    if (in.storages[s].role == Role::AutocastCopy) cache += val(in, in.storage_bytes(s));
+    if (in.storages[s].role == Role::AutocastCopy) {
+      auto r = in.autocast_copy_region.find(s);
+      region_cache[r == in.autocast_copy_region.end() ? UINT32_MAX : r->second] += val(in, in.storage_bytes(s));
+    }
   }
+  for (const auto& [region, bytes] : region_cache) cache = std::max(cache, bytes);
   uint64_t transient = 0;
   if (!in.phases.empty()) {
     const Phase& p = in.phases[in.peak_phase];

@@ -77,6 +77,7 @@ Value autocast_lower(Interp& in, Value x) {
   if (param) {
     in.storages[ct->storage].role = Role::AutocastCopy;
     in.autocast_cache[t->storage] = c.a;
+    in.autocast_copy_region[ct->storage] = in.autocast_region;
   }
   return c;
 }

@@ -377,6 +377,17 @@ Value m_getitem(Interp& in, Args& a) {
       ++dim;
       continue;
     }
+    if (in.is_obj(k, OKind::List)) {
+      // `x[:, [-1], :]`: a list of ints indexes as an int64 tensor of its
+      // length would (nanoGPT's generate-time logits).
+      const std::vector<Value>& items = in.o(k).items;
+      const bool ints = !items.empty() && std::all_of(items.begin(), items.end(), [](Value v) {
+        return v.kind == VKind::Int;
+      });
+      if (!ints) return Value::unknown();
+      k = in.new_tensor({in.dims.constant(static_cast<int64_t>(items.size()))}, Dtype::Int64);
+      t = in.tensor(cur);
+    }
     if (TensorObj* it = in.tensor(k)) {
       // Advanced indexing: a copy; an index tensor is saved for backward.
       std::vector<DimId> s(t->shape.begin(), t->shape.begin() + static_cast<long>(dim));

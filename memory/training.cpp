@@ -447,7 +447,10 @@ Value Interp::enter_context(Value mgr, bool enter) {
     } else if (!autocast.empty()) {
       autocast.pop_back();
       // Leaving the outermost enabled region drops the cast cache.
-      if (!autocast_dtype()) autocast_cache.clear();
+      if (!autocast_dtype()) {
+        autocast_cache.clear();
+        ++autocast_region;
+      }
     }
     return mgr;
   }

@@ -1171,3 +1171,52 @@ TEST_CASE("interp: a script importing only the standard library is not interpret
   memory::Estimate spin = est("import time, numpy\nwhile True:\n    time.sleep(1)\n");
   CHECK(unknowns_of(spin).find("longer than the interpreter's budget") != std::string::npos);
 }
+
+TEST_CASE("interp: the autocast cache is one region's, however many evaluation forwards came first") {
+  // nanoGPT's estimate_loss(): eval_iters forwards, each in its own
+  // `with ctx:`, before the training step; each region drops its casts.
+  constexpr std::string_view kEvalFirst = R"(
+import torch
+import torch.nn as nn
+
+model = nn.Sequential(nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 512)).cuda()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.randn(4096, 512, device="cuda")
+for it in range(EVAL):
+    with torch.no_grad():
+        with torch.autocast(device_type="cuda", dtype=torch.bfloat16):
+            model(x)
+with torch.autocast(device_type="cuda", dtype=torch.bfloat16):
+    loss = model(x).float().pow(2).mean()
+loss.backward()
+opt.step()
+)";
+  auto with_evals = [&](int n) {
+    std::string code(kEvalFirst);
+    code.replace(code.find("EVAL"), 4, std::to_string(n));
+    return est(code).components.autocast_cache;
+  };
+  // One region's casts of the weight the second matmul saved, never n+1.
+  CHECK(with_evals(1) == 512 * 512 * 2);
+  CHECK(with_evals(200) == 512 * 512 * 2);
+}
+
+TEST_CASE("interp: a list of ints indexes a tensor like an int64 index tensor") {
+  // nanoGPT's `self.lm_head(x[:, [-1], :])`: the step goes on through it.
+  memory::Estimate e = est(R"(
+import torch
+import torch.nn as nn
+
+head = nn.Linear(64, 1000).cuda()
+opt = torch.optim.SGD(head.parameters(), lr=0.1)
+x = torch.randn(4, 128, 64, device="cuda", requires_grad=True)
+logits = head(x[:, [-1], :])
+assert logits.shape == (4, 1, 1000)
+loss = logits.sum()
+loss.backward()
+opt.step()
+)");
+  CHECK(e.verdict == memory::Verdict::Fits);
+  REQUIRE_FALSE(e.phases.empty());
+  CHECK(e.params == 64 * 1000 + 1000);
+}
