@@ -42,6 +42,12 @@ constexpr std::string_view kAccumNames[] = {"gradient_accumulation_steps", "grad
 constexpr std::string_view kWorldNames[] = {"world_size", "num_gpus", "n_gpus", "ngpus", "nproc_per_node",
                                             "num_processes"};
 
+// Sequence names that size the model, not the batch: the longest context
+// it takes. A run may train shorter (llm.c: block_size 1024, --sequence_length 64).
+constexpr std::string_view kSeqCapacityNames[] = {
+    "block_size", "max_len", "max_length", "max_seq_len", "max_seq_length", "context_length",
+    "context_len", "ctx_len", "n_ctx", "max_source_length", "max_target_length"};
+
 template <size_t N>
 bool in_list(const std::string& s, const std::string_view (&list)[N]) {
   return std::find(std::begin(list), std::end(list), s) != std::end(list);
@@ -80,12 +86,26 @@ Value Interp::named_source(std::string_view name, Value v, uint32_t line, std::s
       *orig = *val;
       setting->origin = {line, setting->origin.source + " (was " + std::to_string(*val) + ", " + std::string(how) + ")"};
     }
+    // A capacity (block_size) first, then a run length that differs: the
+    // run's length is the sequence length. The capacity keeps its own
+    // symbol, renamed after its source, for what it sized (a position table).
+    if (setting == &cfg.seq_len && seq_from_capacity && val && *val != *orig && !over &&
+        !in_list(n, kSeqCapacityNames)) {
+      const DimSym old = dims.find_symbol("T");
+      if (old != UINT32_MAX) dims.rename_symbol(old, "T_" + (setting->origin.source.empty() ? std::string("max") : std::to_string(setting->origin.line)));
+      seq_from_capacity = false;
+      *orig = *val;
+      setting->value = *val;
+      setting->origin = {line, std::string(how)};
+      return Value::integer(dims.symbol("T", *val));
+    }
     // The same setting read again (a constant, then the argparse default
     // built from it): the same symbol. A different value is something else.
     if (val && *val != *orig) return v;
     return Value::integer(dims.symbol(sym, *setting->value));
   }
   *orig = val.value_or(-1);
+  if (setting == &cfg.seq_len) seq_from_capacity = !over && in_list(n, kSeqCapacityNames);
   int64_t bound = over ? *over : *val;
   setting->value = bound;
   setting->origin = {line, over ? std::string("--") + (sym[0] == 'B' ? "batch-size" : "seq-len") + " (was " +

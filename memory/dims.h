@@ -62,6 +62,8 @@ class DimArena {
   bool depends_on(DimId d, DimSym s) const;
   /// The symbol a name denotes, or UINT32_MAX.
   DimSym find_symbol(std::string_view name) const;
+  /// Renames a symbol; the name is free for a new one (its value stays).
+  void rename_symbol(DimSym s, std::string name) { syms_[s].name = std::move(name); }
   std::string_view symbol_name(DimSym s) const { return syms_[s].name; }
   int64_t symbol_value(DimSym s) const { return syms_[s].value; }
   size_t symbol_count() const { return syms_.size(); }

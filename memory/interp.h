@@ -454,6 +454,10 @@ struct Interp {
   std::vector<DimId> phase_own;                     ///< per phase: its own activation bytes
   std::vector<std::vector<std::pair<StrId, DimId>>> phase_modules;  ///< per phase: bytes by module
   int64_t orig_batch = -1, orig_seq = -1, orig_image = -1;  ///< defaults the symbols replaced
+  /// The sequence length so far is a capacity (a model's block_size,
+  /// max_seq_len): a later sequence_length that differs is what the run
+  /// trains with, and takes over.
+  bool seq_from_capacity = false;
   /// The batch dimension of the last DataLoader batch drawn, and the line
   /// that built the loader: what the training batch really is when it is
   /// not the batch-size setting (another name claimed that first).

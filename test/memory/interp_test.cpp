@@ -1220,3 +1220,52 @@ opt.step()
   REQUIRE_FALSE(e.phases.empty());
   CHECK(e.params == 64 * 1000 + 1000);
 }
+
+TEST_CASE("interp: a run length that differs from the model's block_size is the sequence length") {
+  // llm.c train_gpt2.py: GPTConfig(block_size=1024) sizes the position
+  // table; the run trains with T = args.sequence_length (64).
+  constexpr std::string_view kCode = R"(
+import argparse
+from dataclasses import dataclass
+import torch
+import torch.nn as nn
+
+@dataclass
+class Config:
+    block_size: int = 1024
+    n_embd: int = 64
+
+class Net(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.wte = nn.Embedding(1000, c.n_embd)
+        self.wpe = nn.Embedding(c.block_size, c.n_embd)
+        self.head = nn.Linear(c.n_embd, 1000)
+    def forward(self, idx):
+        t = torch.arange(idx.size(1), device=idx.device)
+        return self.head(self.wte(idx) + self.wpe(t))
+
+p = argparse.ArgumentParser()
+p.add_argument("--batch_size", type=int, default=4)
+p.add_argument("--sequence_length", type=int, default=64)
+args = p.parse_args()
+B, T = args.batch_size, args.sequence_length
+model = Net(Config()).cuda()
+opt = torch.optim.AdamW(model.parameters())
+x = torch.randint(0, 1000, (B, T), device="cuda")
+loss = model(x).float().mean()
+loss.backward()
+opt.step()
+)";
+  memory::Estimate e = est(kCode);
+  REQUIRE(e.config.seq_len.known());
+  CHECK(*e.config.seq_len.value == 64);
+  CHECK(e.config.seq_len.origin.line == 24);  // its add_argument
+  // The position table keeps the model's 1024 rows.
+  CHECK(e.params == 1000 * 64 + 1024 * 64 + 64 * 1000 + 1000);
+  // --seq-len still wins over both.
+  memory::EstimateOptions o;
+  o.seq_len = 128;
+  memory::Estimate f = est(kCode, o);
+  CHECK(*f.config.seq_len.value == 128);
+}
