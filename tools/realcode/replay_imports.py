@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""Replays tools/realcode/imports_judged.tsv against exported repositories.
+"""Replays tools/realcode/imports_judged.tsv and estimates_judged.tsv
+against exported repositories.
 
 usage: replay_imports.py TPF_ANALYZE REPOS_DIR
 REPOS_DIR holds one folder per repository, named owner+name (made by
 export_repo.py from a fetched mirror). Each row's script is analyzed from
 its own folder, with --target h100; a `params` row checks the parameter
-count, a rule row that the rule fires (present) or not (absent) at the line.
+count, `seqlen` / `batch` rows the setting, a `verdict` row the verdict
+(fits, tight, oom, unknown), a rule row that the rule fires (present) or
+not (absent) at the line (line 0: anywhere in the file).
 Prints one line per row and exits 1 when any row disagrees.
 """
 import os
@@ -15,7 +18,9 @@ import sys
 tpf, repos = os.path.abspath(sys.argv[1]), sys.argv[2]
 here = os.path.dirname(os.path.abspath(__file__))
 bad = 0
-for line in open(os.path.join(here, "imports_judged.tsv")):
+rows = [line for name in ("imports_judged.tsv", "estimates_judged.tsv")
+        for line in open(os.path.join(here, name))]
+for line in rows:
     if line.startswith("#") or not line.strip():
         continue
     repo, commit, path, lineno, what, expected, _verdict, _reason = line.rstrip("\n").split("\t")
@@ -29,6 +34,16 @@ for line in open(os.path.join(here, "imports_judged.tsv")):
     text = p.stdout + p.stderr
     if what == "params":
         ok = f"parameters   {expected} " in text
+    elif what == "seqlen":
+        ok = f"seq len      {expected} " in text
+    elif what == "batch":
+        ok = f"batch size   {expected} " in text
+    elif what == "verdict":
+        ok = any(l.startswith("  verdict ") and l.rstrip().lower().endswith(" " + expected)
+                 for l in text.splitlines())
+    elif lineno == "0":
+        # a rule anywhere in the file
+        ok = (f" {what} " in text) == (expected == "present")
     else:
         hit = f"{os.path.basename(script)}:{lineno}:" in text and what in text
         ok = hit == (expected == "present")
