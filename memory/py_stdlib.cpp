@@ -103,7 +103,16 @@ Value os_getenv(Interp& in, Args& a) {
       // starts one process per GPU of the target.
       if (!d && in.opt.target) return in.str_value(std::to_string(in.opt.target->count));
     }
-    if (*key == "RANK" || *key == "LOCAL_RANK") return in.str_value("0");
+    if (*key == "RANK" || *key == "LOCAL_RANK") {
+      // A run is a launcher's (torchrun: rank 0 of N) when --world-size or
+      // the target says it has more than one GPU, or when the script reads
+      // the rank with no default. Otherwise it is `python train.py`: the
+      // variable is unset, and `if int(os.environ.get("RANK", -1)) != -1:`
+      // (nanoGPT, llm.c) takes the single-GPU branch, without DDP.
+      const bool launched = (in.opt.world_size && *in.opt.world_size > 1) ||
+                            (in.opt.target && in.opt.target->count > 1);
+      if (launched || !d) return in.str_value("0");
+    }
   }
   return d ? *d : Value::none();
 }

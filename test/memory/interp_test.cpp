@@ -595,7 +595,7 @@ TEST_CASE("interp: a nanoGPT-style DDP branch reads os.environ[...] and reaches 
   // `int(os.environ["WORLD_SIZE"])` was unknown, so `accum //= world` made
   // the micro-step loop bound unknown and the autocast context built from
   // the device string was lost: the step was synthesized in fp32.
-  memory::Estimate e = est(R"(
+  constexpr std::string_view kNanoDdp = R"(
 import os
 from contextlib import nullcontext
 import torch, torch.nn as nn
@@ -625,17 +625,30 @@ while True:
         loss.backward()
     optimizer.step()
     optimizer.zero_grad(set_to_none=True)
-)");
+)";
+  // `python train.py` on one GPU: RANK is unset, the branch is not taken,
+  // no DDP is charged.
+  memory::Estimate e = est(kNanoDdp);
   REQUIRE(e.phases.size() >= 1);
   CHECK(e.config.unknowns.empty());  // no synthesized step
   REQUIRE(e.config.autocast.has_value());
   CHECK(*e.config.autocast == memory::Dtype::BFloat16);
-  CHECK(e.config.grad_accum.value == 8);  // 8 // WORLD_SIZE (the a100-80gb target: 1 GPU)
-  CHECK(e.config.sharding == memory::Sharding::Ddp);
-  // The DDP wrapper and the module it wraps are one model, with the module's line.
+  CHECK(e.config.grad_accum.value == 8);
+  CHECK(e.config.sharding == memory::Sharding::None);
   REQUIRE(e.config.models.size() == 1);
-  CHECK(e.config.models[0].cls == "Sequential in DDP");
+  CHECK(e.config.models[0].cls == "Sequential");
   CHECK(e.config.models[0].origin.line == 19);
+  // torchrun over 8 GPUs (--world-size 8): rank 0 of 8 takes the branch.
+  memory::EstimateOptions o;
+  o.world_size = 8;
+  memory::Estimate d = est(kNanoDdp, o);
+  REQUIRE(d.phases.size() >= 1);
+  CHECK(d.config.sharding == memory::Sharding::Ddp);
+  // The DDP wrapper and the module it wraps are one model, with the module's line.
+  REQUIRE(d.config.models.size() == 1);
+  CHECK(d.config.models[0].cls == "Sequential in DDP");
+  CHECK(d.config.models[0].origin.line == 19);
+  CHECK(d.components.gradients > e.components.gradients);  // DDP's buckets beside the gradients
 }
 
 TEST_CASE("interp: .half() / .bfloat16() set the weights' precision and its line") {

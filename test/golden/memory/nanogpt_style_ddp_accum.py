@@ -1,4 +1,4 @@
-# tpf: target=h100
+# tpf: target=h100 world-size=8
 """nanoGPT-style trainer: module-level config, a DDP branch reading os.environ, the autocast context
 built from the device string, SDPA attention, tied embeddings, micro-step gradient accumulation."""
 import os
