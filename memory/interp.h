@@ -458,6 +458,11 @@ struct Interp {
   /// max_seq_len): a later sequence_length that differs is what the run
   /// trains with, and takes over.
   bool seq_from_capacity = false;
+  /// torch.set_default_dtype / set_default_tensor_type: the dtype of new
+  /// floating tensors and parameters, and where it was set.
+  Dtype default_float = Dtype::Float32;
+  uint32_t default_float_line = 0;
+  std::string default_float_how;
   /// The batch dimension of the last DataLoader batch drawn, and the line
   /// that built the loader: what the training batch really is when it is
   /// not the batch-size setting (another name claimed that first).

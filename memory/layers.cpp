@@ -51,7 +51,14 @@ void set(Interp& in, Value self, std::string_view name, Value v) {
 }
 
 Dtype param_dtype(Interp& in, const Args& a) {
-  return dtype_arg(in, a, "dtype").value_or(Dtype::Float32);
+  if (auto d = dtype_arg(in, a, "dtype")) return *d;
+  // Parameters made under torch.set_default_dtype: the weights' precision.
+  if (in.default_float != Dtype::Float32 && in.cfg.param_dtype == Dtype::Float32 &&
+      in.cfg.param_dtype_origin.source.empty()) {
+    in.cfg.param_dtype = in.default_float;
+    in.cfg.param_dtype_origin = {in.default_float_line, in.default_float_how};
+  }
+  return in.default_float;
 }
 
 void add_param(Interp& in, Value self, std::string_view name, std::vector<DimId> shape, Dtype dt) {

@@ -232,7 +232,7 @@ Value factory(Interp& in, Args& a, Dtype def) {
   Dtype dt = dtype_arg(in, a, "dtype").value_or(def);
   return requires_grad_kw(in, a, in.new_tensor(*shape, dt));
 }
-Value t_float_factory(Interp& in, Args& a) { return factory(in, a, Dtype::Float32); }
+Value t_float_factory(Interp& in, Args& a) { return factory(in, a, in.default_float); }
 
 Value t_like(Interp& in, Args& a) {
   TensorObj* t = a.pos.empty() ? nullptr : in.tensor(a.pos[0]);
@@ -254,7 +254,7 @@ Value t_full(Interp& in, Args& a) {
   Args sa{{a.pos[0]}, {}, a.span};
   auto shape = shape_from(in, sa, 0);
   if (!shape) return Value::unknown();
-  Dtype def = Dtype::Float32;
+  Dtype def = in.default_float;
   if (a.pos.size() > 1) {
     if (a.pos[1].kind == VKind::Bool) def = Dtype::Bool;
     else if (a.pos[1].kind == VKind::Int) def = Dtype::Int64;
@@ -285,7 +285,7 @@ Value t_arange(Interp& in, Args& a) {
   }
   if (auto s = a.kwarg(in, "start")) lo = *s;
   bool ints = lo.kind == VKind::Int && hi.kind == VKind::Int && st.kind == VKind::Int;
-  Dtype def = ints ? Dtype::Int64 : Dtype::Float32;
+  Dtype def = ints ? Dtype::Int64 : in.default_float;
   DimId n;
   if (ints && in.dims.value(st.dim()) == 1) {
     n = in.dims.sub(hi.dim(), lo.dim());
@@ -309,16 +309,16 @@ Value t_tensor(Interp& in, Args& a) {
     if (s->empty()) break;
     v = (*s)[0];
   }
-  if (v.kind == VKind::Float) dt = Dtype::Float32;
+  if (v.kind == VKind::Float) dt = in.default_float;
   else if (v.kind == VKind::Bool) dt = Dtype::Bool;
-  else if (v.kind != VKind::Int && !in.seq(v)) dt = Dtype::Float32;
+  else if (v.kind != VKind::Int && !in.seq(v)) dt = in.default_float;
   return requires_grad_kw(in, a, in.new_tensor(shape, dtype_arg(in, a, "dtype").value_or(dt)));
 }
 
 Value t_eye(Interp& in, Args& a) {
   if (a.pos.empty() || a.pos[0].kind != VKind::Int) return Value::unknown();
   DimId m = a.pos.size() > 1 && a.pos[1].kind == VKind::Int ? a.pos[1].dim() : a.pos[0].dim();
-  return in.new_tensor({a.pos[0].dim(), m}, dtype_arg(in, a, "dtype").value_or(Dtype::Float32));
+  return in.new_tensor({a.pos[0].dim(), m}, dtype_arg(in, a, "dtype").value_or(in.default_float));
 }
 
 Value t_same_shape_new(Interp& in, Args& a) {

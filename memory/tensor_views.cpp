@@ -438,6 +438,18 @@ Value m_type_as(Interp& in, Args& a) {
 Value m_type(Interp& in, Args& a) {
   if (a.pos.size() > 1 && a.pos[1].kind == VKind::Dtype)
     return cast_to(in, a, static_cast<Dtype>(a.pos[1].a));
+  if (a.pos.size() == 1) {
+    // x.type(): the legacy tensor type name (llm.c restores the default
+    // tensor type from it).
+    switch (self_t(in, a)->dtype) {
+      case Dtype::Float32: return in.str_value("torch.FloatTensor");
+      case Dtype::Float16: return in.str_value("torch.HalfTensor");
+      case Dtype::BFloat16: return in.str_value("torch.BFloat16Tensor");
+      case Dtype::Float64: return in.str_value("torch.DoubleTensor");
+      case Dtype::Int64: return in.str_value("torch.LongTensor");
+      default: break;
+    }
+  }
   return Value::unknown();
 }
 

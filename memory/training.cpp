@@ -553,6 +553,34 @@ void register_training(Builtins& b) {
   f["torch.device"] = f_device;
   f["torch.compile"] = f_compile;
   f["torch.manual_seed"] = f_none;
+  f["torch.set_default_dtype"] = [](Interp& in, Args& a) {
+    if (!a.pos.empty() && a.pos[0].kind == VKind::Dtype && is_floating(static_cast<Dtype>(a.pos[0].a))) {
+      in.default_float = static_cast<Dtype>(a.pos[0].a);
+      in.default_float_line = in.user_line();
+      in.default_float_how = "torch.set_default_dtype(torch." + std::string(dtype_name(in.default_float)) + ")";
+    }
+    return Value::none();
+  };
+  f["torch.set_default_tensor_type"] = [](Interp& in, Args& a) {
+    // "torch.cuda.HalfTensor", torch.cuda.BFloat16Tensor, torch.FloatTensor, ...
+    std::string_view n;
+    if (!a.pos.empty()) {
+      if (auto s = in.as_str(a.pos[0])) n = *s;
+      else if (a.pos[0].kind == VKind::Ext) n = in.str(a.pos[0].a);
+    }
+    std::optional<Dtype> d;
+    if (n.ends_with(".HalfTensor")) d = Dtype::Float16;
+    else if (n.ends_with(".BFloat16Tensor")) d = Dtype::BFloat16;
+    else if (n.ends_with(".FloatTensor")) d = Dtype::Float32;
+    else if (n.ends_with(".DoubleTensor")) d = Dtype::Float64;
+    if (d) {
+      in.default_float = *d;
+      in.default_float_line = in.user_line();
+      in.default_float_how = "torch.set_default_tensor_type(" + std::string(n) + ")";
+    }
+    return Value::none();
+  };
+  f["torch.get_default_dtype"] = [](Interp& in, Args&) { return Value::dtype(in.default_float); };
   f["torch.cuda.manual_seed"] = f_none;
   f["torch.cuda.manual_seed_all"] = f_none;
   f["torch.cuda.set_device"] = f_none;

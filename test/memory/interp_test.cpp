@@ -1282,3 +1282,40 @@ opt.step()
   memory::Estimate f = est(kCode, o);
   CHECK(*f.config.seq_len.value == 128);
 }
+
+TEST_CASE("interp: torch.set_default_dtype and set_default_tensor_type make the weights' precision") {
+  // llm.c train_llama3.py: the model is built under BFloat16Tensor, then
+  // the default is restored from a tensor's .type().
+  memory::Estimate e = est(R"(
+import torch
+import torch.nn as nn
+
+saved = torch.get_default_dtype()
+torch.set_default_tensor_type(torch.cuda.BFloat16Tensor)
+model = nn.Linear(1024, 1024)
+torch.set_default_tensor_type(torch.tensor([], dtype=saved, device="cpu").type())
+head = nn.Linear(1024, 8)
+opt = torch.optim.SGD(list(model.parameters()) + list(head.parameters()), lr=0.1)
+x = torch.randn(16, 1024, device="cuda", dtype=torch.bfloat16)
+loss = head(model(x).float()).sum()
+loss.backward()
+opt.step()
+)");
+  CHECK(e.config.param_dtype == memory::Dtype::BFloat16);
+  CHECK(e.config.param_dtype_origin.line == 6);
+  // 1024*1024+1024 weights in bf16, the head's 8*1024+8 in fp32 again.
+  CHECK(e.components.weights == (1024 * 1024 + 1024) * 2 + (8 * 1024 + 8) * 4);
+  memory::Estimate f = est(R"(
+import torch
+import torch.nn as nn
+torch.set_default_dtype(torch.float16)
+model = nn.Linear(256, 256)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.randn(8, 256, device="cuda")
+loss = model(x).sum()
+loss.backward()
+opt.step()
+)");
+  CHECK(f.config.param_dtype == memory::Dtype::Float16);
+  CHECK(f.components.weights == (256 * 256 + 256) * 2);
+}
