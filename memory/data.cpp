@@ -170,7 +170,12 @@ Value c_vision_dataset(Interp& in, std::string_view name, Args& a) {
     DimId h = in.dims.constant(d.h), w = in.dims.constant(d.w);
     bool known = d.h != 0;
     std::vector<Value> lambdas;
-    if (auto tf = a.kwarg(in, "transform")) apply_transforms(in, *tf, c, h, w, known, lambdas);
+    std::optional<Value> tf = a.kwarg(in, "transform");
+    // ImageFolder(root, transform) and the like pass it by position: the
+    // first positional that is a transform.
+    for (size_t k = 1; !tf && k < a.pos.size(); ++k)
+      if (type_of(in, a.pos[k]).starts_with("transform.")) tf = a.pos[k];
+    if (tf) apply_transforms(in, *tf, c, h, w, known, lambdas);
     if (!known) {
       in.note_unknown("image size of `" + std::string(name) + "` (no resize/crop transform)", a.span, true);
       return Value::unknown();

@@ -364,6 +364,15 @@ Value Interp::getitem(Value c, Value key) {
     a.pos = {key};
     return h ? h(*this, a) : Value::unknown();
   }
+  // `models.__dict__[args.arch]` (pytorch/examples imagenet): the module's
+  // attribute of that name.
+  if (c.kind == VKind::Ext && str(c.a).ends_with(".__dict__")) {
+    if (auto k = as_str(key)) {
+      std::string q(str(c.a).substr(0, str(c.a).size() - std::string_view(".__dict__").size()));
+      return getattr(Value::ext(intern(q)), intern(*k));
+    }
+    return Value::unknown();
+  }
   if (c.kind != VKind::Obj) return Value::unknown();
   Obj& ob = o(c);
   switch (ob.kind) {

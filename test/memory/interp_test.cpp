@@ -1319,3 +1319,37 @@ opt.step()
   CHECK(f.config.param_dtype == memory::Dtype::Float16);
   CHECK(f.components.weights == (256 * 256 + 256) * 2);
 }
+
+TEST_CASE("interp: models.__dict__[args.arch] and a transform passed to ImageFolder by position") {
+  // pytorch/examples imagenet/main.py, reduced.
+  memory::Estimate e = est(R"(
+import argparse
+import torch
+import torch.nn as nn
+import torchvision.datasets as datasets
+import torchvision.models as models
+import torchvision.transforms as transforms
+
+p = argparse.ArgumentParser()
+p.add_argument("--arch", default="resnet18")
+p.add_argument("-b", "--batch-size", type=int, default=32)
+args = p.parse_args()
+model = models.__dict__[args.arch]().cuda()
+crit = nn.CrossEntropyLoss()
+opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+train = datasets.ImageFolder("/data/train", transforms.Compose([transforms.RandomResizedCrop(160), transforms.ToTensor()]))
+loader = torch.utils.data.DataLoader(train, batch_size=args.batch_size, shuffle=True)
+for images, target in loader:
+    images, target = images.cuda(), target.cuda()
+    loss = crit(model(images), target)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+)");
+  CHECK(e.params == 11689512);  // torchvision resnet18
+  REQUIRE(e.config.image_size.known());
+  CHECK(*e.config.image_size.value == 160);
+  CHECK(e.config.image_size.origin.line == 16);
+  CHECK(e.config.unknowns.empty());
+  CHECK(e.verdict == memory::Verdict::Fits);
+}
