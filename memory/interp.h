@@ -458,6 +458,16 @@ struct Interp {
   /// max_seq_len): a later sequence_length that differs is what the run
   /// trains with, and takes over.
   bool seq_from_capacity = false;
+  /// The first parameter whose size the interpreter could not read (a
+  /// layer size or an nn.Parameter shape from unknown data): the count is
+  /// then a lower bound, and says so.
+  uint32_t unsized_line = 0;
+  std::string unsized_what;
+  void note_unsized(std::string what) {
+    if (unsized_line) return;
+    unsized_line = user_line();
+    unsized_what = std::move(what);
+  }
   /// torch.set_default_dtype / set_default_tensor_type: the dtype of new
   /// floating tensors and parameters, and where it was set.
   Dtype default_float = Dtype::Float32;

@@ -72,7 +72,10 @@ void add_buffer(Interp& in, Value self, std::string_view name, std::vector<DimId
 }
 
 DimId dim_of(Interp& in, Value v, int64_t def) {
-  return v.kind == VKind::Int ? v.dim() : in.dims.constant(in.as_int(v).value_or(def));
+  if (v.kind == VKind::Int) return v.dim();
+  std::optional<int64_t> k = in.as_int(v);
+  if (!k) in.note_unsized("a layer size");
+  return in.dims.constant(k.value_or(def));
 }
 
 std::vector<DimId> kernel(Interp& in, Value v, size_t n) {

@@ -124,7 +124,10 @@ struct Estimate {
   std::string gpu_display;
   uint64_t usable_bytes = 0;   ///< per GPU
   uint32_t gpu_count = 1;
-  uint64_t params = 0;         ///< exact, deduplicated
+  uint64_t params = 0;         ///< exact, deduplicated (a lower bound when !params_exact)
+  /// False when a parameter's size could not be read: `params` counts the
+  /// others, and config.unknowns names the first one.
+  bool params_exact = true;
   uint64_t trainable_params = 0;
   uint64_t buffer_bytes = 0;
   Components components;

@@ -97,6 +97,24 @@ std::string wrapper_display(std::string_view type) {
 
 uint64_t val(Interp& in, DimId d) { return static_cast<uint64_t>(std::max<int64_t>(0, in.dims.value(d))); }
 
+/// Required arguments the run did not give, with how to give them: the
+/// usual reason values are missing.
+void name_missing_args(const Interp& in, Estimate& e) {
+  auto& unknowns = e.config.unknowns;
+  for (const MissingArg& m : in.missing_args) {
+    if (m.name.starts_with('{')) {
+      std::string first = m.name.substr(1, m.name.find_first_of(",}") - 1);
+      unknowns.push_back({"no subcommand `" + m.name + "` is given: pass one after `--` (`tpf-analyze ... SCRIPT -- " +
+                              first + "`)",
+                          m.line, false});
+      continue;
+    }
+    unknowns.push_back({"the required argument `" + m.name + "` is not given: pass it after `--` (`tpf-analyze ... " +
+                            "SCRIPT -- " + (m.positional ? "VALUE" : m.name + " VALUE") + "`)",
+                        m.line, false});
+  }
+}
+
 /// An unknown verdict always says why, in config.unknowns (issue 24): the
 /// interpreter's own reasons are blocking unknowns already; otherwise the
 /// model was not found or no backward was followed, and this names the
@@ -125,18 +143,7 @@ void explain_unknown(const Interp& in, Estimate& e, bool has_target) {
       unknowns.push_back({"no `.backward()` reached: the script's training step was not found", 0, true});
     }
   }
-  for (const MissingArg& m : in.missing_args) {
-    if (m.name.starts_with('{')) {
-      std::string first = m.name.substr(1, m.name.find_first_of(",}") - 1);
-      unknowns.push_back({"no subcommand `" + m.name + "` is given: pass one after `--` (`tpf-analyze ... SCRIPT -- " +
-                              first + "`)",
-                          m.line, false});
-      continue;
-    }
-    unknowns.push_back({"the required argument `" + m.name + "` is not given: pass it after `--` (`tpf-analyze ... " +
-                            "SCRIPT -- " + (m.positional ? "VALUE" : m.name + " VALUE") + "`)",
-                        m.line, false});
-  }
+  name_missing_args(in, e);
 }
 
 }  // namespace
@@ -222,6 +229,13 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   }
   e.buffer_bytes = buffers;
   e.model_found = !params.empty();
+  if (in.unsized_line && e.model_found) {
+    e.params_exact = false;
+    in.cfg.unknowns.push_back({in.unsized_what +
+                                   " comes from a value the interpreter could not read: the parameter count "
+                                   "is a lower bound",
+                               in.unsized_line, false});
+  }
   e.step_synthesized = in.step_synthesized;
   // ---- optimizer state ----
   uint64_t opt_bytes = 0, foreach_temp = 0;
@@ -445,6 +459,7 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   }
   e.config = cfg;
   if (e.verdict == Verdict::Unknown) explain_unknown(in, e, opt.target.has_value());
+  else if (!e.params_exact) name_missing_args(in, e);  // the likely source of the unread size
   // Arguments given for the script that nothing read: say so rather than
   // let them look applied (a click or fire command line, a config file).
   if (!opt.argv.empty() && !in.argv_read)

@@ -330,7 +330,10 @@ Value t_same_shape_new(Interp& in, Args& a) {
 Value t_parameter(Interp& in, Args& a) {
   Value data = a.get(in, 0, "data").value_or(Value::unknown());
   TensorObj* t = in.tensor(data);
-  if (!t) return Value::unknown();
+  if (!t) {
+    in.note_unsized("the shape of an `nn.Parameter`");
+    return Value::unknown();
+  }
   // nn.Parameter(t) shares t's storage; it becomes a parameter.
   Value p = in.view_of(data, t->shape, t->perm);
   TensorObj* pt = in.tensor(p);

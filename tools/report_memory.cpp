@@ -92,6 +92,7 @@ nlohmann::ordered_json estimate_json(const Estimate& e) {
   j["path"] = e.path;
   j["target"] = e.target.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(e.target);
   j["params"] = e.model_found ? nlohmann::ordered_json(e.params) : nlohmann::ordered_json(nullptr);
+  j["params_exact"] = e.model_found && e.params_exact;
   const memory::Components& c = e.components;
   nlohmann::ordered_json comp;
   auto known = [&](uint64_t v, bool k) { return k ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr); };
@@ -188,7 +189,8 @@ void render_estimate(std::ostream& os, const Estimate& e, const MemoryTextStyle&
   } else {
     for (const auto& m : cfg.models)
       os << "  model        " << m.name << (m.cls.empty() ? "" : " (" + m.cls + ")") << at(m.origin) << "\n";
-    os << "  parameters   " << with_commas(e.params) << " (" << with_commas(e.trainable_params) << " trainable)\n";
+    os << "  parameters   " << (e.params_exact ? "" : "at least ") << with_commas(e.params) << " ("
+       << with_commas(e.trainable_params) << " trainable)\n";
   }
   auto setting = [&](const char* label, const IntSetting& s) {
     if (s.known()) os << "  " << label << std::to_string(*s.value) << at(s.origin) << "\n";

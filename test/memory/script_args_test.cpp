@@ -140,10 +140,15 @@ opt.step()
                            {});
   CHECK(e.verdict == memory::Verdict::Unknown);
   std::vector<std::string> w = whats(e);
-  REQUIRE(w.size() == 2);
-  CHECK(w[1] == "the required argument `--width` is not given: pass it after `--` (`tpf-analyze ... SCRIPT -- "
+  REQUIRE(w.size() == 3);
+  // The Linear built from the missing width: a lower bound, never a silent count.
+  CHECK(w[0] == "a layer size comes from a value the interpreter could not read: the parameter count is a "
+                "lower bound");
+  CHECK(e.config.unknowns[0].line == 6);
+  CHECK_FALSE(e.params_exact);
+  CHECK(w[2] == "the required argument `--width` is not given: pass it after `--` (`tpf-analyze ... SCRIPT -- "
                 "--width VALUE`)");
-  CHECK(e.config.unknowns[1].line == 3);
+  CHECK(e.config.unknowns[2].line == 3);
   memory::Estimate given = run(R"(import argparse, torch, torch.nn as nn
 p = argparse.ArgumentParser()
 p.add_argument("--width", type=int, required=True)
@@ -156,6 +161,7 @@ opt.step()
 )",
                                {"--width", "512"});
   CHECK(given.params == 512 * 10 + 10);
+  CHECK(given.params_exact);
   CHECK(given.verdict == memory::Verdict::Fits);
 }
 
