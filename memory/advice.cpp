@@ -245,7 +245,13 @@ std::optional<Diagnostic> exceeds_target(const Estimate& e) {
   d.notes.push_back({e.anchor, "weights " + gib(e.components.weights) + ", gradients " +
                                    gib(e.components.gradients) + ", optimizer state " +
                                    gib(e.components.optimizer_state) + ", activations " +
-                                   gib(e.components.activations)});
+                                   gib(e.components.activations) +
+                                   (e.components.backward_transients
+                                        ? ", backward transients " + gib(e.components.backward_transients)
+                                        : std::string()) +
+                                   (e.components.step_temporaries
+                                        ? ", step temporaries " + gib(e.components.step_temporaries)
+                                        : std::string())});
   if (auto g = guesses_note(e)) {
     d.notes.push_back({e.anchor, *g + "; even the low end of the interval, " + gib(e.peak_low_bytes) +
                                      ", is over the usable memory"});

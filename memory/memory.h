@@ -71,15 +71,21 @@ struct Components {
   uint64_t gradients = 0;
   uint64_t optimizer_state = 0;
   uint64_t master_weights = 0;
-  uint64_t activations = 0;
+  uint64_t activations = 0;        ///< saved for backward (and the batch), at the peak
+  /// The first gradient buffers of backward, while every saved tensor is
+  /// still alive (when the peak is in backward).
+  uint64_t backward_transients = 0;
+  /// The optimizer step's temporaries (foreach: about all parameters; the
+  /// for-loop: the largest), when the peak is in optimizer.step().
+  uint64_t step_temporaries = 0;
   uint64_t autocast_cache = 0;
   uint64_t cuda_context = 0;
   uint64_t fragmentation = 0;
   bool weights_known = true;
   bool activations_known = true;
   uint64_t total() const {
-    return weights + gradients + optimizer_state + master_weights + activations + autocast_cache +
-           cuda_context + fragmentation;
+    return weights + gradients + optimizer_state + master_weights + activations + backward_transients +
+           step_temporaries + autocast_cache + cuda_context + fragmentation;
   }
 };
 

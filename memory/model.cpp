@@ -383,13 +383,15 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   if (step_peak > backward_peak) {
     allocated = step_peak;
     c.gradients = G;
-    c.optimizer_state = O + foreach_temp;
+    c.optimizer_state = O;
+    c.step_temporaries = foreach_temp;
     c.activations = 0;
     c.autocast_cache = 0;
   } else {
     allocated = backward_peak;
     c.gradients = g_at_peak;
-    c.activations = at_forward_end ? acts + e.batch_input_bytes : act_total;
+    c.activations = at_forward_end ? acts + e.batch_input_bytes : act_total - transient;
+    c.backward_transients = at_forward_end ? 0 : transient;
     c.autocast_cache = cache_kept;
   }
   // ---- context, fragmentation, interval ----
@@ -407,7 +409,7 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   e.peak_low_bytes = allocated + static_cast<uint64_t>(ctx_lo * static_cast<double>(c.cuda_context)) +
                      static_cast<uint64_t>(static_cast<double>(allocated) * kFragmentationLow);
   e.peak_high_bytes = static_cast<uint64_t>(static_cast<double>(allocated) * (1.0 + kFragmentationHigh) +
-                                            static_cast<double>(c.activations) * widen +
+                                            static_cast<double>(c.activations + c.backward_transients) * widen +
                                             ctx_hi * static_cast<double>(c.cuda_context));
   bool blocking = std::any_of(cfg.unknowns.begin(), cfg.unknowns.end(), [](auto& u) { return u.blocking; });
   if (!e.model_found) c.weights_known = false;

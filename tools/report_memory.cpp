@@ -101,6 +101,8 @@ nlohmann::ordered_json estimate_json(const Estimate& e) {
   comp["optimizer_state"] = known(c.optimizer_state, c.weights_known);
   comp["master_weights"] = known(c.master_weights, c.weights_known);
   comp["activations"] = known(c.activations, c.activations_known);
+  comp["backward_transients"] = known(c.backward_transients, c.activations_known);
+  comp["step_temporaries"] = known(c.step_temporaries, c.weights_known);
   comp["autocast_cache"] = known(c.autocast_cache, c.activations_known);
   comp["cuda_context"] = c.cuda_context;
   comp["fragmentation"] = c.fragmentation;
@@ -232,26 +234,28 @@ void render_estimate(std::ostream& os, const Estimate& e, const MemoryTextStyle&
               {"optimizer state", c.optimizer_state, c.weights_known},
               {"master weights", c.master_weights, c.weights_known},
               {"activations", c.activations, c.activations_known},
+              {"backward transients", c.backward_transients, c.activations_known},
+              {"step temporaries", c.step_temporaries, c.weights_known},
               {"autocast cache", c.autocast_cache, c.activations_known},
               {"CUDA context", c.cuda_context, true},
               {"fragmentation", c.fragmentation, true}};
   uint64_t total = std::max<uint64_t>(1, e.peak_bytes);
-  os << "\n  component            GiB\n";
+  os << "\n  component               GiB\n";
   for (const Row& r : rows) {
     char line[96];
     if (!r.known) {
-      std::snprintf(line, sizeof line, "  %-16s %8s\n", r.name, "unknown");
+      std::snprintf(line, sizeof line, "  %-19s %8s\n", r.name, "unknown");
       os << line;
       continue;
     }
-    std::snprintf(line, sizeof line, "  %-16s %8s  ", r.name, gib_num(r.bytes).c_str());
+    std::snprintf(line, sizeof line, "  %-19s %8s  ", r.name, gib_num(r.bytes).c_str());
     os << line << bar(r.bytes, total, 30, st.unicode) << "\n";
   }
   bool known = c.weights_known && c.activations_known;
   if (!known) {
-    os << "  peak             unknown\n";
+    os << "  peak                unknown\n";
   } else {
-    os << "  peak             " << gib(e.peak_bytes) << "  (" << gib_num(e.peak_low_bytes) << " – "
+    os << "  peak                " << gib(e.peak_bytes) << "  (" << gib_num(e.peak_low_bytes) << " – "
        << gib_num(e.peak_high_bytes) << " GiB)";
     if (!e.target.empty()) {
       char pct[32];
@@ -261,7 +265,7 @@ void render_estimate(std::ostream& os, const Estimate& e, const MemoryTextStyle&
     }
     os << "\n";
   }
-  os << "  verdict          " << verdict_text(e.verdict, st.unicode) << "\n";
+  os << "  verdict             " << verdict_text(e.verdict, st.unicode) << "\n";
   if (!e.suggestions.empty()) {
     os << "\n  what would make it fit:\n";
     int k = 1;
