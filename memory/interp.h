@@ -458,6 +458,7 @@ struct Interp {
   /// max_seq_len): a later sequence_length that differs is what the run
   /// trains with, and takes over.
   bool seq_from_capacity = false;
+  bool process_started = false;  ///< a multiprocessing.Process target has run
   /// The first parameter whose size the interpreter could not read (a
   /// layer size or an nn.Parameter shape from unknown data): the count is
   /// then a lower bound, and says so.

@@ -373,6 +373,16 @@ Value f_spawn(Interp& in, Args& a) {
   return Value::none();
 }
 
+/// multiprocessing.Process(target=fn, args=(...)): kept until .start(),
+/// which runs fn(*args) for the first process started (the workers of
+/// pytorch/examples mnist_hogwild train the same shared model).
+Value f_process(Interp& in, Args& a) {
+  Value p = new_instance(in, "mp.Process");
+  in.o(p).attrs.set(in.intern("target"), a.kwarg(in, "target").value_or(Value::unknown()));
+  in.o(p).attrs.set(in.intern("args"), a.kwarg(in, "args").value_or(Value::unknown()));
+  return p;
+}
+
 /// The zoo's hook for `model.gradient_checkpointing_enable()`: each block
 /// runs as a checkpointed segment (transformers' GradientCheckpointingLayer).
 Value f_checkpoint_module(Interp& in, Args& a) {
@@ -489,6 +499,22 @@ Value instance_method(Interp& in, Value self, std::string_view n, Args& a, bool&
     if (n == "__exit__") return in.enter_context(self, false);
     return Value::unknown();
   }
+  if (t == "mp.Process") {
+    if (n == "start" && !in.process_started) {
+      in.process_started = true;
+      Value fn = *ob.attrs.find(in.intern("target"));
+      Value args = *in.o(self).attrs.find(in.intern("args"));
+      Args ca;
+      ca.span = a.span;
+      if (args.known()) {
+        auto items = in.iterate(args);
+        if (!items) return Value::none();
+        ca.pos = *items;
+      }
+      in.call(fn, ca);
+    }
+    return Value::none();
+  }
   if (t == "torch.cuda.amp.GradScaler") {
     if (n == "scale") return a.pos.size() > 1 ? a.pos[1] : Value::unknown();
     if (n == "step" && a.pos.size() > 1) {
@@ -595,6 +621,8 @@ void register_training(Builtins& b) {
   f["torch.nn.utils.clip_grad_value_"] = f_none;
   f["torch._tpf_checkpoint_module"] = f_checkpoint_module;
   f["torch.multiprocessing.spawn"] = f_spawn;
+  f["torch.multiprocessing.Process"] = f_process;
+  f["multiprocessing.Process"] = f_process;
   f["torch.multiprocessing.start_processes"] = f_spawn;
   b.tensor_methods["backward"] = m_backward;
 }

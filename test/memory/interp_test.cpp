@@ -1353,3 +1353,37 @@ for images, target in loader:
   CHECK(e.config.unknowns.empty());
   CHECK(e.verdict == memory::Verdict::Fits);
 }
+
+TEST_CASE("interp: training inside multiprocessing.Process(target=...) is followed once") {
+  // pytorch/examples mnist_hogwild: workers train one shared model.
+  memory::Estimate e = est(R"(
+import torch
+import torch.nn as nn
+import torch.multiprocessing as mp
+
+def train(rank, model, batch):
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.5)
+    for step in range(100):
+        x = torch.randn(batch, 784, device="cuda")
+        loss = model(x).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+if __name__ == "__main__":
+    model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 10)).cuda()
+    model.share_memory()
+    procs = []
+    for rank in range(4):
+        p = mp.Process(target=train, args=(rank, model, 64))
+        p.start()
+        procs.append(p)
+    for p in procs:
+        p.join()
+)");
+  REQUIRE(e.phases.size() == 1);
+  CHECK(e.config.unknowns.empty());
+  REQUIRE(e.config.optimizers.size() == 1);
+  CHECK(e.config.optimizers[0].origin.line == 7);
+  CHECK(e.verdict == memory::Verdict::Fits);
+}
