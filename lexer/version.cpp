@@ -35,17 +35,9 @@ bool in_range(int major, int minor) {
 
 std::optional<PyVersion> parse_py_version(std::string_view text) {
   std::string_view s = trim(text);
-  if (s.size() >= 2 && (s[0] == 'p' || s[0] == 'P') && (s[1] == 'y' || s[1] == 'Y')) {
-    // py312 / py38
-    s.remove_prefix(2);
-    if (s.size() < 2 || s.size() > 3 || s[0] != '3') return std::nullopt;
-    for (char c : s)
-      if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
-    int minor = std::stoi(std::string(s.substr(1)));
-    if (!in_range(3, minor)) return std::nullopt;
-    return PyVersion{3, static_cast<uint8_t>(minor)};
-  }
-  if (s.find('.') == std::string_view::npos) {
+  const bool py = s.size() >= 2 && (s[0] == 'p' || s[0] == 'P') && (s[1] == 'y' || s[1] == 'Y');
+  if (py) s.remove_prefix(2);  // py312 / py38
+  if (py || s.find('.') == std::string_view::npos) {
     // 312 / 38
     if (s.size() < 2 || s.size() > 3 || s[0] != '3') return std::nullopt;
     for (char c : s)

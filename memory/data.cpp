@@ -16,12 +16,6 @@
 namespace tpf::memory {
 namespace {
 
-Value new_instance(Interp& in, std::string_view type) {
-  ObjId io = in.alloc(OKind::Instance);
-  in.o(io).type = in.intern(type);
-  return Value::obj(io);
-}
-
 std::string_view type_of(Interp& in, Value v) {
   Obj* ob = in.instance(v);
   return ob && ob->cls == kNone32 && ob->type != kNone32 ? in.str(ob->type) : std::string_view();

@@ -19,12 +19,6 @@ Value make_optimizer(Interp& in, std::string_view q, OptimizerKind kind, Args& a
 
 namespace {
 
-Value new_instance(Interp& in, std::string_view type) {
-  ObjId io = in.alloc(OKind::Instance);
-  in.o(io).type = in.intern(type);
-  return Value::obj(io);
-}
-
 std::string_view type_of(Interp& in, Value v) {
   Obj* ob = in.instance(v);
   return ob && ob->cls == kNone32 && ob->type != kNone32 ? in.str(ob->type) : std::string_view();

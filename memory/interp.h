@@ -514,6 +514,8 @@ Value layer_forward(Interp& in, Value module, Args& args);
 /// Constructs an external class (nn layer, zoo model, optimizer, DataLoader);
 /// with `self` known, initializes that instance (super().__init__ of a subclass).
 Value construct_external(Interp& in, StrId qualname, Args& args, bool& handled, Value self);
+/// A new instance of a modelled library type ("argparse.Namespace").
+Value new_instance(Interp& in, std::string_view type);
 Value instance_method(Interp& in, Value self, std::string_view name, Args& args, bool& handled);
 Value instance_method_stdlib(Interp& in, Value self, std::string_view name, Args& args, bool& handled);
 Value argparse_method(Interp& in, Value self, std::string_view name, Args& args, bool& handled);

@@ -192,6 +192,12 @@ StrId ext_base(Interp& in, ObjId cls) {
 
 // -------------------------------------------------------------- attributes
 
+Value new_instance(Interp& in, std::string_view type) {
+  ObjId io = in.alloc(OKind::Instance);
+  in.o(io).type = in.intern(type);
+  return Value::obj(io);
+}
+
 Value Interp::getattr(Value v, StrId name) {
   std::string_view n = str(name);
   switch (v.kind) {

@@ -15,12 +15,6 @@
 namespace tpf::memory {
 namespace {
 
-Value new_instance(Interp& in, std::string_view type) {
-  ObjId io = in.alloc(OKind::Instance);
-  in.o(io).type = in.intern(type);
-  return Value::obj(io);
-}
-
 bool is_type(Interp& in, Value v, std::string_view type) {
   Obj* ob = in.instance(v);
   return ob && ob->cls == kNone32 && ob->type != kNone32 && in.str(ob->type) == type;

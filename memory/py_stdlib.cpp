@@ -11,12 +11,6 @@
 namespace tpf::memory {
 namespace {
 
-Value new_instance(Interp& in, std::string_view type) {
-  ObjId io = in.alloc(OKind::Instance);
-  in.o(io).type = in.intern(type);
-  return Value::obj(io);
-}
-
 
 // ------------------------------------------------------------ dataclasses
 

@@ -22,12 +22,6 @@ Value distributed_method(Interp& in, Value self, std::string_view n, Args& a, bo
 
 namespace {
 
-Value new_instance(Interp& in, std::string_view type) {
-  ObjId io = in.alloc(OKind::Instance);
-  in.o(io).type = in.intern(type);
-  return Value::obj(io);
-}
-
 }  // namespace
 
 // --------------------------------------------------------------- backward

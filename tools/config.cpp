@@ -110,22 +110,32 @@ std::vector<std::string> components(const fs::path& p) {
   return out;
 }
 
-}  // namespace
-
-std::optional<fs::path> find_config(const fs::path& start, std::string& error) {
+/// Calls `visit(path)` for each pyproject.toml in `start`'s folder and the
+/// folders above it, nearest first, until it returns true.
+template <typename Visit>
+void each_pyproject_upwards(const fs::path& start, Visit visit) {
   std::error_code ec;
   fs::path dir = fs::absolute(start, ec).lexically_normal();
   if (!fs::is_directory(dir, ec)) dir = dir.parent_path();
   for (;;) {
     fs::path candidate = dir / "pyproject.toml";
-    if (fs::is_regular_file(candidate, ec)) {
-      toml::table doc;
-      if (!parse_file(candidate, doc, error)) return std::nullopt;
-      if (tpf_table(doc)) return candidate;
-    }
-    if (!dir.has_parent_path() || dir.parent_path() == dir) return std::nullopt;
+    if (fs::is_regular_file(candidate, ec) && visit(candidate)) return;
+    if (!dir.has_parent_path() || dir.parent_path() == dir) return;
     dir = dir.parent_path();
   }
+}
+
+}  // namespace
+
+std::optional<fs::path> find_config(const fs::path& start, std::string& error) {
+  std::optional<fs::path> found;
+  each_pyproject_upwards(start, [&](const fs::path& candidate) {
+    toml::table doc;
+    if (!parse_file(candidate, doc, error)) return true;
+    if (tpf_table(doc)) found = candidate;
+    return found.has_value();
+  });
+  return found;
 }
 
 bool load_config(const fs::path& file, Config& out, std::string& error) {
@@ -250,26 +260,18 @@ bool load_config(const fs::path& file, Config& out, std::string& error) {
 }
 
 std::optional<RequiresPython> find_requires_python(const fs::path& start) {
-  std::error_code ec;
-  fs::path dir = fs::absolute(start, ec).lexically_normal();
-  if (!fs::is_directory(dir, ec)) dir = dir.parent_path();
-  for (;;) {
-    fs::path candidate = dir / "pyproject.toml";
-    if (fs::is_regular_file(candidate, ec)) {
-      toml::table doc;
-      std::string error;
-      if (parse_file(candidate, doc, error)) {
-        // The nearest pyproject.toml is the project's, with or without the key.
-        const auto* rp = doc["project"]["requires-python"].as_string();
-        if (!rp) return std::nullopt;
-        std::optional<PyVersion> v = lowest_required_python(rp->get());
-        if (!v) return std::nullopt;
-        return RequiresPython{*v, candidate, rp->get()};
-      }
-    }
-    if (!dir.has_parent_path() || dir.parent_path() == dir) return std::nullopt;
-    dir = dir.parent_path();
-  }
+  std::optional<RequiresPython> found;
+  each_pyproject_upwards(start, [&](const fs::path& candidate) {
+    toml::table doc;
+    std::string error;
+    if (!parse_file(candidate, doc, error)) return false;
+    // The nearest pyproject.toml is the project's, with or without the key.
+    if (const auto* rp = doc["project"]["requires-python"].as_string())
+      if (std::optional<PyVersion> v = lowest_required_python(rp->get()))
+        found = RequiresPython{*v, candidate, rp->get()};
+    return true;
+  });
+  return found;
 }
 
 bool matches_any(const Config& cfg, const std::vector<ConfigGlob>& globs, const std::string& path) {

@@ -669,6 +669,50 @@ class Configuration(unittest.TestCase):
 
 
 
+class PythonVersion(unittest.TestCase):
+    """--python-version, [tool.tpf] target-version and requires-python (issue 25)."""
+    NEW = 'def first[T](xs: list[T]) -> T:\n    return xs[0]\nprint(f"{ {"k": 1}["k"] }")\n'
+
+    def test_default_reads_3_13(self):
+        with Tree({"a.py": self.NEW}) as t:
+            rc, out, err = run("--isolated", "a.py", cwd=t.dir)
+            self.assertEqual(rc, 0, err)
+
+    def test_option_gives_that_versions_error_and_a_note(self):
+        with Tree({"a.py": self.NEW}) as t:
+            rc, out, err = run("--isolated", "--python-version", "3.11", "a.py", cwd=t.dir)
+            self.assertEqual(rc, 2)
+            self.assertIn("a.py:1:10: SyntaxError: expected '('", err)
+            self.assertIn("Python 3.13 accepts this file; it is read as Python 3.11 (--python-version 3.11)", err)
+            rc, out, err = run("--isolated", "--python-version", "py312", "a.py", cwd=t.dir)
+            self.assertEqual(rc, 0, err)
+
+    def test_bad_version_is_a_usage_error(self):
+        for bad in ("2.7", "3.14", "three"):
+            rc, out, err = run("--isolated", "--python-version", bad, "x.py")
+            self.assertEqual(rc, 2)
+            self.assertIn(f"unknown --python-version '{bad}' (expected 3.8 to 3.13", err)
+
+    def test_target_version_then_requires_python(self):
+        files = {"pyproject.toml": '[project]\nrequires-python = ">=3.10"\n', "src/a.py": self.NEW,
+                 "pinned/pyproject.toml": '[tool.tpf]\ntarget-version = "3.12"\n', "pinned/b.py": self.NEW}
+        with Tree(files) as t:
+            # the nearest pyproject.toml's requires-python: its lowest version, 3.10
+            rc, out, err = run("src/a.py", cwd=t.dir)
+            self.assertEqual(rc, 2)
+            self.assertIn("src/a.py:1:10: SyntaxError: invalid syntax", err)
+            self.assertIn('(requires-python = ">=3.10" in ', err)
+            # target-version wins over requires-python, the command line over both
+            rc, out, err = run("pinned/b.py", cwd=t.dir)
+            self.assertEqual(rc, 0, err)
+            rc, out, err = run("--python-version", "3.13", "src/a.py", cwd=t.dir)
+            self.assertEqual(rc, 0, err)
+        with Tree({"pyproject.toml": '[tool.tpf]\ntarget-version = "2.7"\n', "a.py": "x = 1\n"}) as t:
+            rc, out, err = run("a.py", cwd=t.dir)
+            self.assertEqual(rc, 2)
+            self.assertIn("target-version", err)
+
+
 class Inputs(unittest.TestCase):
     def paths(self, *args, cwd):
         rc, out, err = run("--isolated", *SEL, "--format", "json", "--fail-on", "never", *args,
