@@ -76,7 +76,11 @@ Value Interp::named_source(std::string_view name, Value v, uint32_t line, std::s
   } else {
     return v;
   }
-  std::optional<int64_t> val = v.kind == VKind::Int ? std::optional<int64_t>(dims.value(v.dim())) : std::nullopt;
+  // A plain value and a flag, not std::optional: GCC's -O2 flow analysis
+  // reports optional's payload as maybe-uninitialized in the string below.
+  const bool has_val = v.kind == VKind::Int;
+  const int64_t val_num = has_val ? dims.value(v.dim()) : -1;
+  const int64_t* val = has_val ? &val_num : nullptr;
   if (!val && !over) return v;
   if (v.kind == VKind::Int && !dims.is_const(v.dim())) return v;  // already symbolic
   if (setting->known()) {
@@ -104,7 +108,7 @@ Value Interp::named_source(std::string_view name, Value v, uint32_t line, std::s
     if (val && *val != *orig) return v;
     return Value::integer(dims.symbol(sym, *setting->value));
   }
-  *orig = val.value_or(-1);
+  *orig = val_num;
   if (setting == &cfg.seq_len) seq_from_capacity = !over && in_list(n, kSeqCapacityNames);
   int64_t bound = over ? *over : *val;
   setting->value = bound;
