@@ -27,6 +27,10 @@ struct Origin {
 struct IntSetting {
   std::optional<int64_t> value;
   Origin origin;
+  /// The value is a bound the run cannot exceed (a model's position
+  /// table), not the run's own: an estimate that fits at it fits the run;
+  /// one over the target at it says nothing of the run.
+  bool upper_bound = false;
   bool known() const { return value.has_value(); }
 };
 

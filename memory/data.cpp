@@ -303,6 +303,39 @@ Value data_method(Interp& in, Value self, std::string_view n, Args& a, bool& han
   return Value::unknown();
 }
 
+/// A sequence length the script leaves to its data (a tokenizer that pads
+/// to the longest, a collator): the model's learned position table
+/// (`position_embeddings`, GPT-2's `wpe`, BART's `embed_positions`) is the
+/// most it can take. The length becomes that bound, marked as one (the
+/// verdict may then say "fits", never "oom"), with a note naming it.
+static bool bound_seq_by_positions(Interp& in, Value model) {
+  std::string table;
+  int64_t positions = 0;
+  walk_modules(in, model, "", [&](Value m, const std::string& path) {
+    if (positions) return;
+    Obj& ob = in.o(m);
+    if (!ob.layer || layer_name(ob.layer) != "Embedding") return;
+    std::string_view leaf = path;
+    if (size_t dot = leaf.rfind('.'); dot != std::string_view::npos) leaf = leaf.substr(dot + 1);
+    if (leaf.find("position") == std::string_view::npos && leaf != "wpe" && leaf != "pos_emb" &&
+        leaf != "pos_embedding" && leaf != "pos_embed")
+      return;
+    const Value* n = ob.attrs.find(in.intern("num_embeddings"));
+    if (!n || n->kind != VKind::Int || !in.dims.is_const(n->dim())) return;
+    positions = in.dims.value(n->dim());
+    table = path;
+  });
+  if (positions <= 0) return false;
+  const uint32_t line = in.heap[model.a].line;
+  in.cfg.seq_len = {positions, {line, "the model's position table `" + table + "`"}};
+  in.cfg.seq_len.upper_bound = true;
+  in.note_unknown("sequence length: the run's length comes from its data; estimated at the model's maximum, " +
+                      std::to_string(positions) + " positions (`" + table +
+                      "`): a fit there is a fit, pass --seq-len for the run's own",
+                  {}, false);
+  return true;
+}
+
 /// Input for a model called with an unknown argument: token ids for an
 /// embedding first layer, images for a convolution, a 1x1 latent map for a
 /// transposed convolution (a generator), features for a linear.
@@ -329,9 +362,18 @@ Value synthesize_input(Interp& in, Value model) {
   }
   DimId b = in.dims.symbol("B", *in.cfg.batch_size.value);
   if (l == "Embedding" || l == "EmbeddingBag") {
-    if (!in.cfg.seq_len.known()) {
+    if (!in.cfg.seq_len.known() && !bound_seq_by_positions(in, model)) {
       in.note_unknown("sequence length (pass --seq-len)", {}, true);
       return Value::unknown();
+    }
+    // A capacity (`max_len`, `block_size`) and no input of the script's
+    // that shows the run's length: the capacity is a bound, not the run's.
+    if (in.seq_from_capacity && !in.cfg.seq_len.upper_bound) {
+      in.cfg.seq_len.upper_bound = true;
+      in.note_unknown("sequence length: no input of the script's shows the run's length; estimated at the capacity `" +
+                          in.cfg.seq_len.origin.source + "` (" + std::to_string(*in.cfg.seq_len.value) +
+                          "): a fit there is a fit, pass --seq-len for the run's own",
+                      {}, false);
     }
     return in.new_tensor({b, in.dims.symbol("T", *in.cfg.seq_len.value)}, Dtype::Int64, Role::Input);
   }

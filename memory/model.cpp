@@ -430,6 +430,16 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   } else {
     e.verdict = Verdict::Fits;
   }
+  // Estimated at a bound of the sequence length (the model's position
+  // table): over or near the target there says nothing of the run.
+  if (cfg.seq_len.upper_bound && (e.verdict == Verdict::Oom || e.verdict == Verdict::Tight)) {
+    in.cfg.unknowns.push_back({"sequence length: at its bound, " + std::to_string(*cfg.seq_len.value) + " tokens (" +
+                                   cfg.seq_len.origin.source + "), the peak is " + gib(e.peak_bytes) + " against " +
+                                   gib(e.usable_bytes) +
+                                   " usable, and the run's own length comes from its data: pass --seq-len",
+                               cfg.seq_len.origin.line, true});
+    e.verdict = Verdict::Unknown;
+  }
   e.anchor = in.peak_backward.end > in.peak_backward.begin ? in.peak_backward : in.first_backward;
   // A synthesized step has no backward of the script's: point at the line
   // that built the model it ran.

@@ -25,6 +25,7 @@ nlohmann::ordered_json setting_json(const IntSetting& s) {
   j["value"] = s.value ? nlohmann::ordered_json(*s.value) : nlohmann::ordered_json(nullptr);
   j["line"] = origin_json(s.origin);
   j["source"] = s.origin.source;
+  if (s.upper_bound) j["upper_bound"] = true;  // a bound of the run's value, not the value
   return j;
 }
 
@@ -195,7 +196,8 @@ void render_estimate(std::ostream& os, const Estimate& e, const MemoryTextStyle&
        << with_commas(e.trainable_params) << " trainable)\n";
   }
   auto setting = [&](const char* label, const IntSetting& s) {
-    if (s.known()) os << "  " << label << std::to_string(*s.value) << at(s.origin) << "\n";
+    if (s.known())
+      os << "  " << label << (s.upper_bound ? "at most " : "") << std::to_string(*s.value) << at(s.origin) << "\n";
   };
   setting("batch size   ", cfg.batch_size);
   setting("seq len      ", cfg.seq_len);
