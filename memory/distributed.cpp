@@ -255,6 +255,30 @@ Value c_accelerator(Interp& in, Args& a) {
   return acc;
 }
 
+/// accelerate's find_executable_batch_size: the decorated function is
+/// called with the batch size first, halved after each OOM. The run's first
+/// try is at `starting_batch_size` (128 by default), and that is the peak the
+/// estimate gives; a note says the decorator would retry smaller.
+Value f_find_executable_batch_size(Interp& in, std::string_view q, Args& a) {
+  Value fn = !a.pos.empty() ? a.pos[0] : a.kwarg(in, "function").value_or(Value::none());
+  Value start = a.kwarg(in, "starting_batch_size").value_or(Value::integer(in.dims.constant(128)));
+  if (fn.kind == VKind::None) {
+    // @find_executable_batch_size(starting_batch_size=...): the decorator.
+    ObjId p = in.alloc(OKind::Partial);
+    in.o(p).items = {Value::ext(in.intern(q))};
+    in.o(p).attrs.items = {{in.intern("starting_batch_size"), start}};
+    return Value::obj(p);
+  }
+  in.note_unknown("accelerate's find_executable_batch_size halves the batch after an OOM: estimated at its first try, "
+                  "batch " + (in.as_int(start) ? std::to_string(*in.as_int(start)) : std::string("unknown")),
+                  a.span, false);
+  if (start.kind == VKind::Int)
+    start = in.named_source("batch_size", start, in.user_line(), "find_executable_batch_size(starting_batch_size=...)");
+  ObjId p = in.alloc(OKind::Partial);
+  in.o(p).items = {fn, start};
+  return Value::obj(p);
+}
+
 }  // namespace
 
 /// TrainingArguments(deepspeed=...): the same config, with the Trainer's
@@ -271,6 +295,9 @@ Value construct_distributed(Interp& in, std::string_view q, Args& a, bool& handl
   if (q.ends_with("fsdp.MixedPrecision")) return c_mixed_precision(in, a);
   if (q == "accelerate.Accelerator") return c_accelerator(in, a);
   if (q == "deepspeed.initialize") return f_ds_initialize(in, a);
+  if (q == "accelerate.utils.find_executable_batch_size" || q == "accelerate.find_executable_batch_size" ||
+      q == "accelerate.utils.memory.find_executable_batch_size")
+    return f_find_executable_batch_size(in, q, a);
   // Adds --deepspeed and --deepspeed_config to the script's parser.
   if (q == "deepspeed.add_config_arguments") return a.pos.empty() ? Value::unknown() : a.pos[0];
   handled = false;
