@@ -34,6 +34,29 @@ const LoadedModule* ModuleStore::get(const ModuleContext& importer, const Import
   return load(importer, e.file, name);
 }
 
+const LoadedModule* ModuleStore::load_exec(const ModuleContext& importer, const std::string& file,
+                                           std::string& why) {
+  std::error_code ec;
+  fs::path canon = fs::weakly_canonical(file, ec);
+  if (ec || !fs::is_regular_file(canon, ec)) {
+    why = "not a regular file";
+    return nullptr;
+  }
+  const std::string& base = importer.root.empty() ? importer.package_dir : importer.root;
+  fs::path b = fs::weakly_canonical(base.empty() ? "." : base, ec);
+  fs::path rel = canon.lexically_relative(b);
+  if (ec || rel.empty() || *rel.begin() == "..") {
+    why = "outside the project (" + b.string() + ")";
+    return nullptr;
+  }
+  const LoadedModule* m = load(importer, canon.string(), importer.name);
+  if (m && !m->ir) {
+    why = m->error.empty() ? std::string("it could not be read") : m->error;
+    return nullptr;
+  }
+  return m;
+}
+
 const LoadedModule* ModuleStore::load(const ModuleContext& importer, const std::string& file,
                                       const std::string& name) {
   std::error_code ec;

@@ -131,6 +131,12 @@ class ModuleStore {
   /// module when it is not the project's.
   ProjectName lookup(const ModuleContext& ctx, const std::vector<ImportEdge>& edges, std::string_view dotted,
                      int depth = 0);
+  /// A file a module runs with `exec(open(path).read())` (nanoGPT's
+  /// configurator.py and the config file it names), loaded once as a module
+  /// of `importer`'s name and context. Only a regular file inside the
+  /// importer's project (its root, else its folder): null with `why` set
+  /// otherwise, or when it cannot be loaded.
+  const LoadedModule* load_exec(const ModuleContext& importer, const std::string& file, std::string& why);
   /// Notes of the run (bounds hit), in the order they happened.
   std::vector<std::string> notes() const;
 

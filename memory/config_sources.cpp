@@ -119,4 +119,41 @@ Value Interp::named_source(std::string_view name, Value v, uint32_t line, std::s
   return Value::integer(dims.symbol(sym, bound));
 }
 
+Value Interp::override_source(std::string_view name, Value v, uint32_t line, std::string_view how) {
+  if (v.kind != VKind::Int || !dims.is_const(v.dim())) return v;
+  const std::string n = lower(name);
+  const int64_t val = dims.value(v.dim());
+  auto was = [&](const IntSetting& s) {
+    return s.known() ? " (was " + std::to_string(*s.value) + (s.origin.line ? ", line " + std::to_string(s.origin.line) : "") + ")"
+                     : std::string();
+  };
+  if (in_list(n, kAccumNames) || in_list(n, kWorldNames)) {
+    IntSetting& s = in_list(n, kAccumNames) ? cfg.grad_accum : cfg.world_size;
+    // tpf-analyze's own option wins; the same value keeps its first source.
+    if (s.origin.source.starts_with("--") || (s.known() && *s.value == val)) return v;
+    s = {val, {line, std::string(how) + was(s)}};
+    return v;
+  }
+  IntSetting* setting = nullptr;
+  int64_t* orig = nullptr;
+  const char* sym = nullptr;
+  bool cli = false;
+  if (in_list(n, kBatchNames)) setting = &cfg.batch_size, orig = &orig_batch, sym = "B", cli = opt.batch_size.has_value();
+  else if (in_list(n, kSeqNames)) setting = &cfg.seq_len, orig = &orig_seq, sym = "T", cli = opt.seq_len.has_value();
+  else if (in_list(n, kImageNames)) setting = &cfg.image_size, orig = &orig_image, sym = "S";
+  else return v;
+  // --batch-size / --seq-len on tpf-analyze's command line win over the script.
+  if (cli) return named_source(name, v, line, how);
+  if (setting->known() && *setting->value == val) return Value::integer(dims.symbol(sym, val));
+  if (setting->known()) {
+    const DimSym old = dims.find_symbol(sym);
+    if (old != UINT32_MAX) dims.rename_symbol(old, std::string(sym) + "_" + std::to_string(setting->origin.line));
+  }
+  setting->origin = {line, std::string(how) + was(*setting)};
+  setting->value = val;
+  *orig = val;
+  if (setting == &cfg.seq_len) seq_from_capacity = in_list(n, kSeqCapacityNames);
+  return Value::integer(dims.symbol(sym, val));
+}
+
 }  // namespace tpf::memory

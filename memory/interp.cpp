@@ -98,6 +98,15 @@ static std::optional<Value> lookup_local(Interp& in, const Frame& fr, ir::Symbol
   return std::nullopt;
 }
 
+/// A `for` statement's loop header, not a comprehension's: the statement's
+/// ForIter spans from its `for` keyword, a comprehension's from its iterable.
+static bool is_statement_loop(const Unit& un, const ir::Inst& term) {
+  const SourceFile* src = un.ir->src;
+  if (!src || term.span.begin + 4 > src->text.size()) return false;
+  std::string_view t(src->text.data() + term.span.begin, 4);
+  return t == "for " || t == "for\t" || t == "asyn";
+}
+
 static Value load_global(Interp& in, uint16_t u, ir::Symbol s) {
   Unit& un = in.unit(u);
   auto g = un.globals_set.find(s);
@@ -234,7 +243,14 @@ Value Interp::run(uint16_t u, ir::FunctionId fid, std::vector<Value> args,
           fr->exit_header = kNone32;
         } else if (is_obj(it, OKind::Iter)) {
           Obj& io = o(it);
-          if (io.index < io.items.size()) {
+          // An evaluation loop (`for k in range(eval_iters):` with
+          // gradients off) repeats the same inference forward: two passes
+          // show its memory, and the rest would spend the step budget
+          // before training starts (nanoGPT's 2 x 200 evaluation batches).
+          // Statement loops only: a comprehension's items are a value.
+          const bool eval_loop = !grad_enabled && (io.flags & kRangeIter) && io.index >= 2 &&
+                                 io.items.size() > 8 && is_statement_loop(un, term);
+          if (io.index < io.items.size() && !eval_loop) {
             io.attrs.set(intern("__current__"), io.items[io.index]);
             ++io.index;
             more = true;
@@ -467,7 +483,12 @@ Value Interp::exec(Frame& fr, const std::shared_ptr<Frame>& self, const ir::Inst
     case Op::GetIter: {
       Value v = val(0);
       if (is_obj(v, OKind::Iter)) return v;
-      if (auto items = iterate(v)) return make_list(std::move(*items), OKind::Iter);
+      if (auto items = iterate(v)) {
+        const bool range = is_obj(v, OKind::Range);
+        Value it = make_list(std::move(*items), OKind::Iter);
+        if (range) o(it).flags |= kRangeIter;
+        return it;
+      }
       // Unknown iterable: one unknown item, so the loop body runs once.
       return make_list({Value::unknown()}, OKind::Iter);
     }

@@ -161,6 +161,8 @@ enum ObjFlags : uint32_t {
   kRoot = 1 << 8,           ///< a model trained by the script (optimizer or top-level call)
   kInputSynth = 1 << 9,     ///< tensor synthesized for an unknown model input
   kCheckpointed = 1 << 10,  ///< module wrapped for activation checkpointing
+  kGlobalsDict = 1 << 11,   ///< dict from globals(): index = the Unit it writes through to
+  kRangeIter = 1 << 12,     ///< iterator over a range()
 };
 
 /// One tensor autograd saves for backward.
@@ -207,6 +209,9 @@ struct Unit {
   std::vector<StrId> sym;           ///< ir Symbol -> interpreter StrId (lazily filled)
   std::shared_ptr<Frame> top;       ///< the module-level frame once run
   std::unordered_map<uint32_t, Value> globals_set;  ///< `global x; x = ...` (by Symbol)
+  /// A file run by `exec(open(path).read())`: the unit whose namespace it
+  /// reads and writes (kNone16 for an ordinary module).
+  uint16_t exec_into = kNone16;
   // Owned only for embedded zoo files (the user's IR belongs to the caller).
   std::unique_ptr<SourceFile> src;
   std::unique_ptr<ast::Module> ast;
@@ -295,6 +300,21 @@ struct Interp {
   /// The project module's unit, loaded and its top level run on first use;
   /// kNone16 past the per-estimate bound on project modules.
   uint16_t project_unit(const ir::LoadedModule* m);
+  /// `exec(open(path).read())` in the running unit: the file (inside the
+  /// project) runs in that unit's namespace, and the names it binds are
+  /// that unit's globals from then on (memory/py_exec.cpp).
+  void exec_file(std::string_view path, Span at);
+  /// Binds a module-level name of unit `u` as an exec'd file or a write to
+  /// globals() does: later reads, at the top level and in functions, see
+  /// `v`. A configuration name (batch_size, block_size) is a new source.
+  void set_global(uint16_t u, std::string_view name, Value v, std::string_view how);
+  /// globals() of unit `u`: a dict of its bound module-level names whose
+  /// writes go through set_global.
+  Value globals_dict(uint16_t u);
+  /// The unit whose namespace the running code reads (exec'd files: the
+  /// one they run in).
+  uint16_t namespace_unit() const;
+  uint32_t exec_runs = 0;  ///< exec'd files run (bounded)
   /// What `import`/`from ... import` of path `q` binds in unit `u`: a
   /// project module (object) or one of its names, else the External name.
   Value import_value(uint16_t u, std::string_view q);
@@ -441,6 +461,10 @@ struct Interp {
   /// sequence-length and image-size names become symbols (bound to the CLI
   /// override when given) and are recorded in cfg with their origin.
   Value named_source(std::string_view name, Value v, uint32_t line, std::string_view how);
+  /// A configuration name rebound after its first source (an exec'd config
+  /// file, `globals()[k] = v`): the new value replaces the setting, the old
+  /// symbol is renamed, and the origin says what it was.
+  Value override_source(std::string_view name, Value v, uint32_t line, std::string_view how);
   std::unordered_map<ObjId, ObjId> autocast_cache;  ///< param storage -> its cast (per region)
   /// Cast storage -> the enabled region (counted from 0, one per outermost
   /// `with autocast`) that made it: the cache is one region's, never the
@@ -500,6 +524,11 @@ struct Interp {
 void register_builtins(Builtins& b);
 void register_stdlib(Builtins& b);
 void register_argparse(Builtins& b);
+void register_exec(Builtins& b);
+/// Methods of `open()`'s file objects (memory/py_exec.cpp).
+Value exec_method(Interp& in, Value self, std::string_view n, Args& a, bool& handled);
+/// A write to a globals() dict: rebinds the module's name (no-op for other dicts).
+void globals_write(Interp& in, Value dict, Value key, Value v);
 void register_tensor_ops(Builtins& b);
 void register_tensor_shape(Builtins& b);
 void register_tensor_views(Builtins& b);

@@ -379,6 +379,27 @@ Value Interp::getitem(Value c, Value key) {
     }
     return Value::unknown();
   }
+  // A string's character or slice (`key[2:]` of a `--key=value` argument).
+  if (c.kind == VKind::Str) {
+    const std::string s(str(c.a));
+    const int64_t n = static_cast<int64_t>(s.size());
+    if (auto i = as_int(key)) {
+      int64_t k = *i < 0 ? *i + n : *i;
+      return k < 0 || k >= n ? Value::unknown() : str_value(s.substr(static_cast<size_t>(k), 1));
+    }
+    if (!is_obj(key, OKind::Slice)) return Value::unknown();
+    const std::vector<Value>& sl = o(key).items;
+    if (sl[2].kind != VKind::None && as_int(sl[2]).value_or(0) != 1) return Value::unknown();
+    auto bound = [&](Value v, int64_t dflt) -> std::optional<int64_t> {
+      if (v.kind == VKind::None) return dflt;
+      auto b = as_int(v);
+      if (!b) return std::nullopt;
+      return std::clamp<int64_t>(*b < 0 ? *b + n : *b, 0, n);
+    };
+    auto lo = bound(sl[0], 0), hi = bound(sl[1], n);
+    if (!lo || !hi) return Value::unknown();
+    return str_value(*hi > *lo ? s.substr(static_cast<size_t>(*lo), static_cast<size_t>(*hi - *lo)) : std::string());
+  }
   if (c.kind != VKind::Obj) return Value::unknown();
   Obj& ob = o(c);
   switch (ob.kind) {
@@ -445,6 +466,7 @@ void Interp::setitem(Value c, Value key, Value v) {
   if (c.kind != VKind::Obj) return;
   Obj& ob = o(c);
   if (ob.kind == OKind::Dict) {
+    if (ob.flags & kGlobalsDict) globals_write(*this, c, key, v);
     charge(ob.items.size() / 2);
     for (size_t k = 0; k + 1 < ob.items.size(); k += 2) {
       if (same(ob.items[k], key)) {

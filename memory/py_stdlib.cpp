@@ -345,6 +345,8 @@ Value call_builtin_method(Interp& in, Value self, std::string_view n, Args& a, b
 }
 
 Value instance_method_stdlib(Interp& in, Value self, std::string_view n, Args& a, bool& handled) {
+  Value r = exec_method(in, self, n, a, handled);
+  if (handled) return r;
   return argparse_method(in, self, n, a, handled);
 }
 
@@ -357,6 +359,7 @@ void register_stdlib(Builtins& b) {
   f["types.SimpleNamespace"] = ns_new;
   f["argparse.Namespace"] = ns_new;
   register_argparse(b);
+  register_exec(b);
   f["math.sqrt"] = m_sqrt;
   f["math.log"] = m_log;
   f["math.exp"] = m_exp;
@@ -374,7 +377,6 @@ void register_stdlib(Builtins& b) {
   f["typing.cast"] = unknown_fn;
   f["random.seed"] = none_fn;
   f["numpy.random.seed"] = none_fn;
-  f["builtins.open"] = unknown_fn;
 }
 
 }  // namespace tpf::memory

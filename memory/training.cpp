@@ -474,6 +474,8 @@ Value Interp::enter_context(Value mgr, bool enter) {
   }
   Args a{{mgr}, {}, {}};
   bool handled = false;
+  Value r = exec_method(*this, mgr, enter ? "__enter__" : "__exit__", a, handled);  // open()'s files
+  if (handled) return r;
   return distributed_method(*this, mgr, enter ? "__enter__" : "__exit__", a, handled);
 }
 

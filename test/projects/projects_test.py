@@ -72,6 +72,37 @@ class Projects(unittest.TestCase):
         rc, out, _ = run(cwd, "--target", "h100", "--no-follow-imports", "train.py")
         self.assertIn("no model found", out)
 
+    def test_exec_config_files_and_overrides(self):
+        # exec(open("overrides.py").read()) runs in train.py's namespace: the config
+        # file it names and the --name=value overrides replace the module's settings.
+        cwd = os.path.join(HERE, "exec_config")
+        rc, out, _ = run(cwd, "--target", "h100", "train.py")
+        self.assertIn("parameters   4,464,896 (4,464,896 trainable)", out)  # torch: 4,464,896
+        self.assertIn("batch size   64 (line 11, batch_size = ...)", out)
+        rc, out, _ = run(cwd, "--target", "h100", "train.py", "--", "configs/wide.py")
+        self.assertIn("parameters   17,318,144 (17,318,144 trainable)", out)  # hidden 1024: torch 17,318,144
+        self.assertIn("batch size   16 (line 12, configs/wide.py (exec) (was 64, line 11))", out)
+        rc, out, _ = run(cwd, "--target", "h100", "train.py", "--", "configs/wide.py", "--batch_size=24", "--layers=1")
+        self.assertIn("parameters   8,921,344 (8,921,344 trainable)", out)  # one LSTM layer
+        self.assertIn("batch size   24 (line 12, argv --batch_size=24 (via globals()) (was 16, line 12))", out)
+        # tpf-analyze's own --batch-size wins over the script's overrides.
+        rc, out, _ = run(cwd, "--target", "h100", "--batch-size", "8", "train.py", "--", "--batch_size=24")
+        self.assertIn("batch size   8 (", out)
+        # Never a file outside the project: named, not run.
+        import tempfile
+        with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+            f.write("hidden = 4096\n")
+        try:
+            rc, out, _ = run(cwd, "--target", "h100", "train.py", "--", f.name)
+        finally:
+            os.unlink(f.name)
+        self.assertIn("parameters   4,464,896 ", out)
+        self.assertIn(f'`exec(open("{f.name}").read())` is not run: outside the project', out)
+        # Without the project, exec is not followed, and says so.
+        rc, out, _ = run(cwd, "--target", "h100", "--no-follow-imports", "train.py", "--", "configs/wide.py")
+        self.assertIn("parameters   4,464,896 ", out)
+        self.assertIn('`exec(open("overrides.py").read())` is not run: the script\'s project is not followed', out)
+
     def test_config_turns_it_off(self):
         import tempfile, shutil
         with tempfile.TemporaryDirectory() as d:

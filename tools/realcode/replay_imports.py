@@ -8,7 +8,8 @@ export_repo.py from a fetched mirror). Each row's script is analyzed from
 its own folder, with --target h100; a `params` row checks the parameter
 count, `seqlen` / `batch` rows the setting, a `verdict` row the verdict
 (fits, tight, oom, unknown), a rule row that the rule fires (present) or
-not (absent) at the line (line 0: anywhere in the file).
+not (absent) at the line (line 0: anywhere in the file). A path may carry
+the script's own command line after " -- " (`train.py -- config/x.py`).
 Prints one line per row and exits 1 when any row disagrees.
 """
 import os
@@ -25,11 +26,13 @@ for line in rows:
         continue
     repo, commit, path, lineno, what, expected, _verdict, _reason = line.rstrip("\n").split("\t")
     root = os.path.join(repos, repo.replace("/", "+"))
+    path, _, script_args = path.partition(" -- ")
     script = os.path.join(root, path)
     if not os.path.exists(script):
         print(f"SKIP {repo} {path}: not exported")
         continue
-    p = subprocess.run([tpf, "--isolated", "--format", "concise", "--target", "h100", os.path.basename(script)],
+    p = subprocess.run([tpf, "--isolated", "--format", "concise", "--target", "h100", os.path.basename(script)]
+                       + (["--", *script_args.split()] if script_args else []),
                        cwd=os.path.dirname(script), capture_output=True, text=True, timeout=120)
     text = p.stdout + p.stderr
     if what == "params":
