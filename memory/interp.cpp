@@ -29,6 +29,7 @@ struct StackGuard {
     ++in.depth;
   }
   ~StackGuard() {
+    in.unknown_loops -= in.stack.back()->unknown_loops;  // loops left by return or break
     in.stack.pop_back();
     --in.depth;
   }
@@ -254,6 +255,9 @@ Value Interp::run(uint16_t u, ir::FunctionId fid, std::vector<Value> args,
             io.attrs.set(intern("__current__"), io.items[io.index]);
             ++io.index;
             more = true;
+            if (io.flags & kUnknownIter) ++fr->unknown_loops, ++unknown_loops;
+          } else if ((io.flags & kUnknownIter) && io.index > 0 && fr->unknown_loops > 0) {
+            --fr->unknown_loops, --unknown_loops;
           }
         }
         next = f.block(b).succ[more ? 0 : 1];
@@ -443,17 +447,18 @@ Value Interp::exec(Frame& fr, const std::shared_ptr<Frame>& self, const ir::Inst
       return Value::unknown();
     }
     case Op::ListAppend: {
-      if (auto* s = seq(val(0))) s->push_back(val(1));
+      if (auto* s = seq(val(0))) s->push_back(val(1)), grown(val(0));
       return Value::unknown();
     }
     case Op::ListExtend: {
       if (auto* s = seq(val(0))) {
+        grown(val(0));
         if (auto items = iterate(val(1))) s->insert(s->end(), items->begin(), items->end());
       }
       return Value::unknown();
     }
     case Op::SetAdd: {
-      if (is_obj(val(0), OKind::Set)) o(val(0)).items.push_back(val(1));
+      if (is_obj(val(0), OKind::Set)) o(val(0)).items.push_back(val(1)), grown(val(0));
       return Value::unknown();
     }
     case Op::MapAdd: setitem(val(0), val(1), val(2)); return Value::unknown();
@@ -489,8 +494,11 @@ Value Interp::exec(Frame& fr, const std::shared_ptr<Frame>& self, const ir::Inst
         if (range) o(it).flags |= kRangeIter;
         return it;
       }
-      // Unknown iterable: one unknown item, so the loop body runs once.
-      return make_list({Value::unknown()}, OKind::Iter);
+      // Unknown iterable: one unknown item, so the loop body runs once;
+      // what the body adds to a container is then a guess of its length.
+      Value it = make_list({Value::unknown()}, OKind::Iter);
+      o(it).flags |= kUnknownIter;
+      return it;
     }
     case Op::NextItem: {
       Value it = val(0);

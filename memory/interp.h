@@ -163,6 +163,8 @@ enum ObjFlags : uint32_t {
   kCheckpointed = 1 << 10,  ///< module wrapped for activation checkpointing
   kGlobalsDict = 1 << 11,   ///< dict from globals(): index = the Unit it writes through to
   kRangeIter = 1 << 12,     ///< iterator over a range()
+  kUnknownIter = 1 << 13,   ///< iterator over a value the interpreter could not read (one pass)
+  kInexactLen = 1 << 14,    ///< container grown inside such a loop: its length is not the run's
 };
 
 /// One tensor autograd saves for backward.
@@ -191,6 +193,7 @@ struct Frame {
   uint32_t exited_header = kNone32;  ///< the last header so left
   uint32_t cur_block = 0;
   Span cur_span;
+  uint32_t unknown_loops = 0;  ///< loops over unknown iterables entered and not yet left
 };
 
 /// A parsed and lowered file the interpreter runs: the user's script, or an
@@ -315,6 +318,12 @@ struct Interp {
   /// one they run in).
   uint16_t namespace_unit() const;
   uint32_t exec_runs = 0;  ///< exec'd files run (bounded)
+  /// Loops over unknown iterables open on the stack: a container grown
+  /// meanwhile has the length of one guessed pass, not the run's.
+  uint32_t unknown_loops = 0;
+  void grown(Value container) {
+    if (unknown_loops && container.kind == VKind::Obj) heap[container.a].flags |= kInexactLen;
+  }
   /// What `import`/`from ... import` of path `q` binds in unit `u`: a
   /// project module (object) or one of its names, else the External name.
   Value import_value(uint16_t u, std::string_view q);

@@ -476,6 +476,7 @@ void Interp::setitem(Value c, Value key, Value v) {
     }
     ob.items.push_back(key);
     ob.items.push_back(v);
+    grown(c);
     return;
   }
   if (ob.kind == OKind::List) {

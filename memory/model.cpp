@@ -128,6 +128,12 @@ void explain_unknown(const Interp& in, Estimate& e, bool has_target) {
       unknowns.push_back({"no target GPU: pass --target (see --list-targets)", 0, true});
     } else if (!e.model_found && in.stdlib_only) {
       unknowns.push_back({"no model found: the script imports only Python's standard library", 0, true});
+    } else if (!e.model_found && in.unsized_line) {
+      // Modules were built, but every parameter's size came from a value
+      // the interpreter could not read (a graph's feature count from a file).
+      unknowns.push_back({"no model found: " + in.unsized_what +
+                              " comes from a value the interpreter could not read, so no parameter has a size",
+                          in.unsized_line, true});
     } else if (!e.model_found) {
       unknowns.push_back({"no model found: the script builds no `nn.Module` with parameters the interpreter "
                           "could follow",

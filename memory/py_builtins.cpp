@@ -17,6 +17,8 @@ Value b_len(Interp& in, Args& a) {
   if (a.pos.empty()) return Value::unknown();
   Value v = a.pos[0];
   if (v.kind == VKind::Str) return in.int_value(static_cast<int64_t>(in.str(v.a).size()));
+  // Grown in a loop over data the interpreter could not read: one pass's length.
+  if (v.kind == VKind::Obj && (in.o(v).flags & kInexactLen)) return Value::unknown();
   if (auto* s = in.seq(v)) return in.int_value(static_cast<int64_t>(s->size()));
   if (in.is_obj(v, OKind::Dict)) return in.int_value(static_cast<int64_t>(in.o(v).items.size() / 2));
   if (in.is_obj(v, OKind::Range)) {

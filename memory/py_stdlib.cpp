@@ -250,12 +250,13 @@ Value call_builtin_method(Interp& in, Value self, std::string_view n, Args& a, b
   }
   if (in.is_obj(self, OKind::List)) {
     std::vector<Value>& items = in.o(self).items;
-    if (n == "append") { items.push_back(arg(1)); return Value::none(); }
+    if (n == "append") { items.push_back(arg(1)); in.grown(self); return Value::none(); }
     if (n == "extend") {
       if (auto more = in.iterate(arg(1))) {
         std::vector<Value>& it2 = in.o(self).items;
         it2.insert(it2.end(), more->begin(), more->end());
       }
+      in.grown(self);
       return Value::none();
     }
     if (n == "insert") {
@@ -265,6 +266,7 @@ Value call_builtin_method(Interp& in, Value self, std::string_view n, Args& a, b
         int64_t at = std::clamp<int64_t>(*k < 0 ? *k + sz : *k, 0, sz);
         items.insert(items.begin() + at, arg(2));
       }
+      in.grown(self);
       return Value::none();
     }
     if (n == "pop") {

@@ -5,7 +5,8 @@ checks that each unknown verdict names its cause (issue 24).
 usage: survey_estimates.py TPF_ANALYZE REPOS_DIR [TARGET]
 REPOS_DIR holds one folder per repository, named owner+name (made by
 export_repo.py from a fetched mirror). A script is a .py file that calls
-`.backward(` and has a `__main__` guard, `parse_args` or a loop. Each is
+`.backward(` and has a `__main__` guard, `parse_args` or a loop at the top
+level (library modules that only define a training function are left out). Each is
 analyzed from its own folder with --target TARGET (default a100) and
 --format json. Prints the verdict counts, one line per estimate (verdict,
 path, its first blocking reason), and exits 1 when an unknown verdict has
@@ -29,7 +30,10 @@ def main():
             path = os.path.join(dp, f)
             with open(path, errors="ignore") as fh:
                 text = fh.read()
-            if ".backward(" not in text or not any(k in text for k in ("__main__", "parse_args", "for ")):
+            # A script, not a library module: a __main__ guard, a command
+            # line, or a loop at the top level.
+            top_loop = any(l.startswith(("for ", "while ")) for l in text.splitlines())
+            if ".backward(" not in text or not ("__main__" in text or "parse_args" in text or top_loop):
                 continue
             r = subprocess.run([tpf, "--format", "json", "--target", target, f], cwd=dp,
                                capture_output=True, text=True, timeout=120)
