@@ -534,6 +534,16 @@ void register_builtins(Builtins& b);
 void register_stdlib(Builtins& b);
 void register_argparse(Builtins& b);
 void register_exec(Builtins& b);
+/// One field of a user @dataclass: its name, the scalar type its
+/// annotation names ("int", "float", "bool", "str", or ""), whether it has
+/// a default, and its line.
+struct DataclassField {
+  StrId name = kNone32;
+  std::string_view type;
+  bool has_default = false;
+  uint32_t line = 0;
+};
+std::vector<DataclassField> dataclass_fields(Interp& in, ObjId cls);
 /// Methods of `open()`'s file objects (memory/py_exec.cpp).
 Value exec_method(Interp& in, Value self, std::string_view n, Args& a, bool& handled);
 /// A write to a globals() dict: rebinds the module's name (no-op for other dicts).

@@ -147,29 +147,58 @@ Value Interp::call_function(ObjId fid, Args& args, std::optional<Value> self) {
   return r;
 }
 
-/// @dataclass __init__: fields in declaration order (annotated class-body
-/// names), defaults from the class attributes.
-static void dataclass_init(Interp& in, ObjId cls, Value self, Args& args) {
+std::vector<DataclassField> dataclass_fields(Interp& in, ObjId cls) {
   const Obj& co = in.o(cls);
   const ir::Module& m = *in.unit(co.module).ir;
   const ir::Class& c = m.cls(ir::ClassId(co.index));
-  std::vector<StrId> fields;
+  std::vector<DataclassField> fields;
   const ast::Module& a = *m.ast;
   for (ast::NodeId st : a.children(c.node, ast::slot::ClassDef::body)) {
     const ast::Node& n = a[st];
     if (n.kind != ast::NodeKind::AnnAssign) continue;
     ast::NodeId t = a.child(st, ast::slot::AnnAssign::target);
     if (a[t].kind != ast::NodeKind::Name) continue;
-    fields.push_back(in.intern(a.name(a[t].f[ast::slot::Name::id])));
+    DataclassField f;
+    f.name = in.intern(a.name(a[t].f[ast::slot::Name::id]));
+    f.line = m.pos(n.span).line;
+    // The annotation's text: `int`, `Optional[int]`, `bool`, "str"...
+    ast::NodeId ann = a.child(st, ast::slot::AnnAssign::annotation);
+    if (ann.valid() && m.src) {
+      const Span sp = a[ann].span;
+      std::string_view text(m.src->text.data() + sp.begin, sp.end - sp.begin);
+      for (std::string_view k : {"bool", "int", "float", "str"})
+        if (text.find(k) != std::string_view::npos) {
+          f.type = k;
+          break;
+        }
+    }
+    // `x: int = 3` has a default; `x: str = field(metadata=...)` has none.
+    ast::NodeId value = a.child(st, ast::slot::AnnAssign::value);
+    f.has_default = value.valid();
+    if (value.valid() && a[value].kind == ast::NodeKind::Call && m.src) {
+      const Span sp = a[value].span;
+      std::string_view text(m.src->text.data() + sp.begin, sp.end - sp.begin);
+      if ((text.starts_with("field(") || text.starts_with("dataclasses.field(")) &&
+          text.find("default") == std::string_view::npos)
+        f.has_default = false;
+    }
+    fields.push_back(f);
   }
+  return fields;
+}
+
+/// @dataclass __init__: fields in declaration order (annotated class-body
+/// names), defaults from the class attributes.
+static void dataclass_init(Interp& in, ObjId cls, Value self, Args& args) {
+  std::vector<DataclassField> fields = dataclass_fields(in, cls);
   Obj* inst = in.instance(self);
   for (size_t k = 0; k < fields.size(); ++k) {
-    std::optional<Value> v = args.get(in, k, in.str(fields[k]));
+    std::optional<Value> v = args.get(in, k, in.str(fields[k].name));
     if (!v) {
-      const Value* d = in.class_lookup(cls, fields[k]);
+      const Value* d = in.class_lookup(cls, fields[k].name);
       v = d ? *d : Value::unknown();
     }
-    inst->attrs.set(fields[k], *v);
+    inst->attrs.set(fields[k].name, *v);
   }
 }
 

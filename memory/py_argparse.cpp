@@ -397,6 +397,133 @@ Value ap_parse(Interp& in, Args& a, bool known) {
   return ns;
 }
 
+// ------------------------------------------------------- HfArgumentParser
+
+/// transformers.HfArgumentParser((ModelArguments, DataArguments,
+/// TrainingArguments)): the dataclasses it fills, in order.
+Value hf_parser(Interp& in, Args& a) {
+  Value p = new_instance(in, "transformers.HfArgumentParser");
+  Value types = a.get(in, 0, "dataclass_types").value_or(Value::unknown());
+  std::vector<Value> list;
+  if (auto* s = in.seq(types)) list = *s;
+  else if (types.known()) list = {types};
+  in.o(p).attrs.set(in.intern("__types__"), in.make_list(std::move(list)));
+  return p;
+}
+
+/// One `--key value` of the run's command line, as HfArgumentParser reads
+/// it: `--key value`, `--key=value`, or a bare `--key` (a bool flag: True).
+struct HfOption {
+  std::string key, text, shown;
+  bool bare = false;
+  bool used = false;
+};
+
+std::vector<HfOption> hf_options(const std::vector<std::string>& argv) {
+  std::vector<HfOption> out;
+  for (size_t k = 0; k < argv.size(); ++k) {
+    const std::string& t = argv[k];
+    if (!t.starts_with("--") || t.size() == 2) continue;
+    HfOption o;
+    size_t eq = t.find('=');
+    o.key = dest_of(t.substr(0, eq));
+    if (eq != std::string::npos) {
+      o.text = t.substr(eq + 1);
+      o.shown = t;
+    } else if (k + 1 < argv.size() && !option_like(argv[k + 1])) {
+      o.text = argv[++k];
+      o.shown = t + " " + o.text;
+    } else {
+      o.bare = true;
+      o.shown = t;
+    }
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+/// A command-line value as the field's annotation converts it; no
+/// annotation (TrainingArguments' fields): a number, a bool or the string.
+Value hf_value(Interp& in, const HfOption& o, std::string_view type) {
+  if (o.bare) return Value::boolean(true);
+  std::string low = o.text;
+  for (char& c : low) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (type == "bool" || type.empty()) {
+    if (low == "true" || (type == "bool" && (low == "yes" || low == "1"))) return Value::boolean(true);
+    if (low == "false" || (type == "bool" && (low == "no" || low == "0"))) return Value::boolean(false);
+  }
+  if (type == "str") return in.str_value(o.text);
+  char* end = nullptr;
+  long long i = std::strtoll(o.text.c_str(), &end, 10);
+  if (!o.text.empty() && end && *end == '\0' && type != "float") return in.int_value(i);
+  double d = std::strtod(o.text.c_str(), &end);
+  if (!o.text.empty() && end && *end == '\0') return Value::real(d);
+  return in.str_value(o.text);
+}
+
+/// parse_args_into_dataclasses(): each dataclass of the script gets the
+/// options named like its fields (the rest keep their defaults; one with no
+/// default and no option is a required argument the run left out); a
+/// library dataclass (TrainingArguments) gets the options no other claims.
+Value hf_parse(Interp& in, Value parser, Args& a) {
+  std::vector<std::string> toks = in.opt.argv;
+  if (auto given = a.get(in, 1, "args"); given && in.seq(*given)) {
+    toks.clear();
+    for (Value t : *in.seq(*given))
+      if (auto s = in.as_str(t)) toks.emplace_back(*s);
+  } else {
+    in.argv_read = true;
+  }
+  std::vector<HfOption> opts = hf_options(toks);
+  const Value* tv = in.o(parser).attrs.find(in.intern("__types__"));
+  std::vector<Value> types = tv && in.seq(*tv) ? *in.seq(*tv) : std::vector<Value>{};
+  std::vector<Value> out(types.size(), Value::unknown());
+  // The script's own dataclasses first: their fields claim their options.
+  for (size_t k = 0; k < types.size(); ++k) {
+    if (!in.is_obj(types[k], OKind::Class)) continue;
+    Args ca;
+    ca.span = a.span;
+    for (const DataclassField& f : dataclass_fields(in, types[k].a)) {
+      const std::string name(in.str(f.name));
+      HfOption* hit = nullptr;
+      for (HfOption& o : opts)
+        if (o.key == name) hit = &o;
+      if (!hit) {
+        if (!f.has_default) in.missing_args.push_back({"--" + name, f.line, false});
+        continue;
+      }
+      hit->used = true;
+      Value v = hf_value(in, *hit, f.type);
+      // The command line replaces the field's default (already a source).
+      if (v.kind == VKind::Int) v = in.override_source(name, v, f.line, "argv " + hit->shown);
+      ca.kw.emplace_back(f.name, v);
+    }
+    out[k] = in.call(types[k], ca);
+  }
+  // A library's (TrainingArguments): the options left, as its keywords.
+  for (size_t k = 0; k < types.size(); ++k) {
+    if (types[k].kind != VKind::Ext) continue;
+    Args ca;
+    ca.span = a.span;
+    for (HfOption& o : opts)
+      if (!o.used) {
+        o.used = true;
+        Value v = hf_value(in, o, "");
+        if (v.kind == VKind::Int) v = in.override_source(o.key, v, in.user_line(), "argv " + o.shown);
+        ca.kw.emplace_back(in.intern(o.key), v);
+      }
+    out[k] = in.call(types[k], ca);
+  }
+  for (const HfOption& o : opts)
+    if (!o.used)
+      in.note_unknown("option `" + o.shown + "` of the run's command line is not a field of the script's "
+                      "HfArgumentParser dataclasses: not applied",
+                      a.span, false);
+  if (in.truth(a.kwarg(in, "return_remaining_strings").value_or(Value::boolean(false))).value_or(false))
+    out.push_back(in.make_list({}));
+  return in.make_list(std::move(out), OKind::Tuple);
+}
+
 }  // namespace
 
 Value argparse_method(Interp& in, Value self, std::string_view n, Args& a, bool& handled) {
@@ -410,6 +537,16 @@ Value argparse_method(Interp& in, Value self, std::string_view n, Args& a, bool&
     if (n == "parse_known_args") return ap_parse(in, a, true);
     return Value::unknown();
   }
+  if (is_type(in, self, "transformers.HfArgumentParser")) {
+    if (n == "parse_args_into_dataclasses") return hf_parse(in, self, a);
+    if (n == "parse_json_file" || n == "parse_yaml_file" || n == "parse_dict") {
+      in.note_unknown("HfArgumentParser." + std::string(n) + ": the arguments from a file are not read; "
+                      "pass them after `--` instead",
+                      a.span, false);
+      return Value::unknown();
+    }
+    return Value::unknown();
+  }
   if (is_type(in, self, "argparse._SubParsersAction")) {
     if (n == "add_parser") return ap_add_parser(in, a);
     return Value::unknown();
@@ -420,6 +557,8 @@ Value argparse_method(Interp& in, Value self, std::string_view n, Args& a, bool&
 
 void register_argparse(Builtins& b) {
   b.functions["argparse.ArgumentParser"] = ap_parser;
+  b.functions["transformers.HfArgumentParser"] = hf_parser;
+  b.functions["transformers.hf_argparser.HfArgumentParser"] = hf_parser;
 }
 
 }  // namespace tpf::memory

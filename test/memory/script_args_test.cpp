@@ -222,3 +222,55 @@ for it in range(10):
                     "`Net` on a synthesized input gave no output the interpreter could follow [blocking]");
   CHECK(e.config.unknowns.back().line == 15);
 }
+
+// transformers' HfArgumentParser over the script's own dataclasses and
+// TrainingArguments (run_clm.py style): fields take their options, the
+// library dataclass the rest; a field with `field(metadata=...)` and no
+// default is a required argument.
+constexpr std::string_view kHfArgs = R"py(import sys, torch, torch.nn as nn
+from dataclasses import dataclass, field
+from typing import Optional
+from transformers import HfArgumentParser, TrainingArguments
+
+@dataclass
+class ModelArguments:
+    width: Optional[int] = field(metadata={"help": "hidden width (required)"})
+    run_name: str = field(default="run", metadata={"help": "a name"})
+    tie: bool = False
+
+@dataclass
+class DataArguments:
+    max_seq_length: int = 128
+
+parser = HfArgumentParser((ModelArguments, DataArguments, TrainingArguments))
+margs, dargs, targs = parser.parse_args_into_dataclasses()
+model = nn.Sequential(nn.Embedding(1000, margs.width), nn.Linear(margs.width, 1000))
+opt = torch.optim.AdamW(model.parameters())
+for step in range(10):
+    x = torch.randint(0, 1000, (targs.per_device_train_batch_size, dargs.max_seq_length))
+    loss = model(x).logsumexp(-1).mean()
+    loss.backward()
+    opt.step()
+)py";
+
+uint64_t emb_lm(uint64_t w) { return 1000 * w + w * 1000 + 1000; }
+
+TEST_CASE("script args: HfArgumentParser fills the script's dataclasses and TrainingArguments") {
+  memory::Estimate e = run(kHfArgs, {});
+  CHECK(!e.params_exact);  // the width is the required --width
+  CHECK(*e.config.batch_size.value == 8);  // TrainingArguments' default
+  CHECK(*e.config.seq_len.value == 128);
+  auto w = whats(e);
+  CHECK(std::find(w.begin(), w.end(),
+                  "the required argument `--width` is not given: pass it after `--` (`tpf-analyze ... SCRIPT -- "
+                  "--width VALUE`)") != w.end());
+
+  e = run(kHfArgs, {"--run_name", "x", "--width=512", "--max_seq_length", "64", "--per_device_train_batch_size",
+                    "16", "--tie"});
+  CHECK(e.params == emb_lm(512));
+  CHECK(*e.config.batch_size.value == 16);
+  CHECK(e.config.batch_size.origin.source == "argv --per_device_train_batch_size 16");
+  CHECK(*e.config.seq_len.value == 64);
+  CHECK(e.config.seq_len.origin.source == "argv --max_seq_length 64 (was 128, line 14)");
+  for (const std::string& u : whats(e)) CHECK(u.find("required argument") == std::string::npos);
+}
