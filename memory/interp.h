@@ -534,6 +534,9 @@ void register_builtins(Builtins& b);
 void register_stdlib(Builtins& b);
 void register_argparse(Builtins& b);
 void register_exec(Builtins& b);
+void register_cli(Builtins& b);
+/// `__call__` of click's decorators and commands (memory/py_cli.cpp).
+Value cli_method(Interp& in, Value self, std::string_view n, Args& a, bool& handled);
 /// One field of a user @dataclass: its name, the scalar type its
 /// annotation names ("int", "float", "bool", "str", or ""), whether it has
 /// a default, and its line.

@@ -349,6 +349,8 @@ Value call_builtin_method(Interp& in, Value self, std::string_view n, Args& a, b
 Value instance_method_stdlib(Interp& in, Value self, std::string_view n, Args& a, bool& handled) {
   Value r = exec_method(in, self, n, a, handled);
   if (handled) return r;
+  r = cli_method(in, self, n, a, handled);
+  if (handled) return r;
   return argparse_method(in, self, n, a, handled);
 }
 
@@ -362,6 +364,7 @@ void register_stdlib(Builtins& b) {
   f["argparse.Namespace"] = ns_new;
   register_argparse(b);
   register_exec(b);
+  register_cli(b);
   f["math.sqrt"] = m_sqrt;
   f["math.log"] = m_log;
   f["math.exp"] = m_exp;

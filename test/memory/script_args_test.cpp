@@ -274,3 +274,73 @@ TEST_CASE("script args: HfArgumentParser fills the script's dataclasses and Trai
   CHECK(e.config.seq_len.origin.source == "argv --max_seq_length 64 (was 128, line 14)");
   for (const std::string& u : whats(e)) CHECK(u.find("required argument") == std::string::npos);
 }
+
+// click and fire read the same command line (issue 24).
+constexpr std::string_view kClick = R"py(import click, torch, torch.nn as nn
+
+@click.command()
+@click.argument("data")
+@click.option("--batch-size", "-b", default=32)
+@click.option("--width", type=int, default=256)
+@click.option("--amp/--no-amp", default=False)
+def main(data, batch_size, width, amp):
+    model = nn.Sequential(nn.Linear(784, width), nn.ReLU(), nn.Linear(width, 10))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step in range(10):
+        x = torch.randn(batch_size, 784)
+        with torch.autocast("cuda", dtype=torch.float16, enabled=amp):
+            loss = model(x).sum()
+        loss.backward()
+        opt.step()
+
+if __name__ == "__main__":
+    main()
+)py";
+
+constexpr std::string_view kFire = R"py(import fire, torch, torch.nn as nn
+
+class Run:
+    def __init__(self, width=256):
+        self.width = width
+
+    def train(self, batch_size=32, amp=False):
+        model = nn.Sequential(nn.Linear(784, self.width), nn.ReLU(), nn.Linear(self.width, 10))
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for step in range(10):
+            x = torch.randn(batch_size, 784)
+            with torch.autocast("cuda", dtype=torch.float16, enabled=amp):
+                loss = model(x).sum()
+            loss.backward()
+            opt.step()
+
+if __name__ == "__main__":
+    fire.Fire(Run)
+)py";
+
+TEST_CASE("script args: click options, arguments and flags") {
+  memory::Estimate e = run(kClick, {});
+  CHECK(e.params == mlp(256));
+  CHECK(*e.config.batch_size.value == 32);
+  CHECK(!e.config.autocast);
+  e = run(kClick, {"-b", "8", "cifar", "--width=512", "--amp"});
+  CHECK(e.params == mlp(512));
+  CHECK(*e.config.batch_size.value == 8);
+  CHECK(e.config.batch_size.origin.source == "argv -b 8");
+  CHECK(e.config.autocast == memory::Dtype::Float16);
+  e = run(kClick, {"cifar", "--no-amp", "extra"});
+  auto w = whats(e);
+  CHECK(std::find(w.begin(), w.end(),
+                  "argument `extra` of the run's command line is not an option of the click command: not applied") !=
+        w.end());
+}
+
+TEST_CASE("script args: fire builds the class and calls the method the command line names") {
+  memory::Estimate e = run(kFire, {"train"});
+  CHECK(e.params == mlp(256));
+  CHECK(*e.config.batch_size.value == 32);
+  e = run(kFire, {"--width=128", "train", "--batch_size", "64", "--amp"});
+  CHECK(e.params == mlp(128));
+  CHECK(*e.config.batch_size.value == 64);
+  CHECK(e.config.batch_size.origin.source == "argv --batch_size 64");
+  CHECK(e.config.autocast == memory::Dtype::Float16);
+}
