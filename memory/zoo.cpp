@@ -172,8 +172,21 @@ Value build_hf(Interp& in, std::string_view family, Value config, std::string_vi
   Args ba{{config, in.str_value(hf_head(cls))}, {}, a.span};
   if (auto nl = a.kwarg(in, "num_labels")) in.o(config).attrs.set(in.intern("num_labels"), *nl);
   Value m = in.call(builder, ba);
-  if (auto dt = a.kwarg(in, "torch_dtype"); dt && dt->kind == VKind::Dtype && in.is_module(m))
-    convert_module(in, m, static_cast<Dtype>(dt->a), "from_pretrained(torch_dtype=...)");
+  // torch_dtype= (dtype= in newer transformers): a torch dtype or its name;
+  // "auto" is the checkpoint's own dtype, which the table does not hold.
+  for (const char* k : {"torch_dtype", "dtype"}) {
+    auto dt = a.kwarg(in, k);
+    if (!dt || !in.is_module(m)) continue;
+    std::optional<Dtype> d;
+    if (dt->kind == VKind::Dtype) d = static_cast<Dtype>(dt->a);
+    else if (auto s = in.as_str(*dt); s && *s != "auto") d = parse_dtype(*s);
+    if (d) convert_module(in, m, *d, "from_pretrained(" + std::string(k) + "=...)");
+    else if (auto s = in.as_str(*dt); s && *s == "auto")
+      in.note_unknown("from_pretrained(" + std::string(k) +
+                          "=\"auto\"): the checkpoint's stored dtype is not in the table; the weights are counted as "
+                          "float32, an upper bound when it is stored in 16 bits",
+                      a.span, false);
+  }
   return m;
 }
 

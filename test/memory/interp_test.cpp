@@ -1387,3 +1387,28 @@ if __name__ == "__main__":
   CHECK(e.config.optimizers[0].origin.line == 7);
   CHECK(e.verdict == memory::Verdict::Fits);
 }
+
+TEST_CASE("interp: from_pretrained's torch_dtype / dtype, as a dtype or its name; \"auto\" is said") {
+  struct Case {
+    const char* kw;
+    memory::Dtype dt;
+  } cases[] = {{"torch_dtype=torch.bfloat16", memory::Dtype::BFloat16},
+               {"dtype=torch.float16", memory::Dtype::Float16},
+               {"torch_dtype='bfloat16'", memory::Dtype::BFloat16},
+               {"dtype='float32'", memory::Dtype::Float32}};
+  for (const Case& c : cases) {
+    CAPTURE(c.kw);
+    memory::Estimate e = est(std::string("import torch\nfrom transformers import AutoModelForCausalLM\n"
+                                         "m = AutoModelForCausalLM.from_pretrained('gpt2', ") +
+                             c.kw + ")\nopt = torch.optim.SGD(m.parameters(), lr=0.1)\n");
+    CHECK(e.config.param_dtype == c.dt);
+    CHECK(e.components.weights == 124439808ull * memory::dtype_size(c.dt));
+  }
+  memory::Estimate e = est("import torch\nfrom transformers import AutoModelForCausalLM\n"
+                           "m = AutoModelForCausalLM.from_pretrained('gpt2', torch_dtype='auto')\n"
+                           "opt = torch.optim.SGD(m.parameters(), lr=0.1)\n");
+  CHECK(e.config.param_dtype == memory::Dtype::Float32);
+  bool said = false;
+  for (const auto& u : e.config.unknowns) said |= u.what.starts_with("from_pretrained(torch_dtype=\"auto\")") && !u.blocking;
+  CHECK(said);
+}
