@@ -14,7 +14,7 @@ PREFIX     ?= /usr/local
 # Debian packages the build, the tests and the benchmarks need.
 DEBS := g++ pkg-config re2c meson ninja-build \
         libboost-graph-dev libboost-program-options-dev doctest-dev \
-        nlohmann-json3-dev libfmt-dev libmimalloc-dev libicu-dev libtomlplusplus-dev unicode-data \
+        nlohmann-json3-dev libfmt-dev libmimalloc-dev libicu-dev libtomlplusplus-dev libyaml-cpp-dev unicode-data \
         python3 python3.11 libpython3.11-testsuite python3-torch python3-pyflakes time patch
 
 MESON_OPTS :=

@@ -77,21 +77,6 @@ Value c_data_parallel(Interp& in, Args& a) {
   return in.is_module(m) ? wrap(in, "wrapper.dp", m) : Value::unknown();
 }
 
-/// The project a script belongs to: the nearest folder at or above the
-/// script's own that holds `.git`, `pyproject.toml` or `setup.py`, else the
-/// script's folder. Canonical, without a trailing slash.
-static std::filesystem::path project_root(const std::filesystem::path& script) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::path dir = fs::weakly_canonical(fs::absolute(script, ec).parent_path(), ec);
-  for (fs::path d = dir; !d.empty(); d = d.parent_path()) {
-    for (const char* marker : {".git", "pyproject.toml", "setup.py"})
-      if (fs::exists(d / marker, ec)) return d;
-    if (d == d.parent_path()) break;
-  }
-  return dir;
-}
-
 /// Reads a DeepSpeed config: a dict value, or a JSON file of the analyzed
 /// project. The script is untrusted input: a path that leads outside its
 /// project (absolute, `..`, a symlink out), a non-regular file or one over
@@ -101,39 +86,8 @@ void read_ds_config(Interp& in, Value cfg, Value model, Args& a, bool from_train
   nlohmann::json j;
   if (auto path = in.as_str(cfg)) {
     std::string p(*path);
-    fs::path script(in.unit(0).ir->src->path);
-    fs::path root = project_root(script);
-    std::error_code ec;
-    // Relative paths: next to the script (how the project is laid out),
-    // then from the working directory (how the script is usually run).
-    std::vector<fs::path> tries;
-    if (fs::path(p).is_absolute()) tries.push_back(p);
-    else tries = {fs::absolute(script, ec).parent_path() / p, fs::absolute(p, ec)};
-    std::optional<fs::path> found;
-    bool outside = false;
-    for (const fs::path& t : tries) {
-      fs::path c = fs::weakly_canonical(t, ec);
-      if (ec || !fs::exists(c, ec)) continue;
-      auto [r, _] = std::mismatch(root.begin(), root.end(), c.begin(), c.end());
-      if (r != root.end()) {
-        outside = true;
-        continue;
-      }
-      found = c;
-      break;
-    }
-    if (!found) {
-      in.note_unknown(outside ? "DeepSpeed config file `" + p + "` is outside the analyzed project (" +
-                                    root.string() + "); not read"
-                              : "DeepSpeed config file `" + p + "`",
-                      a.span, false);
-      return;
-    }
-    if (!fs::is_regular_file(*found, ec) || fs::file_size(*found, ec) > (1u << 20)) {
-      in.note_unknown("DeepSpeed config file `" + p + "` is not a regular file under 1 MB; not read", a.span,
-                      false);
-      return;
-    }
+    auto found = project_file(in, p, "DeepSpeed config file", a.span);
+    if (!found) return;
     std::ifstream f(*found);
     if (!f) {
       in.note_unknown("DeepSpeed config file `" + p + "`", a.span, false);

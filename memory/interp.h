@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <span>
@@ -535,6 +536,13 @@ void register_stdlib(Builtins& b);
 void register_argparse(Builtins& b);
 void register_exec(Builtins& b);
 void register_cli(Builtins& b);
+void register_config_files(Builtins& b);
+/// A file of the analyzed project the script names (a config), or nullopt
+/// with a note naming `what` when it is outside the project, missing, not a
+/// regular file or over 1 MB (memory/config_files.cpp).
+std::optional<std::filesystem::path> project_file(Interp& in, std::string_view path, std::string_view what, Span at);
+/// OmegaConf DictConfig's dict-style reads.
+Value config_method(Interp& in, Value self, std::string_view n, Args& a, bool& handled);
 /// `__call__` of click's decorators and commands (memory/py_cli.cpp).
 Value cli_method(Interp& in, Value self, std::string_view n, Args& a, bool& handled);
 /// One field of a user @dataclass: its name, the scalar type its

@@ -351,6 +351,8 @@ Value instance_method_stdlib(Interp& in, Value self, std::string_view n, Args& a
   if (handled) return r;
   r = cli_method(in, self, n, a, handled);
   if (handled) return r;
+  r = config_method(in, self, n, a, handled);
+  if (handled) return r;
   return argparse_method(in, self, n, a, handled);
 }
 
@@ -365,6 +367,7 @@ void register_stdlib(Builtins& b) {
   register_argparse(b);
   register_exec(b);
   register_cli(b);
+  register_config_files(b);
   f["math.sqrt"] = m_sqrt;
   f["math.log"] = m_log;
   f["math.exp"] = m_exp;

@@ -103,6 +103,27 @@ class Projects(unittest.TestCase):
         self.assertIn("parameters   4,464,896 ", out)
         self.assertIn('`exec(open("overrides.py").read())` is not run: the script\'s project is not followed', out)
 
+    def test_config_files_named_on_the_command_line(self):
+        # yaml.safe_load / json.load of open(args.config), OmegaConf.load: the
+        # document's values size the model, and its batch and image keys are sources.
+        cwd = os.path.join(HERE, "config_files")
+        rc, out, _ = run(cwd, "--target", "h100", "train.py")
+        self.assertIn("parameters   504,675 (504,675 trainable)", out)  # torch: 504,675
+        self.assertIn("batch size   24 (line 22, configs/base.yaml: batch_size)", out)
+        self.assertIn("image size   128 (line 22, configs/base.yaml: image_size)", out)
+        rc, out, _ = run(cwd, "--target", "h100", "train.py", "--", "--config", "configs/big.json")
+        self.assertIn("parameters   2,669,379 (2,669,379 trainable)", out)  # torch: 2,669,379
+        self.assertIn("batch size   8 (line 22, configs/big.json: batch_size)", out)
+        rc, out, _ = run(cwd, "--target", "h100", "train.py", "--", "--omegaconf")
+        self.assertIn("parameters   504,675 (504,675 trainable)", out)
+        self.assertIn("image size   128 (line 17, configs/base.yaml: image_size)", out)
+        # Never a file outside the project.
+        rc, out, _ = run(cwd, "--target", "h100", "train.py", "--", "--config", "../flat_model/train.py")
+        self.assertIn("config file `../flat_model/train.py` is outside the analyzed project", out)
+        self.assertIn("parameters   at least 3 ", out)
+        rc, out, _ = run(cwd, "--target", "h100", "train.py", "--", "--config", "configs/none.yaml")
+        self.assertIn("config file `configs/none.yaml` is not found (line 22)", out)
+
     def test_config_turns_it_off(self):
         import tempfile, shutil
         with tempfile.TemporaryDirectory() as d:
