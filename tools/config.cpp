@@ -20,7 +20,7 @@ namespace {
 
 constexpr std::string_view kKeys =
     "select, ignore, fail_on, target, severity, exclude, per-file-ignores, follow-imports, "
-    "target-version";
+    "target-version, scripts";
 
 std::string where(const fs::path& file, const toml::source_region& r) {
   return file.string() + ":" + std::to_string(r.begin.line) + ":" + std::to_string(r.begin.column);
@@ -123,6 +123,59 @@ void each_pyproject_upwards(const fs::path& start, Visit visit) {
     if (!dir.has_parent_path() || dir.parent_path() == dir) return;
     dir = dir.parent_path();
   }
+}
+
+/// One [tool.tpf.scripts."PATH"] table: args, target, dtype, batch-size,
+/// seq-len, world-size.
+bool load_script_run(const fs::path& file, const std::string& pattern, uint32_t line, const toml::node& node,
+                     Config& out, std::string& error) {
+  const toml::table* t = node.as_table();
+  const std::string name = "scripts.\"" + pattern + "\"";
+  if (!t) {
+    error = where(file, node.source()) + ": `" + name + "` must be a table (args, target, dtype, batch-size, "
+            "seq-len, world-size)";
+    return false;
+  }
+  ScriptRun run;
+  run.glob = {pattern, line};
+  for (auto&& [k, v] : *t) {
+    const std::string key = normalize(k.str());
+    const std::string full = name + "." + std::string(k.str());
+    if (key == "args") {
+      if (!string_list(file, full, v, run.args, error)) return false;
+    } else if (key == "target" || key == "dtype") {
+      std::string s;
+      if (!one_string(file, full, v, s, error)) return false;
+      if (key == "target") {
+        targets::LookupResult r = targets::lookup_target(s);
+        if (!r.ok()) {
+          error = where(file, v.source()) + ": `" + full + "`: " + r.error.message() +
+                  " (see tpf-analyze --list-targets)";
+          return false;
+        }
+        run.target = s;
+      } else {
+        if (s != "fp32" && s != "bf16" && s != "fp16") {
+          error = where(file, v.source()) + ": `" + full + "` is '" + s + "' (expected fp32, bf16 or fp16)";
+          return false;
+        }
+        run.dtype = s;
+      }
+    } else if (key == "batch_size" || key == "seq_len" || key == "world_size") {
+      const auto* i = v.as_integer();
+      if (!i || i->get() <= 0) {
+        error = where(file, v.source()) + ": `" + full + "` must be a positive integer";
+        return false;
+      }
+      (key == "batch_size" ? run.batch_size : key == "seq_len" ? run.seq_len : run.world_size) = i->get();
+    } else {
+      error = where(file, k.source()) + ": unknown key `" + std::string(k.str()) + "` in `" + name +
+              "` (expected args, target, dtype, batch-size, seq-len or world-size)";
+      return false;
+    }
+  }
+  out.scripts.push_back(std::move(run));
+  return true;
 }
 
 }  // namespace
@@ -250,6 +303,15 @@ bool load_config(const fs::path& file, Config& out, std::string& error) {
           return false;
         out.per_file_ignores.push_back({{std::string(gk.str()), gk.source().begin.line}, items});
       }
+    } else if (key == "scripts") {
+      const toml::table* scripts = v.as_table();
+      if (!scripts) {
+        error = where(file, v.source()) + ": `scripts` must be a table of \"path\" = { args = [...], ... }";
+        return false;
+      }
+      for (auto&& [sk, sv] : *scripts) {
+        if (!load_script_run(file, std::string(sk.str()), sk.source().begin.line, sv, out, error)) return false;
+      }
     } else {
       error = at + ": unknown key `" + std::string(k.str()) + "` in [tool.tpf] (expected one of " +
               std::string(kKeys) + ")";
@@ -296,6 +358,12 @@ bool matches_any(const Config& cfg, const std::vector<ConfigGlob>& globs, const 
     }
   }
   return false;
+}
+
+const ScriptRun* script_for(const Config& cfg, const std::string& path) {
+  for (const ScriptRun& s : cfg.scripts)
+    if (matches_any(cfg, {s.glob}, path)) return &s;
+  return nullptr;
 }
 
 checks::RunOptions rules_for(const Config& cfg, const checks::RunOptions& base,

@@ -22,6 +22,16 @@ struct ConfigGlob {
   uint32_t line = 0;
 };
 
+/// How one script is run ([tool.tpf.scripts."train.py"]): its command line
+/// and the estimate's settings, under tpf-analyze's own options.
+struct ScriptRun {
+  ConfigGlob glob;                        // the table's key: a path or glob, as exclude's
+  std::vector<std::string> args;          // the script's arguments (as after `--`)
+  std::optional<std::string> target;      // --target wins
+  std::optional<std::string> dtype;       // --dtype wins
+  std::optional<int64_t> batch_size, seq_len, world_size;  // the options win
+};
+
 struct Config {
   std::filesystem::path file;  // the file read; empty when none
   std::filesystem::path root;  // its directory: globs are relative to it
@@ -37,6 +47,7 @@ struct Config {
   std::vector<std::pair<checks::RuleId, Severity>> severity;  // per-rule overrides
   std::vector<ConfigGlob> exclude;
   std::vector<std::pair<ConfigGlob, std::vector<std::string>>> per_file_ignores;
+  std::vector<ScriptRun> scripts;  // the first that matches a file applies
 };
 
 /// The nearest pyproject.toml at or above `start` (a file or a directory)
@@ -66,6 +77,9 @@ std::optional<RequiresPython> find_requires_python(const std::filesystem::path& 
 /// folder, or any folder above the file. A match on a folder covers
 /// everything in it.
 bool matches_any(const Config& cfg, const std::vector<ConfigGlob>& globs, const std::string& path);
+
+/// The [tool.tpf.scripts] entry for `path`, or null.
+const ScriptRun* script_for(const Config& cfg, const std::string& path);
 
 /// The rules for one file: `base` minus the file's per-file-ignores.
 checks::RunOptions rules_for(const Config& cfg, const checks::RunOptions& base,

@@ -84,6 +84,7 @@ struct Options {
   std::string dtype;
   std::vector<std::string> script_args;  // after `--`: the script's own command line
   std::optional<tpf::targets::Target> resolved_target;
+  bool target_from_config = false;       // [tool.tpf] target, not --target
   // ---- stage dumps (ir/, dataflow/): print and skip the rules ----
   bool dump_tokens = false;
   bool dump_ast = false;
@@ -527,6 +528,7 @@ struct FileRun {
   std::string path;   // as given (`-` for stdin)
   std::string shown;  // as reported
   const Setup* setup = nullptr;   // the file's options and configuration
+  std::unique_ptr<Options> own;   // the setup's, with its [tool.tpf.scripts] entry applied
   tpf::checks::RunOptions rules;  // the run's, minus this file's per-file-ignores
   std::unique_ptr<tpf::SourceFile> src;  // kept only while findings need it (code frames)
   bool loaded = false;  // the file was read and decoded
@@ -556,13 +558,31 @@ void run_parallel(std::vector<FileRun>& runs, int jobs, F fn) {
   for (std::thread& t : pool) t.join();
 }
 
+/// A script's [tool.tpf.scripts] entry over the run's options: its
+/// arguments when none follow `--`, its target over [tool.tpf]'s (never over
+/// --target), its estimator settings where the command line gives none.
+/// The entry's target was checked when the configuration was read.
+std::unique_ptr<Options> script_options(const Options& base, const tpf::tools::ScriptRun& sr) {
+  auto o = std::make_unique<Options>(base);
+  if (o->script_args.empty()) o->script_args = sr.args;
+  if (sr.target && (o->target.empty() || o->target_from_config)) {
+    tpf::targets::LookupResult t = tpf::targets::lookup_target(*sr.target);
+    if (t.ok()) o->target = *sr.target, o->resolved_target = *t.target;
+  }
+  if (sr.dtype && o->dtype.empty()) o->dtype = *sr.dtype;
+  if (sr.batch_size && !o->batch_size) o->batch_size = *sr.batch_size;
+  if (sr.seq_len && !o->seq_len) o->seq_len = *sr.seq_len;
+  if (sr.world_size && !o->world_size) o->world_size = *sr.world_size;
+  return o;
+}
+
 /// Merges [tool.tpf] into `opt` under the command line: --select replaces
 /// its select, --ignore adds to its ignore, --fail-on and --target win.
 void merge_config(Options& opt, const po::variables_map& vm, const tpf::tools::Config& cfg) {
   if (cfg.select && opt.select.empty()) opt.select = *cfg.select;
   opt.ignore.insert(opt.ignore.begin(), cfg.ignore.begin(), cfg.ignore.end());
   if (cfg.fail_on && vm["fail-on"].defaulted()) opt.fail_on = *cfg.fail_on;
-  if (cfg.target && opt.target.empty()) opt.target = *cfg.target;
+  if (cfg.target && opt.target.empty()) opt.target = *cfg.target, opt.target_from_config = true;
   if (cfg.follow_imports && !*cfg.follow_imports) opt.no_follow_imports = true;
 }
 
@@ -915,9 +935,11 @@ int main(int argc, char** argv) {
     runs[i].setup = files[i].second;
     runs[i].shown = runs[i].path == "-" ? opt.stdin_filename : runs[i].path;
     runs[i].rules = tpf::tools::rules_for(runs[i].setup->cfg, runs[i].setup->run, runs[i].shown);
+    if (const tpf::tools::ScriptRun* sr = tpf::tools::script_for(runs[i].setup->cfg, runs[i].shown))
+      runs[i].own = script_options(runs[i].setup->opt, *sr);
   }
   auto analyze_one = [&](FileRun& r) {
-    const Options& o = r.setup->opt;
+    const Options& o = r.own ? *r.own : r.setup->opt;
     r.src = load(r.path, o, r.path == "-" ? stdin_bytes : std::string(), r.err);
     r.fix.stdin_input = r.path == "-";
     r.loaded = r.src != nullptr;

@@ -124,6 +124,34 @@ class Projects(unittest.TestCase):
         rc, out, _ = run(cwd, "--target", "h100", "train.py", "--", "--config", "configs/none.yaml")
         self.assertIn("config file `configs/none.yaml` is not found (line 22)", out)
 
+    def test_per_script_table_pins_the_run(self):
+        # [tool.tpf.scripts."train.py"]: the script's arguments and settings, under
+        # tpf-analyze's own command line.
+        import tempfile, shutil
+        with tempfile.TemporaryDirectory() as d:
+            shutil.copytree(os.path.join(HERE, "exec_config"), d, dirs_exist_ok=True)
+            with open(os.path.join(d, "pyproject.toml"), "a") as f:
+                f.write('\n[tool.tpf]\ntarget = "t4"\n\n[tool.tpf.scripts."train.py"]\n'
+                        'args = ["configs/wide.py", "--batch_size=24"]\ntarget = "a100"\n'
+                        'seq-len = 2048\n')
+            p = subprocess.run([TPF, "train.py"], cwd=d, capture_output=True, text=True, timeout=60)
+            self.assertIn("on a100-40gb", p.stdout)  # the script's target over [tool.tpf]'s
+            self.assertIn("parameters   17,318,144 ", p.stdout)
+            self.assertIn("batch size   24 (line 12, argv --batch_size=24", p.stdout)
+            # The command line wins: --target, and arguments after `--`.
+            p = subprocess.run([TPF, "--target", "h100", "train.py", "--", "--batch_size=8"], cwd=d,
+                               capture_output=True, text=True, timeout=60)
+            self.assertIn("on h100", p.stdout)
+            self.assertIn("parameters   4,464,896 ", p.stdout)
+            self.assertIn("batch size   8 (", p.stdout)
+            # A bad entry is an error with its place.
+            with open(os.path.join(d, "pyproject.toml"), "a") as f:
+                f.write('\n[tool.tpf.scripts."eval.py"]\nbatch = 3\n')
+            p = subprocess.run([TPF, "train.py"], cwd=d, capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("pyproject.toml:14:1: unknown key `batch` in `scripts.\"eval.py\"` (expected args, "
+                          "target, dtype, batch-size, seq-len or world-size)", p.stderr)
+
     def test_config_turns_it_off(self):
         import tempfile, shutil
         with tempfile.TemporaryDirectory() as d:
