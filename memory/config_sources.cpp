@@ -60,7 +60,15 @@ Value Interp::named_source(std::string_view name, Value v, uint32_t line, std::s
   // Accumulation steps and world size are recorded, not symbolic.
   if ((in_list(n, kAccumNames) || in_list(n, kWorldNames)) && v.kind == VKind::Int) {
     IntSetting& s = in_list(n, kAccumNames) ? cfg.grad_accum : cfg.world_size;
-    if (!s.known()) s = {dims.value(v.dim()), {line, std::string(how)}};
+    const int64_t val = dims.value(v.dim());
+    if (!s.known()) {
+      s = {val, {line, std::string(how)}};
+    } else if (*s.value != val && line > s.origin.line && s.origin.source.starts_with(std::string(how))) {
+      // The same name assigned again further down (nanoGPT's
+      // `gradient_accumulation_steps //= ddp_world_size`): the run uses the last.
+      const std::string first = s.origin.source.substr(0, s.origin.source.find(" (was "));
+      s = {val, {line, first + " (was " + std::to_string(*s.value) + ", line " + std::to_string(s.origin.line) + ")"}};
+    }
     return v;
   }
   IntSetting* setting = nullptr;
