@@ -497,7 +497,19 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
     if (auto b = in.dims.find_symbol("B"); b != UINT32_MAX)
       e.config.batch_size.value = in.dims.symbol_value(b);
   }
-  if (world > 1 || e.config.world_size.known()) {
+  // A count of processes with no data parallelism (mnist_hogwild's
+  // --num-processes over mp.Process workers sharing one model) is no world
+  // size: said once, not shown as one.
+  const bool script_only = !tw.shard_world && !opt.world_size && !(opt.target && opt.target->count > 1);
+  if (sh == Sharding::None && script_only && cfg.world_size.known() && *cfg.world_size.value > 1) {
+    if (in.process_started)
+      e.config.unknowns.push_back({std::to_string(*cfg.world_size.value) + " worker processes (" +
+                                       cfg.world_size.origin.source +
+                                       ") share one model and each runs its own step: the estimate is one "
+                                       "worker's; workers on the same GPU add their activations",
+                                   cfg.world_size.origin.line, false});
+    e.config.world_size = {};
+  } else if (world > 1 || e.config.world_size.known()) {
     // Say where the world size used came from: the script's value only
     // when it is the one used.
     const IntSetting& script = cfg.world_size;

@@ -1386,6 +1386,40 @@ if __name__ == "__main__":
   REQUIRE(e.config.optimizers.size() == 1);
   CHECK(e.config.optimizers[0].origin.line == 7);
   CHECK(e.verdict == memory::Verdict::Fits);
+
+  // A process count named like a world size (--num-processes) is no data
+  // parallelism: not shown as a world size, said as workers.
+  e = est(R"(
+import argparse
+import torch
+import torch.nn as nn
+import torch.multiprocessing as mp
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--num-processes", type=int, default=3)
+args = parser.parse_args()
+
+def train(model):
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    for step in range(100):
+        loss = model(torch.randn(32, 784, device="cuda")).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+model = nn.Linear(784, 10).cuda()
+model.share_memory()
+for rank in range(args.num_processes):
+    p = mp.Process(target=train, args=(model,))
+    p.start()
+)");
+  CHECK(!e.config.world_size.known());
+  REQUIRE(e.config.unknowns.size() == 1);
+  CHECK(e.config.unknowns[0].what ==
+        "3 worker processes (argparse --num-processes default) share one model and each runs its own step: the "
+        "estimate is one worker's; workers on the same GPU add their activations");
+  CHECK(e.config.unknowns[0].line == 8);  // its add_argument
+  CHECK(e.verdict == memory::Verdict::Fits);
 }
 
 TEST_CASE("interp: from_pretrained's torch_dtype / dtype, as a dtype or its name; \"auto\" is said") {
