@@ -166,6 +166,7 @@ enum ObjFlags : uint32_t {
   kRangeIter = 1 << 12,     ///< iterator over a range()
   kUnknownIter = 1 << 13,   ///< iterator over a value the interpreter could not read (one pass)
   kInexactLen = 1 << 14,    ///< container grown inside such a loop: its length is not the run's
+  kAttrsDict = 1 << 15,     ///< an instance's __dict__: index = the instance its writes set
 };
 
 /// One tensor autograd saves for backward.

@@ -262,6 +262,16 @@ Value Interp::getattr(Value v, StrId name) {
     }
     case OKind::Instance: {
       if (const Value* a = ob.attrs.find(name)) return *a;
+      // `self.__dict__`: its attributes as a dict whose writes set them
+      // (minGPT's CfgNode: self.__dict__.update(kwargs)).
+      if (n == "__dict__" && ob.cls != kNone32) {
+        Value d = make_dict();
+        std::vector<std::pair<StrId, Value>> items = ob.attrs.items;
+        for (auto& [k, a] : items) setitem(d, Value::str(k), a);
+        o(d).flags |= kAttrsDict;
+        o(d).index = v.a;
+        return d;
+      }
       if (ob.cls != kNone32) {
         if (const Value* c = class_lookup(ob.cls, name)) {
           Value cv = *c;
@@ -467,6 +477,8 @@ void Interp::setitem(Value c, Value key, Value v) {
   Obj& ob = o(c);
   if (ob.kind == OKind::Dict) {
     if (ob.flags & kGlobalsDict) globals_write(*this, c, key, v);
+    if (ob.flags & kAttrsDict)
+      if (auto k = as_str(key)) o(Value::obj(ob.index)).attrs.set(intern(*k), v);
     charge(ob.items.size() / 2);
     for (size_t k = 0; k + 1 < ob.items.size(); k += 2) {
       if (same(ob.items[k], key)) {

@@ -1446,3 +1446,25 @@ TEST_CASE("interp: from_pretrained's torch_dtype / dtype, as a dtype or its name
   for (const auto& u : e.config.unknowns) said |= u.what.starts_with("from_pretrained(torch_dtype=\"auto\")") && !u.blocking;
   CHECK(said);
 }
+
+TEST_CASE("interp: an instance's __dict__ reads and writes its attributes (minGPT's CfgNode)") {
+  memory::Estimate e = est(R"(
+import torch
+import torch.nn as nn
+
+class CfgNode:
+    def __init__(self, **kwargs):
+        self.__dict__.update(kwargs)
+
+    def merge_from_dict(self, d):
+        self.__dict__.update(d)
+
+C = CfgNode(model_type="gpt-mini", n_layer=None)
+C.merge_from_dict({"gpt-mini": dict(n_layer=6, n_embd=192), "gpt-nano": dict(n_layer=3, n_embd=48)}[C.model_type])
+keys = sorted(C.__dict__.keys())
+model = nn.Sequential(*[nn.Linear(C.n_embd, C.n_embd) for _ in range(C.n_layer)])
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+)");
+  CHECK(e.params_exact);
+  CHECK(e.params == 6 * (192 * 192 + 192));
+}
