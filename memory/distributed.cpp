@@ -249,6 +249,18 @@ Value construct_distributed(Interp& in, std::string_view q, Args& a, bool& handl
   if (q.ends_with("fsdp.MixedPrecision")) return c_mixed_precision(in, a);
   if (q == "accelerate.Accelerator") return c_accelerator(in, a);
   if (q == "deepspeed.initialize") return f_ds_initialize(in, a);
+  if (q == "accelerate.notebook_launcher" || q == "accelerate.launchers.notebook_launcher") {
+    // notebook_launcher(fn, args, num_processes=N): each process runs
+    // fn(*args); one run is one GPU's step.
+    Value fn = a.get(in, 0, "function").value_or(Value::unknown());
+    Args ca;
+    ca.span = a.span;
+    if (auto args = a.get(in, 1, "args"))
+      if (auto items = in.iterate(*args)) ca.pos = *items;
+    if (auto n = a.kwarg(in, "num_processes"); n && n->kind == VKind::Int)
+      in.named_source("num_processes", *n, in.user_line(), "notebook_launcher(num_processes=...)");
+    return in.call(fn, ca);
+  }
   if (q == "accelerate.utils.find_executable_batch_size" || q == "accelerate.find_executable_batch_size" ||
       q == "accelerate.utils.memory.find_executable_batch_size")
     return f_find_executable_batch_size(in, q, a);

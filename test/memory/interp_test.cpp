@@ -1468,3 +1468,28 @@ opt = torch.optim.SGD(model.parameters(), lr=0.1)
   CHECK(e.params_exact);
   CHECK(e.params == 6 * (192 * 192 + 192));
 }
+
+TEST_CASE("interp: accelerate's notebook_launcher runs the function once, with its args") {
+  memory::Estimate e = est(R"(
+import torch
+import torch.nn as nn
+from accelerate import Accelerator, notebook_launcher
+
+def training_loop(width, batch):
+    accelerator = Accelerator(mixed_precision="bf16")
+    model = nn.Sequential(nn.Linear(512, width), nn.GELU(), nn.Linear(width, 10))
+    opt = torch.optim.AdamW(model.parameters())
+    model, opt = accelerator.prepare(model, opt)
+    for step in range(100):
+        loss = model(torch.randn(batch, 512, device="cuda")).logsumexp(-1).mean()
+        accelerator.backward(loss)
+        opt.step()
+        opt.zero_grad()
+
+notebook_launcher(training_loop, (1024, 64), num_processes=2)
+)");
+  CHECK(e.params == 512 * 1024 + 1024 + 1024 * 10 + 10);
+  REQUIRE(e.phases.size() == 1);
+  CHECK(e.config.autocast == memory::Dtype::BFloat16);
+  CHECK(e.verdict == memory::Verdict::Fits);
+}
