@@ -270,6 +270,21 @@ void init_layer(Interp& in, Value self, Layer L, Args& a) {
       set(in, self, "size", arg(in, a, 0, "size"));
       set(in, self, "scale_factor", arg(in, a, 1, "scale_factor"));
       return;
+    case Layer::ReflectionPad1d:
+    case Layer::ReflectionPad2d:
+    case Layer::ReplicationPad1d:
+    case Layer::ReplicationPad2d:
+    case Layer::ZeroPad2d:
+    case Layer::ConstantPad1d:
+    case Layer::ConstantPad2d: {
+      // padding: an int (every side) or the sides as F.pad takes them.
+      Value p = arg(in, a, 0, "padding");
+      const bool two_d = L == Layer::ReflectionPad2d || L == Layer::ReplicationPad2d || L == Layer::ZeroPad2d ||
+                         L == Layer::ConstantPad2d;
+      if (p.kind == VKind::Int) p = in.make_list(std::vector<Value>(two_d ? 4 : 2, p), OKind::Tuple);
+      set(in, self, "padding", p);
+      return;
+    }
     case Layer::CrossEntropyLoss:
     case Layer::NLLLoss:
     case Layer::MSELoss:
@@ -367,6 +382,7 @@ Value f_adaptive_avg1d(Interp&, Args&);
 Value f_adaptive_avg2d(Interp&, Args&);
 Value f_adaptive_max2d(Interp&, Args&);
 Value f_interpolate(Interp&, Args&);
+Value f_pad(Interp&, Args&);
 Value f_cross_entropy(Interp&, Args&);
 Value f_nll_loss(Interp&, Args&);
 Value f_pointwise_loss(Interp&, Args&);
@@ -466,6 +482,13 @@ Value layer_forward(Interp& in, Value m, Args& call) {
     case Layer::AdaptiveAvgPool2d: return fn(f_adaptive_avg2d, {x, at("output_size")});
     case Layer::AdaptiveMaxPool2d: return fn(f_adaptive_max2d, {x, at("output_size")});
     case Layer::Upsample: return fn(f_interpolate, {x, at("size"), at("scale_factor")});
+    case Layer::ReflectionPad1d:
+    case Layer::ReflectionPad2d:
+    case Layer::ReplicationPad1d:
+    case Layer::ReplicationPad2d:
+    case Layer::ZeroPad2d:
+    case Layer::ConstantPad1d:
+    case Layer::ConstantPad2d: return fn(f_pad, {x, at("padding")});
     case Layer::CrossEntropyLoss: return fn(f_cross_entropy, call.pos, call.kw);
     case Layer::NLLLoss: return fn(f_nll_loss, call.pos, call.kw);
     case Layer::MSELoss:

@@ -1493,3 +1493,32 @@ notebook_launcher(training_loop, (1024, 64), num_processes=2)
   CHECK(e.config.autocast == memory::Dtype::BFloat16);
   CHECK(e.verdict == memory::Verdict::Fits);
 }
+
+TEST_CASE("interp: padding layers (fast_neural_style's ReflectionPad2d) pad like F.pad") {
+  memory::Estimate e = est(R"(
+import torch
+import torch.nn as nn
+
+class ConvLayer(nn.Module):
+    def __init__(self, cin, cout, k):
+        super().__init__()
+        self.pad = nn.ReflectionPad2d(k // 2)
+        self.conv = nn.Conv2d(cin, cout, k)
+
+    def forward(self, x):
+        return self.conv(self.pad(x))
+
+model = nn.Sequential(ConvLayer(3, 32, 9), nn.ReLU(), nn.ZeroPad2d((0, 1, 0, 1)), nn.Conv2d(32, 3, 2),
+                      nn.ConstantPad1d(2, 0.0))
+opt = torch.optim.Adam(model.parameters())
+for step in range(10):
+    x = torch.rand(4, 3, 64, 64)
+    y = model(x)
+    assert y.shape == (4, 3, 64, 68)
+    y.mean().backward()
+    opt.step()
+)");
+  CHECK(e.params == 3 * 32 * 81 + 32 + 32 * 3 * 4 + 3);
+  CHECK(e.phases.size() == 1);
+  CHECK(e.config.unknowns.empty());
+}
