@@ -86,12 +86,7 @@ Value yaml_scalar(Interp& in, const std::string& s, bool quoted) {
   if (s == "null" || s == "~" || s.empty()) return Value::none();
   if (s == "true" || s == "True") return Value::boolean(true);
   if (s == "false" || s == "False") return Value::boolean(false);
-  char* end = nullptr;
-  long long i = std::strtoll(s.c_str(), &end, 10);
-  if (end && *end == '\0') return in.int_value(i);
-  double d = std::strtod(s.c_str(), &end);
-  if (end && *end == '\0') return Value::real(d);
-  return in.str_value(s);
+  return number_word(in, s).value_or(in.str_value(s));
 }
 
 Value from_yaml(Interp& in, const YAML::Node& n, const std::string& file, bool attrs, int depth = 0) {

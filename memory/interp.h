@@ -537,6 +537,11 @@ void register_stdlib(Builtins& b);
 void register_argparse(Builtins& b);
 void register_exec(Builtins& b);
 void register_cli(Builtins& b);
+/// A word of a command line or a config file as the number it spells: an
+/// int (unless `ints` is false: then a float), a float, or nullopt (empty,
+/// or not all of it a number). Shared by literal_eval, fire, click,
+/// HfArgumentParser and the YAML reader (memory/py_builtins.cpp).
+std::optional<Value> number_word(Interp& in, const std::string& t, bool ints = true);
 void register_config_files(Builtins& b);
 /// A file of the analyzed project the script names (a config), or nullopt
 /// with a note naming `what` when it is outside the project, missing, not a

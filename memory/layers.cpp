@@ -102,12 +102,34 @@ void add_child(Interp& in, Value self, Value child) {
   ob.attrs.set(in.intern(std::to_string(n)), child);
 }
 
+/// The padding layers: sides as F.pad takes them (2 for 1-d, 4 for 2-d);
+/// 0 for any other layer.
+int pad_sides(Layer L) {
+  switch (L) {
+    case Layer::ReflectionPad1d:
+    case Layer::ReplicationPad1d:
+    case Layer::ConstantPad1d: return 2;
+    case Layer::ReflectionPad2d:
+    case Layer::ReplicationPad2d:
+    case Layer::ZeroPad2d:
+    case Layer::ConstantPad2d: return 4;
+    default: return 0;
+  }
+}
+
 void init_layer(Interp& in, Value self, Layer L, Args& a) {
   Dtype dt = param_dtype(in, a);
   Obj& ob = in.o(self);
   ob.layer = static_cast<uint16_t>(L);
   ob.flags |= kIsModule | kTraining;
   if (ob.type == kNone32) ob.type = in.intern(std::string("torch.nn.") + std::string(kLayerNames[static_cast<size_t>(L)]));
+  if (int sides = pad_sides(L)) {
+    // padding: an int (every side) or the sides as F.pad takes them.
+    Value p = arg(in, a, 0, "padding");
+    if (p.kind == VKind::Int) p = in.make_list(std::vector<Value>(static_cast<size_t>(sides), p), OKind::Tuple);
+    set(in, self, "padding", p);
+    return;
+  }
   auto& D = in.dims;
   switch (L) {
     case Layer::Linear: {
@@ -270,21 +292,7 @@ void init_layer(Interp& in, Value self, Layer L, Args& a) {
       set(in, self, "size", arg(in, a, 0, "size"));
       set(in, self, "scale_factor", arg(in, a, 1, "scale_factor"));
       return;
-    case Layer::ReflectionPad1d:
-    case Layer::ReflectionPad2d:
-    case Layer::ReplicationPad1d:
-    case Layer::ReplicationPad2d:
-    case Layer::ZeroPad2d:
-    case Layer::ConstantPad1d:
-    case Layer::ConstantPad2d: {
-      // padding: an int (every side) or the sides as F.pad takes them.
-      Value p = arg(in, a, 0, "padding");
-      const bool two_d = L == Layer::ReflectionPad2d || L == Layer::ReplicationPad2d || L == Layer::ZeroPad2d ||
-                         L == Layer::ConstantPad2d;
-      if (p.kind == VKind::Int) p = in.make_list(std::vector<Value>(two_d ? 4 : 2, p), OKind::Tuple);
-      set(in, self, "padding", p);
-      return;
-    }
+
     case Layer::CrossEntropyLoss:
     case Layer::NLLLoss:
     case Layer::MSELoss:
@@ -409,6 +417,7 @@ Value layer_forward(Interp& in, Value m, Args& call) {
     Args a{std::move(pos), {}, call.span};
     return h ? h(in, a) : Value::unknown();
   };
+  if (pad_sides(L)) return fn(f_pad, {x, at("padding")});
   switch (L) {
     case Layer::Linear: return fn(f_linear, {x, at("weight"), at("bias")});
     case Layer::Conv1d:
@@ -482,13 +491,7 @@ Value layer_forward(Interp& in, Value m, Args& call) {
     case Layer::AdaptiveAvgPool2d: return fn(f_adaptive_avg2d, {x, at("output_size")});
     case Layer::AdaptiveMaxPool2d: return fn(f_adaptive_max2d, {x, at("output_size")});
     case Layer::Upsample: return fn(f_interpolate, {x, at("size"), at("scale_factor")});
-    case Layer::ReflectionPad1d:
-    case Layer::ReflectionPad2d:
-    case Layer::ReplicationPad1d:
-    case Layer::ReplicationPad2d:
-    case Layer::ZeroPad2d:
-    case Layer::ConstantPad1d:
-    case Layer::ConstantPad2d: return fn(f_pad, {x, at("padding")});
+
     case Layer::CrossEntropyLoss: return fn(f_cross_entropy, call.pos, call.kw);
     case Layer::NLLLoss: return fn(f_nll_loss, call.pos, call.kw);
     case Layer::MSELoss:

@@ -453,12 +453,7 @@ Value hf_value(Interp& in, const HfOption& o, std::string_view type) {
     if (low == "false" || (type == "bool" && (low == "no" || low == "0"))) return Value::boolean(false);
   }
   if (type == "str") return in.str_value(o.text);
-  char* end = nullptr;
-  long long i = std::strtoll(o.text.c_str(), &end, 10);
-  if (!o.text.empty() && end && *end == '\0' && type != "float") return in.int_value(i);
-  double d = std::strtod(o.text.c_str(), &end);
-  if (!o.text.empty() && end && *end == '\0') return Value::real(d);
-  return in.str_value(o.text);
+  return number_word(in, o.text, type != "float").value_or(in.str_value(o.text));
 }
 
 /// parse_args_into_dataclasses(): each dataclass of the script gets the

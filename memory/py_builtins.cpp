@@ -121,18 +121,28 @@ Value b_dict(Interp& in, Args& a) {
   return d;
 }
 
+}  // namespace
+
+std::optional<Value> number_word(Interp& in, const std::string& t, bool ints) {
+  if (t.empty()) return std::nullopt;
+  char* end = nullptr;
+  long long i = std::strtoll(t.c_str(), &end, 10);
+  if (ints && end && *end == '\0') return in.int_value(i);
+  double d = std::strtod(t.c_str(), &end);
+  if (end && *end == '\0') return Value::real(d);
+  return std::nullopt;
+}
+
+namespace {
+
 Value b_int(Interp& in, Args& a) {
   if (a.pos.empty()) return in.int_value(0);
   Value v = a.pos[0];
   if (v.kind == VKind::Int) return v;
   if (v.kind == VKind::Bool) return in.int_value(v.a);
   if (v.kind == VKind::Float) return in.int_value(static_cast<int64_t>(v.f));
-  if (auto s = in.as_str(v)) {
-    char* end = nullptr;
-    std::string t(*s);
-    long long x = std::strtoll(t.c_str(), &end, 10);
-    if (end && *end == 0 && !t.empty()) return in.int_value(x);
-  }
+  if (auto s = in.as_str(v))
+    if (auto n = number_word(in, std::string(*s)); n && n->kind == VKind::Int) return *n;
   if (TensorObj* t = in.tensor(v)) (void)t;
   return Value::unknown();
 }

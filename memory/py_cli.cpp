@@ -32,12 +32,7 @@ Value literal(Interp& in, const std::string& t, std::string_view type = {}) {
     if (t == "False" || t == "false") return Value::boolean(false);
   }
   if (type.empty() && t == "None") return Value::none();
-  char* end = nullptr;
-  long long i = std::strtoll(t.c_str(), &end, 10);
-  if (!t.empty() && end && *end == '\0' && type != "float") return in.int_value(i);
-  double d = std::strtod(t.c_str(), &end);
-  if (!t.empty() && end && *end == '\0') return Value::real(d);
-  return in.str_value(t);
+  return number_word(in, t, type != "float").value_or(in.str_value(t));
 }
 
 std::string dest(std::string_view flag) {

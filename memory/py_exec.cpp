@@ -86,14 +86,7 @@ Value f_literal_eval(Interp& in, Args& a) {
   if (t == "None") return Value::none();
   if (t.size() >= 2 && (t.front() == '\'' || t.front() == '"') && t.back() == t.front())
     return in.str_value(t.substr(1, t.size() - 2));
-  if (!t.empty()) {
-    char* end = nullptr;
-    long long i = std::strtoll(t.c_str(), &end, 10);
-    if (end && *end == '\0') return in.int_value(i);
-    double d = std::strtod(t.c_str(), &end);
-    if (end && *end == '\0') return Value::real(d);
-  }
-  return src;
+  return number_word(in, t).value_or(src);
 }
 
 }  // namespace
