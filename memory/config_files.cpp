@@ -129,7 +129,7 @@ std::optional<std::string> path_of(Interp& in, Value v) {
 Value load_yaml(Interp& in, Args& a, bool omegaconf) {
   Value src = a.pos.empty() ? a.kwarg(in, "stream").value_or(Value::unknown()) : a.pos[0];
   std::optional<std::string> text;
-  std::string file = "YAML";
+  std::string file = "the YAML text";
   if (omegaconf || !in.as_str(src)) {
     auto p = path_of(in, src);
     if (!p) return Value::unknown();
@@ -142,7 +142,8 @@ Value load_yaml(Interp& in, Args& a, bool omegaconf) {
   try {
     return from_yaml(in, YAML::Load(*text), file, omegaconf);
   } catch (const YAML::Exception& e) {
-    in.note_unknown("config file `" + file + "` is not valid YAML: " + e.what(), a.span, false);
+    const std::string what = omegaconf || !in.as_str(src) ? "config file `" + file + "`" : file;
+    in.note_unknown(what + " is not valid YAML: " + e.what(), a.span, false);
     return Value::unknown();
   }
 }
