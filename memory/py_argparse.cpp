@@ -414,7 +414,8 @@ Value hf_parser(Interp& in, Args& a) {
 /// One `--key value` of the run's command line, as HfArgumentParser reads
 /// it: `--key value`, `--key=value`, or a bare `--key` (a bool flag: True).
 struct HfOption {
-  std::string key, text, shown;
+  std::string key, text, shown;  ///< shown: as written; the source is "argv " + shown, or `how`
+  std::string how;
   bool bare = false;
   bool used = false;
 };
@@ -460,6 +461,10 @@ Value hf_value(Interp& in, const HfOption& o, std::string_view type) {
 /// options named like its fields (the rest keep their defaults; one with no
 /// default and no option is a required argument the run left out); a
 /// library dataclass (TrainingArguments) gets the options no other claims.
+std::string hf_how(const HfOption& o) { return o.how.empty() ? "argv " + o.shown : o.how; }
+
+Value hf_fill(Interp& in, Value parser, std::vector<HfOption>& opts, Args& a, bool from_file);
+
 Value hf_parse(Interp& in, Value parser, Args& a) {
   std::vector<std::string> toks = in.opt.argv;
   if (auto given = a.get(in, 1, "args"); given && in.seq(*given)) {
@@ -470,6 +475,55 @@ Value hf_parse(Interp& in, Value parser, Args& a) {
     in.argv_read = true;
   }
   std::vector<HfOption> opts = hf_options(toks);
+  return hf_fill(in, parser, opts, a, false);
+}
+
+/// parse_json_file(json_file) / parse_yaml_file(yaml_file) / parse_dict(args):
+/// the document's keys are the options (the file read as json.load and
+/// yaml.safe_load read it: inside the project only).
+Value hf_parse_document(Interp& in, Value parser, Args& a, std::string_view how) {
+  Value doc;
+  std::string where = "the dict";
+  if (how == "dict") {
+    doc = a.get(in, 1, "args").value_or(Value::unknown());
+  } else {
+    Value path = a.get(in, 1, how == "json" ? "json_file" : "yaml_file").value_or(Value::unknown());
+    auto p = in.as_str(path);
+    if (!p) {
+      in.note_unknown("HfArgumentParser.parse_" + std::string(how) + "_file: the file's path is not known; pass "
+                      "the options after `--` instead",
+                      a.span, false);
+      return Value::unknown();
+    }
+    where = std::string(*p);
+    Args oa{{path}, {}, a.span};
+    Value f = in.call(Value::ext(in.intern("builtins.open")), oa);
+    Args la{{f}, {}, a.span};
+    doc = in.call(Value::ext(in.intern(how == "json" ? "json.load" : "yaml.safe_load")), la);
+  }
+  if (!in.is_obj(doc, OKind::Dict)) return Value::unknown();  // the loader said why
+  std::vector<HfOption> opts;
+  std::vector<Value> items = in.o(doc).items;
+  for (size_t k = 0; k + 1 < items.size(); k += 2) {
+    auto key = in.as_str(items[k]);
+    Value v = items[k + 1];
+    if (!key) continue;
+    HfOption o;
+    o.key = std::string(*key);
+    o.shown = o.key;
+    o.how = where + ": " + o.key;
+    if (v.kind == VKind::Bool) o.text = v.a ? "true" : "false";
+    else if (v.kind == VKind::Int) o.text = std::to_string(in.dims.value(v.dim()));
+    else if (v.kind == VKind::Float) o.text = std::to_string(v.f);
+    else if (auto t = in.as_str(v)) o.text = std::string(*t);
+    else continue;  // lists and tables: not a scalar option
+    opts.push_back(std::move(o));
+  }
+  return hf_fill(in, parser, opts, a, true);
+}
+
+/// The dataclasses filled from `opts` (the command line's or a document's).
+Value hf_fill(Interp& in, Value parser, std::vector<HfOption>& opts, Args& a, bool from_file) {
   const Value* tv = in.o(parser).attrs.find(in.intern("__types__"));
   std::vector<Value> types = tv && in.seq(*tv) ? *in.seq(*tv) : std::vector<Value>{};
   std::vector<Value> out(types.size(), Value::unknown());
@@ -490,7 +544,7 @@ Value hf_parse(Interp& in, Value parser, Args& a) {
       hit->used = true;
       Value v = hf_value(in, *hit, f.type);
       // The command line replaces the field's default (already a source).
-      if (v.kind == VKind::Int) v = in.override_source(name, v, f.line, "argv " + hit->shown);
+      if (v.kind == VKind::Int) v = in.override_source(name, v, f.line, hf_how(*hit));
       ca.kw.emplace_back(f.name, v);
     }
     out[k] = in.call(types[k], ca);
@@ -504,17 +558,19 @@ Value hf_parse(Interp& in, Value parser, Args& a) {
       if (!o.used) {
         o.used = true;
         Value v = hf_value(in, o, "");
-        if (v.kind == VKind::Int) v = in.override_source(o.key, v, in.user_line(), "argv " + o.shown);
+        if (v.kind == VKind::Int) v = in.override_source(o.key, v, in.user_line(), hf_how(o));
         ca.kw.emplace_back(in.intern(o.key), v);
       }
     out[k] = in.call(types[k], ca);
   }
   for (const HfOption& o : opts)
     if (!o.used)
-      in.note_unknown("option `" + o.shown + "` of the run's command line is not a field of the script's "
-                      "HfArgumentParser dataclasses: not applied",
+      in.note_unknown("option `" + o.shown + "` of " +
+                          (from_file ? o.how.substr(0, o.how.rfind(": ")) : std::string("the run's command line")) +
+                          " is not a field of the script's HfArgumentParser dataclasses: not applied",
                       a.span, false);
-  if (in.truth(a.kwarg(in, "return_remaining_strings").value_or(Value::boolean(false))).value_or(false))
+  if (!from_file &&
+      in.truth(a.kwarg(in, "return_remaining_strings").value_or(Value::boolean(false))).value_or(false))
     out.push_back(in.make_list({}));
   return in.make_list(std::move(out), OKind::Tuple);
 }
@@ -534,12 +590,9 @@ Value argparse_method(Interp& in, Value self, std::string_view n, Args& a, bool&
   }
   if (is_type(in, self, "transformers.HfArgumentParser")) {
     if (n == "parse_args_into_dataclasses") return hf_parse(in, self, a);
-    if (n == "parse_json_file" || n == "parse_yaml_file" || n == "parse_dict") {
-      in.note_unknown("HfArgumentParser." + std::string(n) + ": the arguments from a file are not read; "
-                      "pass them after `--` instead",
-                      a.span, false);
-      return Value::unknown();
-    }
+    if (n == "parse_json_file") return hf_parse_document(in, self, a, "json");
+    if (n == "parse_yaml_file") return hf_parse_document(in, self, a, "yaml");
+    if (n == "parse_dict") return hf_parse_document(in, self, a, "dict");
     return Value::unknown();
   }
   if (is_type(in, self, "argparse._SubParsersAction")) {

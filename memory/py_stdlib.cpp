@@ -121,6 +121,35 @@ Value f_partial(Interp& in, Args& a) {
 
 Value identity(Interp&, Args& a) { return a.pos.empty() ? Value::unknown() : a.pos[0]; }
 
+// ---------------------------------------------------------------- os.path
+// On the paths a script names (config files, data folders): string work only,
+// never the file system. abspath and the like keep the path as written; the
+// file readers resolve it against the script's folder and the project.
+
+Value path_same(Interp& in, Args& a) { return !a.pos.empty() && in.as_str(a.pos[0]) ? a.pos[0] : Value::unknown(); }
+
+Value path_join(Interp& in, Args& a) {
+  std::string out;
+  for (Value v : a.pos) {
+    auto s = in.as_str(v);
+    if (!s) return Value::unknown();
+    if (s->starts_with('/')) out.clear();
+    if (!out.empty() && !out.ends_with('/')) out += '/';
+    out += *s;
+  }
+  return in.str_value(out);
+}
+
+Value path_part(Interp& in, Args& a, bool base) {
+  auto s = a.pos.empty() ? std::nullopt : in.as_str(a.pos[0]);
+  if (!s) return Value::unknown();
+  size_t slash = s->rfind('/');
+  if (slash == std::string_view::npos) return in.str_value(base ? *s : std::string_view());
+  return in.str_value(base ? s->substr(slash + 1) : s->substr(0, slash));
+}
+Value path_basename(Interp& in, Args& a) { return path_part(in, a, true); }
+Value path_dirname(Interp& in, Args& a) { return path_part(in, a, false); }
+
 /// copy.deepcopy: new objects all the way down; tensors get new storages
 /// (a deep-copied module has its own parameters, as TransformerEncoder's
 /// _get_clones relies on). Classes, functions and names are shared.
@@ -378,6 +407,11 @@ void register_stdlib(Builtins& b) {
   f["math.pow"] = m_pow;
   f["numpy.prod"] = m_prod;
   f["os.getenv"] = os_getenv;
+  for (const char* n : {"os.path.abspath", "os.path.realpath", "os.path.normpath", "os.path.expanduser"})
+    f[n] = path_same;
+  f["os.path.join"] = path_join;
+  f["os.path.basename"] = path_basename;
+  f["os.path.dirname"] = path_dirname;
   f["os.environ.get"] = os_getenv;
   f["functools.partial"] = f_partial;
   f["copy.deepcopy"] = f_deepcopy;

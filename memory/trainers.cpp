@@ -229,8 +229,9 @@ Value construct_trainer(Interp& in, std::string_view q, Args& a, bool& handled) 
                            in.named_source("per_device_train_batch_size", *b, in.user_line(),
                                            "TrainingArguments(per_device_train_batch_size=...)"));
     else
-      in.named_source("per_device_train_batch_size", in.int_value(8), in.user_line(),
-                      "TrainingArguments default per_device_train_batch_size");
+      in.o(args).attrs.set(in.intern("per_device_train_batch_size"),
+                           in.named_source("per_device_train_batch_size", in.int_value(8), in.user_line(),
+                                           "TrainingArguments default per_device_train_batch_size"));
     return args;
   }
   if (q == "transformers.Trainer" || q == "transformers.Seq2SeqTrainer" || q == "trl.SFTTrainer") {

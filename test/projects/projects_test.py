@@ -124,6 +124,18 @@ class Projects(unittest.TestCase):
         rc, out, _ = run(cwd, "--target", "h100", "train.py", "--", "--config", "configs/none.yaml")
         self.assertIn("config file `configs/none.yaml` is not found (line 22)", out)
 
+    def test_hf_argument_parser_json_file(self):
+        # parse_json_file(os.path.abspath(sys.argv[1])): the file's keys fill the dataclasses.
+        cwd = os.path.join(HERE, "config_files")
+        rc, out, _ = run(cwd, "--target", "h100", "finetune.py", "--", "configs/finetune.json")
+        self.assertIn("parameters   49,184,000 (49,184,000 trainable)", out)  # width 768
+        self.assertIn("batch size   12 (line 21, configs/finetune.json: per_device_train_batch_size)", out)
+        self.assertIn("seq len      256 (line 21, configs/finetune.json: max_seq_length (was 128, line 15))", out)
+        rc, out, _ = run(cwd, "--target", "h100", "finetune.py", "--", "--width", "512")
+        self.assertIn("parameters   32,800,000 (32,800,000 trainable)", out)
+        self.assertIn("batch size   8 (line 23, TrainingArguments default per_device_train_batch_size)", out)
+        self.assertIn("seq len      128 (line 15, max_seq_length = ...)", out)
+
     def test_per_script_table_pins_the_run(self):
         # [tool.tpf.scripts."train.py"]: the script's arguments and settings, under
         # tpf-analyze's own command line.
