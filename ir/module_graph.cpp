@@ -5,10 +5,13 @@
 // requires: a parsed module. produces: ModuleContext, ImportEdge.
 #include <algorithm>
 #include <filesystem>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <system_error>
 #include <unordered_map>
 
+#include "ir/fs_cache.h"
 #include "ir/project.h"
 
 namespace tpf::ir {
@@ -28,14 +31,8 @@ constexpr std::string_view kModeled[] = {
 
 constexpr std::string_view kMarkers[] = {".git", "pyproject.toml", "setup.py", "setup.cfg"};
 
-bool is_file(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_regular_file(p, ec);
-}
-bool is_dir(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_directory(p, ec);
-}
+bool is_file(const fs::path& p) { return cached_is_file(p); }
+bool is_dir(const fs::path& p) { return cached_is_dir(p); }
 std::string norm(const fs::path& p) { return p.lexically_normal().string(); }
 fs::path absolute_of(const std::string& path) {
   std::error_code ec;
@@ -247,6 +244,15 @@ class PathEval {
   std::unordered_map<std::string, NodeId> vars_;
 };
 
+/// The last name of a call's function (`f` of `a.b.f` or of `f`), without
+/// building the dotted string: most calls are filtered on it.
+std::string_view last_name(const ast::Module& a, NodeId n) {
+  const ast::Node& x = a[n];
+  if (x.kind == NodeKind::Name) return a.name(x.f[S::Name::id]);
+  if (x.kind == NodeKind::Attribute) return a.name(x.f[S::Attribute::attr]);
+  return {};
+}
+
 std::string dotted_of(const ast::Module& a, NodeId n) {
   const ast::Node& x = a[n];
   if (x.kind == NodeKind::Name) return std::string(a.name(x.f[S::Name::id]));
@@ -402,15 +408,18 @@ bool is_modeled_library(std::string_view top) {
   return std::find(std::begin(kModeled), std::end(kModeled), top) != std::end(kModeled);
 }
 
-ModuleContext script_context(const std::string& path, bool follow) {
-  ModuleContext c;
-  c.path = path;
-  fs::path abs = absolute_of(path);
-  std::error_code ec;
-  fs::path canon = fs::weakly_canonical(abs, ec);
-  c.canonical = ec ? abs.string() : canon.string();
-  c.name = "__main__";
-  fs::path dir = abs.parent_path();
+namespace {
+
+/// What script_context derives from a script's folder alone: the same for
+/// every script in it, so computed once per folder and run.
+struct DirContext {
+  std::string package, package_dir, root, marker;
+  std::vector<std::string> search;
+  bool modeled = false;  ///< the folder is inside a modeled library's own package
+};
+
+DirContext dir_context_of(const fs::path& dir) {
+  DirContext c;
   // The package it sits in: folders with __init__.py, innermost last.
   std::vector<std::string> pkg;
   fs::path top = dir;
@@ -422,7 +431,7 @@ ModuleContext script_context(const std::string& path, bool follow) {
   c.package_dir = pkg.empty() ? "" : norm(dir);
   for (fs::path d = dir;; d = d.parent_path()) {
     for (std::string_view m : kMarkers)
-      if (fs::exists(d / m, ec)) {
+      if (cached_exists(d / m)) {
         c.root = norm(d);
         c.marker = std::string(m);
         break;
@@ -439,7 +448,38 @@ ModuleContext script_context(const std::string& path, bool follow) {
     add_unique(c.search, c.root);
     if (is_dir(fs::path(c.root) / "src")) add_unique(c.search, norm(fs::path(c.root) / "src"));
   }
-  c.follow = follow && !(pkg.size() && is_modeled_library(pkg[0]));
+  c.modeled = !pkg.empty() && is_modeled_library(pkg[0]);
+  return c;
+}
+
+const DirContext& dir_context(const fs::path& dir) {
+  static std::mutex mu;
+  static std::unordered_map<std::string, std::unique_ptr<DirContext>> memo;
+  {
+    std::lock_guard<std::mutex> g(mu);
+    auto it = memo.find(dir.native());
+    if (it != memo.end()) return *it->second;
+  }
+  auto made = std::make_unique<DirContext>(dir_context_of(dir));
+  std::lock_guard<std::mutex> g(mu);
+  return *memo.emplace(dir.native(), std::move(made)).first->second;
+}
+
+}  // namespace
+
+ModuleContext script_context(const std::string& path, bool follow) {
+  ModuleContext c;
+  c.path = path;
+  fs::path abs = absolute_of(path);
+  c.canonical = cached_canonical(abs).string();
+  c.name = "__main__";
+  const DirContext& d = dir_context(abs.parent_path());
+  c.package = d.package;
+  c.package_dir = d.package_dir;
+  c.root = d.root;
+  c.marker = d.marker;
+  c.search = d.search;
+  c.follow = follow && !d.modeled;
   return c;
 }
 
@@ -456,6 +496,8 @@ std::vector<ImportEdge> scan_imports(const ast::Module& a, const SourceFile& src
       NodeId call{i};
       NodeId func = a.child(call, S::Call::func);
       if (a[func].kind != NodeKind::Attribute) continue;
+      std::string_view last = last_name(a, func);
+      if (last != "insert" && last != "append") continue;
       std::string d = dotted_of(a, func);
       bool insert = d == "sys.path.insert", append = d == "sys.path.append";
       if (!insert && !append) continue;
@@ -490,6 +532,8 @@ std::vector<ImportEdge> scan_imports(const ast::Module& a, const SourceFile& src
       }
     } else if (n.kind == NodeKind::Call) {
       NodeId func = a.child(s, S::Call::func);
+      std::string_view last = last_name(a, func);
+      if (last != "import_module" && last != "__import__") continue;
       std::string d = dotted_of(a, func);
       if (d != "importlib.import_module" && d != "import_module" && d != "__import__") continue;
       auto args = a.children(s, S::Call::args);

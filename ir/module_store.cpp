@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "ir/fs_cache.h"
 #include "ir/project.h"
 #include "lexer/lexer.h"
 #include "parser/parser.h"
@@ -36,16 +37,15 @@ const LoadedModule* ModuleStore::get(const ModuleContext& importer, const Import
 
 const LoadedModule* ModuleStore::load_exec(const ModuleContext& importer, const std::string& file,
                                            std::string& why) {
-  std::error_code ec;
-  fs::path canon = fs::weakly_canonical(file, ec);
-  if (ec || !fs::is_regular_file(canon, ec)) {
+  fs::path canon = cached_canonical(file);
+  if (!cached_is_file(canon)) {
     why = "not a regular file";
     return nullptr;
   }
   const std::string& base = importer.root.empty() ? importer.package_dir : importer.root;
-  fs::path b = fs::weakly_canonical(base.empty() ? "." : base, ec);
+  fs::path b = cached_canonical(base.empty() ? "." : base);
   fs::path rel = canon.lexically_relative(b);
-  if (ec || rel.empty() || *rel.begin() == "..") {
+  if (rel.empty() || *rel.begin() == "..") {
     why = "outside the project (" + b.string() + ")";
     return nullptr;
   }
@@ -59,9 +59,8 @@ const LoadedModule* ModuleStore::load_exec(const ModuleContext& importer, const 
 
 const LoadedModule* ModuleStore::load(const ModuleContext& importer, const std::string& file,
                                       const std::string& name) {
-  std::error_code ec;
-  fs::path canon = fs::weakly_canonical(file, ec);
-  std::string key = (ec ? file : canon.string()) + '\n' + name + '\n';
+  fs::path canon = cached_canonical(file);
+  std::string key = canon.string() + '\n' + name + '\n';
   for (const std::string& d : importer.search) key += d + '\n';
   Slot* slot;
   {
@@ -75,7 +74,7 @@ const LoadedModule* ModuleStore::load(const ModuleContext& importer, const std::
     m->id = next_id_.fetch_add(1);
     ModuleContext& c = m->ctx;
     c.path = file;
-    c.canonical = ec ? file : canon.string();
+    c.canonical = canon.string();
     c.name = name;
     bool pkg = fs::path(file).filename() == "__init__.py";
     c.package = pkg ? name : (name.rfind('.') == std::string::npos ? "" : name.substr(0, name.rfind('.')));

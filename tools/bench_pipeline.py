@@ -7,7 +7,9 @@ Usage: bench_pipeline.py [--tpf BIN] [--repeat N] [--quick] TREE...
 For each tree, every tool runs in ONE process invocation over the same list
 of files (those CPython parses), best wall time of --repeat runs, with the
 child's peak RSS (os.wait4). Rows:
-  ast.parse          python3: read + ast.parse every file
+  ast.parse          read + ast.parse every file, in the fastest CPython here
+                     (bench_baseline.py: Debian's /usr/bin/python3 first;
+                     its path and version are printed)
   pyflakes           python3 -m pyflakes (Debian python3-pyflakes)
   tpf-analyze -j1    parse, IR, dataflow, all rules; one thread
   tpf --target -j1   the same plus the memory estimator for h100
@@ -28,6 +30,9 @@ import sys
 import tempfile
 import time
 import warnings
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_baseline import baseline_python  # noqa: E402
 
 
 def py_files(paths):
@@ -116,7 +121,8 @@ def bench_tree(tpf, tree, repeat):
         drv = os.path.join(tmp, "parse_all.py")
         with open(drv, "w") as f:
             f.write(AST_DRIVER)
-        rows = [("ast.parse", [sys.executable, drv, lst], (0,))]
+        py, py_version = baseline_python()
+        rows = [("ast.parse", [py, drv, lst], (0,))]
         pf = pyflakes_python()
         if pf:
             rows.append(("pyflakes", [pf, "-m", "pyflakes"] + files, (0, 1)))
@@ -125,7 +131,8 @@ def bench_tree(tpf, tree, repeat):
                  ("tpf --target -j1", base + ["-j", "1", "--target", "h100"] + files, (0,)),
                  ("tpf-analyze -j2", base + ["-j", "2"] + files, (0,))]
         print(f"\n{tree}: {n} files, {mb:.1f} MB (best of {repeat}; one process per row; "
-              "ratios on CPU time, which a shared machine disturbs less than wall time)")
+              "ratios on CPU time, which a shared machine disturbs less than wall time; "
+              f"ast.parse of {py}, {py_version}; pyflakes of {pf})")
         print(f"{'':18}{'wall s':>8}{'CPU s':>8}{'files/s':>9}{'MB/s':>7}{'peak RSS':>11}{'vs ast.parse':>14}")
         res = {}
         for name, cmd, ok in rows:
