@@ -6,6 +6,8 @@
 // holding `.git`); the last matching line wins, `!` re-includes.
 #include "tools/inputs.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -38,8 +40,27 @@ struct IgnoreRule {
   bool anchored = false;  // has a `/` before its end: relative to `base`
 };
 
-void read_gitignore(const fs::path& dir, std::vector<IgnoreRule>& rules) {
-  std::ifstream in(dir / ".gitignore");
+/// A .gitignore larger than this is skipped with a note (git's own are
+/// kilobytes; a bound keeps a symlink to /dev/zero or a huge file from
+/// being read without end).
+constexpr uintmax_t kMaxGitignoreBytes = 1u << 20;
+
+void read_gitignore(const fs::path& dir, std::vector<IgnoreRule>& rules, std::vector<InputProblem>& notes) {
+  fs::path file = dir / ".gitignore";
+  std::error_code ec;
+  fs::file_status st = fs::status(file, ec);
+  if (ec || !fs::exists(st)) return;
+  // A FIFO would block the run forever, a device read without end.
+  if (!fs::is_regular_file(st)) {
+    notes.push_back({file.string(), "not a regular file; its patterns are not applied"});
+    return;
+  }
+  if (fs::file_size(file, ec) > kMaxGitignoreBytes || ec) {
+    notes.push_back({file.string(), ec ? "cannot be read: " + ec.message() + "; its patterns are not applied"
+                                       : "larger than 1 MiB; its patterns are not applied"});
+    return;
+  }
+  std::ifstream in(file);
   std::string line;
   while (std::getline(in, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -89,7 +110,7 @@ bool ignored(const std::vector<IgnoreRule>& rules, const fs::path& path, bool is
 
 /// The .gitignore rules above `dir` that git would apply inside it: from the
 /// repository root down to dir's parent. None outside a repository.
-std::vector<IgnoreRule> rules_above(const fs::path& dir) {
+std::vector<IgnoreRule> rules_above(const fs::path& dir, std::vector<InputProblem>& notes) {
   std::error_code ec;
   if (fs::exists(dir / ".git", ec)) return {};  // the root itself: walk() reads it
   std::vector<fs::path> chain;
@@ -100,7 +121,7 @@ std::vector<IgnoreRule> rules_above(const fs::path& dir) {
     if (fs::exists(d / ".git", ec)) break;
   }
   std::vector<IgnoreRule> rules;
-  for (auto it = chain.rbegin(); it != chain.rend(); ++it) read_gitignore(*it, rules);
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) read_gitignore(*it, rules, notes);
   return rules;
 }
 
@@ -118,7 +139,7 @@ void walk(const fs::path& dir, std::set<fs::path>& seen, std::vector<IgnoreRule>
   if (ec || !seen.insert(canon).second) return;
   fs::path abs = fs::absolute(dir, ec).lexically_normal();
   if (abs.filename().empty()) abs = abs.parent_path();
-  read_gitignore(abs, rules);
+  read_gitignore(abs, rules, out.notes);
   std::vector<fs::path> files, dirs;
   fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
   if (ec) {
@@ -154,16 +175,30 @@ Inputs expand_inputs(const std::vector<std::string>& paths) {
     }
     std::error_code ec;
     fs::file_status st = fs::status(p, ec);
-    if (ec || !fs::exists(st)) {
+    if (ec && ec != std::errc::no_such_file_or_directory) {
+      out.problems.push_back({p, ec.message()});  // a symlink loop, a permission
+    } else if (ec || !fs::exists(st)) {
       out.problems.push_back({p, "No such file or directory"});
     } else if (fs::is_directory(st)) {
       fs::path abs = fs::absolute(p, ec).lexically_normal();
       if (abs.filename().empty()) abs = abs.parent_path();
-      walk(p, seen, rules_above(abs), out);
+      walk(p, seen, rules_above(abs, out.notes), out);
     } else {
       out.files.push_back(p);
     }
   }
+  // One file named twice (`. a.py ./a.py`, a hard link, a symlink) is
+  // analyzed once, where it first appears: reported twice it would count
+  // twice, and `--fix -j N` would have two threads write it at once.
+  std::set<std::pair<dev_t, ino_t>> ids;
+  std::vector<std::string> unique;
+  unique.reserve(out.files.size());
+  for (std::string& f : out.files) {
+    struct stat sb;
+    if (f != "-" && ::stat(f.c_str(), &sb) == 0 && !ids.insert({sb.st_dev, sb.st_ino}).second) continue;
+    unique.push_back(std::move(f));
+  }
+  out.files = std::move(unique);
   return out;
 }
 

@@ -17,6 +17,7 @@ struct InputProblem {
 struct Inputs {
   std::vector<std::string> files;      // deterministic order
   std::vector<InputProblem> problems;  // paths that could not be used
+  std::vector<InputProblem> notes;     // files read beside the inputs and skipped (.gitignore)
 };
 
 /// Expands `paths`. A file named explicitly is analyzed whatever its suffix.

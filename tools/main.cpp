@@ -905,6 +905,7 @@ int main(int argc, char** argv) {
     std::cerr << p.path << ": error: " << p.message << "\n";
     rc = kExitUsage;
   }
+  for (const tpf::tools::InputProblem& p : inputs.notes) std::cerr << p.path << ": note: " << p.message << "\n";
   // Each file with the setup of its nearest configuration; its `exclude`
   // drops it.
   std::vector<std::pair<std::string, const Setup*>> files;

@@ -751,6 +751,33 @@ class Inputs(unittest.TestCase):
             n, got = self.paths("sub", cwd=t.dir)
             self.assertEqual(got, ["sub/ok.py"])
 
+    def test_one_file_named_twice_is_analyzed_once(self):
+        with Tree({"a.py": BUGGY, "pkg/b.py": BUGGY}) as t:
+            os.link(t.path("pkg/b.py"), t.path("hard.py"))
+            os.symlink("a.py", t.path("link.py"))
+            n, got = self.paths(".", "./a.py", "a.py", "link.py", cwd=t.dir)
+            # the walk finds a.py, pkg/b.py and hard.py (one inode with b.py)
+            # and link.py (a.py): each file once, where it first appears
+            self.assertEqual((n, got), (2, ["./a.py", "./hard.py"]))
+
+    def test_gitignore_that_is_not_a_file_is_skipped_with_a_note(self):
+        with Tree({"a.py": BUGGY, "skip.py": BUGGY}) as t:
+            os.mkdir(t.path(".git"))
+            os.mkfifo(t.path(".gitignore"))  # reading it would block for ever
+            rc, out, err = run("--isolated", *SEL, "--format", "concise", "--fail-on", "never",
+                               ".", cwd=t.dir)
+            self.assertEqual(rc, 0, err)
+            self.assertEqual(err, t.path(".gitignore") + ": note: not a regular file; its patterns are not applied\n")
+            self.assertEqual(len(out.splitlines()), 4)  # both files, two findings each
+
+    def test_symlink_loop_names_its_cause(self):
+        with Tree({}) as t:
+            os.symlink("loop.py", t.path("loop.py"))
+            rc, out, err = run("--isolated", "loop.py", "missing.py", cwd=t.dir)
+            self.assertEqual(rc, 2)
+            self.assertEqual(err.splitlines(), ["loop.py: error: Too many levels of symbolic links",
+                                                "missing.py: error: No such file or directory"])
+
     def test_stdin_with_filename(self):
         rc, out, err = run("--isolated", *SEL, "--format", "concise", "--stdin-filename",
                            "pkg/train.py", "-", stdin=BUGGY)
