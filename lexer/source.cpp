@@ -127,173 +127,189 @@ std::string_view first_line(std::string_view s, size_t& next) {
   return s.substr(0, e);
 }
 
-enum class Family : uint8_t { Utf8, Ascii, Charmap, Multibyte, Wide };
+// Python's codec registry as the tokenizer asks it (lexer/python_codecs.inc,
+// generated from CPython's encodings package).
+enum class PyKind : uint8_t { Charmap, Binary, Other };
+struct PyAlias {
+  std::string_view alias;
+  std::string_view module;
+};
+struct PyModule {
+  std::string_view name;
+  PyKind kind;
+};
+struct PyCharmap {
+  std::string_view name;
+  char16_t points[256];
+};
+#include "lexer/python_codecs.inc"
 
+// How a text codec that is not a charmap is decoded.
+enum class Family : uint8_t {
+  Utf8,       // checked as UTF-8 (the lexer's own decoder)
+  Ascii,      // bytes over 0x7F are an 'ascii' decode error (ascii, idna)
+  Icu,        // transcoded by ICU's converter `arg`
+  AsciiOnly,  // no converter here: read only when every byte is ASCII and none of `arg`
+  Reject,     // CPython itself fails: `arg` is its message
+};
 struct Codec {
-  std::string_view key;  // Python's name, lowercased, without '-', '_', ' ', '.'
-  std::string_view icu;  // ICU converter name
+  std::string_view module;  // Python's codec module
   Family family;
+  std::string_view arg;
+  std::string_view python_name = {};  // the codec's name in decode errors, when not `module`
+};
+constexpr Codec kTextCodecs[] = {
+    {"utf_8", Family::Utf8, ""},
+    {"utf_8_sig", Family::Utf8, ""},
+    {"ascii", Family::Ascii, ""},
+    {"idna", Family::Ascii, ""},  // ASCII text decodes as itself; CPython's error is ascii's
+    {"big5", Family::Icu, "Big5"},
+    {"big5hkscs", Family::Icu, "Big5-HKSCS"},
+    {"cp932", Family::Icu, "windows-31j"},
+    {"cp949", Family::Icu, "windows-949"},
+    {"cp950", Family::Icu, "windows-950"},
+    {"euc_jp", Family::Icu, "EUC-JP"},
+    {"euc_kr", Family::Icu, "EUC-KR"},
+    {"gb18030", Family::Icu, "GB18030"},
+    {"gb2312", Family::Icu, "GB2312"},
+    {"gbk", Family::Icu, "GBK"},
+    {"hz", Family::Icu, "HZ"},
+    {"iso2022_jp", Family::Icu, "ISO-2022-JP"},
+    {"iso2022_kr", Family::Icu, "ISO-2022-KR"},
+    {"shift_jis", Family::Icu, "Shift_JIS"},
+    {"utf_16", Family::Icu, "UTF-16", "utf-16"},
+    {"utf_16_le", Family::Icu, "UTF-16LE", "utf-16-le"},
+    {"utf_16_be", Family::Icu, "UTF-16BE", "utf-16-be"},
+    {"utf_32", Family::Icu, "UTF-32", "utf-32"},
+    {"utf_32_le", Family::Icu, "UTF-32LE", "utf-32-le"},
+    {"utf_32_be", Family::Icu, "UTF-32BE", "utf-32-be"},
+    // ASCII-compatible, with no ICU converter that decodes as Python does.
+    {"johab", Family::AsciiOnly, ""},
+    {"euc_jis_2004", Family::AsciiOnly, ""},
+    {"euc_jisx0213", Family::AsciiOnly, ""},
+    {"shift_jis_2004", Family::AsciiOnly, ""},
+    {"shift_jisx0213", Family::AsciiOnly, ""},
+    // ISO-2022: ESC, SO and SI switch character sets.
+    {"iso2022_jp_1", Family::AsciiOnly, "\x1b\x0e\x0f"},
+    {"iso2022_jp_2", Family::AsciiOnly, "\x1b\x0e\x0f"},
+    {"iso2022_jp_2004", Family::AsciiOnly, "\x1b\x0e\x0f"},
+    {"iso2022_jp_3", Family::AsciiOnly, "\x1b\x0e\x0f"},
+    {"iso2022_jp_ext", Family::AsciiOnly, "\x1b\x0e\x0f"},
+    // ICU's UTF-7 refuses '\\' and '~', which Python's takes as themselves;
+    // '+' starts a base64 run.
+    {"utf_7", Family::AsciiOnly, "+"},
+    // The whole file goes through the escape decoder: a backslash changes it.
+    {"unicode_escape", Family::AsciiOnly, "\\"},
+    {"raw_unicode_escape", Family::AsciiOnly, "\\"},
+    // The coding line itself is not punycode; `undefined` refuses everything.
+    {"punycode", Family::Reject, "decoding with 'punycode' codec failed"},
+    {"undefined", Family::Reject, "decoding with 'undefined' codec failed (UnicodeError: undefined encoding)"},
 };
 
-// Python's text codecs (and their common aliases) that ICU provides.
-constexpr Codec kCodecs[] = {
-    {"utf8", "UTF-8", Family::Utf8},
-    {"u8", "UTF-8", Family::Utf8},
-    {"utf", "UTF-8", Family::Utf8},
-    {"cp65001", "UTF-8", Family::Utf8},
-    {"ascii", "US-ASCII", Family::Ascii},
-    {"usascii", "US-ASCII", Family::Ascii},
-    {"646", "US-ASCII", Family::Ascii},
-    {"us", "US-ASCII", Family::Ascii},
-    {"latin1", "ISO-8859-1", Family::Charmap},
-    {"latin", "ISO-8859-1", Family::Charmap},
-    {"l1", "ISO-8859-1", Family::Charmap},
-    {"iso88591", "ISO-8859-1", Family::Charmap},
-    {"8859", "ISO-8859-1", Family::Charmap},
-    {"cp819", "ISO-8859-1", Family::Charmap},
-    {"iso88592", "ISO-8859-2", Family::Charmap},
-    {"latin2", "ISO-8859-2", Family::Charmap},
-    {"iso88593", "ISO-8859-3", Family::Charmap},
-    {"iso88594", "ISO-8859-4", Family::Charmap},
-    {"iso88595", "ISO-8859-5", Family::Charmap},
-    {"cyrillic", "ISO-8859-5", Family::Charmap},
-    {"iso88596", "ISO-8859-6", Family::Charmap},
-    {"arabic", "ISO-8859-6", Family::Charmap},
-    {"iso88597", "ISO-8859-7", Family::Charmap},
-    {"greek", "ISO-8859-7", Family::Charmap},
-    {"iso88598", "ISO-8859-8", Family::Charmap},
-    {"hebrew", "ISO-8859-8", Family::Charmap},
-    {"iso88599", "ISO-8859-9", Family::Charmap},
-    {"latin5", "ISO-8859-9", Family::Charmap},
-    {"iso885910", "ISO-8859-10", Family::Charmap},
-    {"iso885911", "ISO-8859-11", Family::Charmap},
-    {"iso885913", "ISO-8859-13", Family::Charmap},
-    {"iso885914", "ISO-8859-14", Family::Charmap},
-    {"iso885915", "ISO-8859-15", Family::Charmap},
-    {"latin9", "ISO-8859-15", Family::Charmap},
-    {"cp037", "ibm-37", Family::Charmap},
-    {"cp273", "ibm-273", Family::Charmap},
-    {"cp424", "ibm-424", Family::Charmap},
-    {"cp437", "ibm-437", Family::Charmap},
-    {"cp500", "ibm-500", Family::Charmap},
-    {"cp737", "ibm-737", Family::Charmap},
-    {"cp775", "ibm-775", Family::Charmap},
-    {"cp850", "ibm-850", Family::Charmap},
-    {"cp852", "ibm-852", Family::Charmap},
-    {"cp855", "ibm-855", Family::Charmap},
-    {"cp856", "ibm-856", Family::Charmap},
-    {"cp857", "ibm-857", Family::Charmap},
-    {"cp858", "ibm-858", Family::Charmap},
-    {"cp860", "ibm-860", Family::Charmap},
-    {"cp861", "ibm-861", Family::Charmap},
-    {"cp862", "ibm-862", Family::Charmap},
-    {"cp863", "ibm-863", Family::Charmap},
-    {"cp864", "ibm-864", Family::Charmap},
-    {"cp865", "ibm-865", Family::Charmap},
-    {"cp866", "ibm-866", Family::Charmap},
-    {"cp869", "ibm-869", Family::Charmap},
-    {"cp874", "windows-874", Family::Charmap},
-    {"cp875", "ibm-875", Family::Charmap},
-    {"cp1006", "ibm-1006", Family::Charmap},
-    {"cp1026", "ibm-1026", Family::Charmap},
-    {"cp1125", "ibm-1125", Family::Charmap},
-    {"cp1140", "ibm-1140", Family::Charmap},
-    {"cp1250", "windows-1250", Family::Charmap},
-    {"cp1251", "windows-1251", Family::Charmap},
-    {"cp1252", "windows-1252", Family::Charmap},
-    {"cp1253", "windows-1253", Family::Charmap},
-    {"cp1254", "windows-1254", Family::Charmap},
-    {"cp1255", "windows-1255", Family::Charmap},
-    {"cp1256", "windows-1256", Family::Charmap},
-    {"cp1257", "windows-1257", Family::Charmap},
-    {"cp1258", "windows-1258", Family::Charmap},
-    {"windows1250", "windows-1250", Family::Charmap},
-    {"windows1251", "windows-1251", Family::Charmap},
-    {"windows1252", "windows-1252", Family::Charmap},
-    {"windows1253", "windows-1253", Family::Charmap},
-    {"windows1254", "windows-1254", Family::Charmap},
-    {"windows1255", "windows-1255", Family::Charmap},
-    {"windows1256", "windows-1256", Family::Charmap},
-    {"windows1257", "windows-1257", Family::Charmap},
-    {"windows1258", "windows-1258", Family::Charmap},
-    {"koi8r", "KOI8-R", Family::Charmap},
-    {"koi8u", "KOI8-U", Family::Charmap},
-    {"macroman", "macintosh", Family::Charmap},
-    {"macintosh", "macintosh", Family::Charmap},
-    {"maccyrillic", "x-mac-cyrillic", Family::Charmap},
-    {"macgreek", "x-mac-greek", Family::Charmap},
-    {"macturkish", "x-mac-turkish", Family::Charmap},
-    {"maclatin2", "x-mac-centraleurroman", Family::Charmap},
-    {"tis620", "TIS-620", Family::Charmap},
-    {"shiftjis", "Shift_JIS", Family::Multibyte},
-    {"sjis", "Shift_JIS", Family::Multibyte},
-    {"cp932", "windows-31j", Family::Multibyte},
-    {"eucjp", "EUC-JP", Family::Multibyte},
-    {"gb2312", "GB2312", Family::Multibyte},
-    {"gbk", "GBK", Family::Multibyte},
-    {"cp936", "GBK", Family::Multibyte},
-    {"gb18030", "GB18030", Family::Multibyte},
-    {"big5", "Big5", Family::Multibyte},
-    {"big5hkscs", "Big5-HKSCS", Family::Multibyte},
-    {"cp950", "windows-950", Family::Multibyte},
-    {"euckr", "EUC-KR", Family::Multibyte},
-    {"cp949", "windows-949", Family::Multibyte},
-    {"iso2022jp", "ISO-2022-JP", Family::Multibyte},
-    {"iso2022kr", "ISO-2022-KR", Family::Multibyte},
-    {"hz", "HZ", Family::Multibyte},
-    {"utf16", "UTF-16", Family::Wide},
-    {"utf16le", "UTF-16LE", Family::Wide},
-    {"utf16be", "UTF-16BE", Family::Wide},
-    {"utf32", "UTF-32", Family::Wide},
-    {"utf32le", "UTF-32LE", Family::Wide},
-    {"utf32be", "UTF-32BE", Family::Wide},
-    {"utf7", "UTF-7", Family::Wide},
-};
+bool is_lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 
-// Python's bytes-to-bytes codecs: known, but not text encodings.
-constexpr std::string_view kBinaryCodecs[] = {
-    "base64",   "base64codec", "bz2",         "bz2codec",        "hex",
-    "hexcodec", "quopri",      "quopricodec", "quotedprintable", "uu",
-    "uucodec",  "zip",         "zlib",        "zlibcodec",       "rot13",
-};
-
-std::string codec_key(std::string_view name) {
-  std::string k;
-  for (char c : name)
-    if (c != '-' && c != '_' && c != ' ' && c != '.') k += ascii_lower(c);
-  return k;
+// encodings.normalize_encoding() after codecs.c's normalizestring(): lower
+// case, then each run of characters other than letters, digits and '.'
+// becomes one '_' between the parts it separates.
+std::string normalize_encoding(std::string_view name) {
+  std::string out;
+  bool punct = false;
+  for (char c : name) {
+    c = ascii_lower(c);
+    if (is_lower_alnum(c) || c == '.') {
+      if (punct && !out.empty()) out += '_';
+      out += c;
+      punct = false;
+    } else {
+      punct = true;
+    }
+  }
+  return out;
 }
 
-std::string python_codec_name(const Codec& c) {
-  switch (c.family) {
-    case Family::Ascii:
-      return "ascii";
-    case Family::Charmap:
-      return "charmap";
-    default: {
-      std::string n;
-      for (char ch : c.icu) n += ch == '-' ? '_' : ascii_lower(ch);
-      return n;
-    }
+// The codec module Python's search function imports for `name`, or empty.
+std::string_view find_module(std::string_view name, PyKind& kind) {
+  const std::string norm = normalize_encoding(name);
+  auto alias_of = [](std::string_view a) -> std::string_view {
+    for (const PyAlias& e : kPyAliases)
+      if (e.alias == a) return e.module;
+    return {};
+  };
+  std::string dotless = norm;
+  std::replace(dotless.begin(), dotless.end(), '.', '_');
+  std::string_view aliased = alias_of(norm);
+  if (aliased.empty()) aliased = alias_of(dotless);
+  for (std::string_view candidate : {aliased, std::string_view(norm)}) {
+    if (candidate.empty() || candidate.find('.') != std::string_view::npos) continue;
+    for (const PyModule& m : kPyModules)
+      if (m.name == candidate) {
+        kind = m.kind;
+        return m.name;
+      }
+  }
+  return {};
+}
+
+const PyCharmap* find_charmap(std::string_view module) {
+  if (module == "charmap") module = "latin_1";  // no mapping: bytes are code points
+  for (const PyCharmap& c : kPyCharmaps)
+    if (c.name == module) return &c;
+  return nullptr;
+}
+
+const Codec* find_text_codec(std::string_view module) {
+  for (const Codec& c : kTextCodecs)
+    if (c.module == module) return &c;
+  return nullptr;
+}
+
+std::string decode_failure(std::string_view codec, unsigned char byte, size_t at,
+                           std::string_view reason) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "0x%02x in position %zu: ", byte, at);
+  return "'" + std::string(codec) + "' codec can't decode byte " + buf + std::string(reason);
+}
+
+void append_utf8(std::string& out, char32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
   }
 }
 
-std::string decode_failure(const Codec& c, unsigned char byte, size_t at) {
-  const char* reason = c.family == Family::Ascii       ? "ordinal not in range(128)"
-                       : c.family == Family::Charmap   ? "character maps to <undefined>"
-                       : c.family == Family::Multibyte ? "illegal multibyte sequence"
-                                                       : "illegal encoding";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "0x%02x in position %zu: ", byte, at);
-  return "'" + python_codec_name(c) + "' codec can't decode byte " + buf + reason;
+// A single-byte codec, byte by byte through its table.
+std::string decode_charmap(const PyCharmap& map, std::string_view in, std::string& out) {
+  out.clear();
+  out.reserve(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    const auto b = static_cast<unsigned char>(in[i]);
+    const char16_t cp = map.points[b];
+    if (cp == 0xFFFE) return decode_failure("charmap", b, i, "character maps to <undefined>");
+    append_utf8(out, cp);
+  }
+  return "";
+}
+
+// The first byte over 0x7F, or in `also`; npos when there is none.
+size_t first_non_ascii(std::string_view in, std::string_view also) {
+  for (size_t i = 0; i < in.size(); ++i)
+    if (static_cast<unsigned char>(in[i]) > 0x7F || also.find(in[i]) != std::string_view::npos)
+      return i;
+  return std::string_view::npos;
 }
 
 // Transcodes `in` to UTF-8 with ICU, stopping at the first byte sequence the
 // encoding does not define. Returns an error message, empty on success.
 std::string transcode(const Codec& c, std::string_view in, std::string& out) {
   UErrorCode st = U_ZERO_ERROR;
-  UConverter* cv = ucnv_open(std::string(c.icu).c_str(), &st);
-  if (U_FAILURE(st)) return "unknown encoding: " + std::string(c.key);
+  UConverter* cv = ucnv_open(std::string(c.arg).c_str(), &st);
+  if (U_FAILURE(st)) return "unknown encoding: " + std::string(c.module);
   ucnv_setToUCallBack(cv, UCNV_TO_U_CALLBACK_STOP, nullptr, nullptr, nullptr, &st);
   std::u16string wide;
   wide.reserve(in.size());
@@ -314,7 +330,10 @@ std::string transcode(const Codec& c, std::string_view in, std::string& out) {
     UErrorCode st2 = U_ZERO_ERROR;
     ucnv_getInvalidChars(cv, bad, &len, &st2);
     const size_t at = static_cast<size_t>(src - in.data()) - static_cast<size_t>(len > 0 ? len : 0);
-    err = decode_failure(c, static_cast<unsigned char>(len > 0 ? bad[0] : in[at]), at);
+    const bool wide = !c.python_name.empty();  // the UTF-16/32/7 family
+    err = decode_failure(wide ? c.python_name : c.module,
+                         static_cast<unsigned char>(len > 0 ? bad[0] : in[at]), at,
+                         wide ? "illegal encoding" : "illegal multibyte sequence");
   }
   ucnv_close(cv);
   if (!err.empty()) return err;
@@ -361,25 +380,57 @@ bool make_source(std::string path, std::string bytes, SourceFile& out, DiagSink&
   out.text = body;
   if (spec && *spec != "utf-8") {
     if (bom) return fail(out, diags, 0, "encoding problem: " + *spec + " with BOM");
-    const std::string key = codec_key(*spec);
-    for (std::string_view binary : kBinaryCodecs)
-      if (key == binary)
-        return fail(out, diags, 0,
-                    "'" + *spec +
-                        "' is not a text encoding; use codecs.decode() to handle arbitrary codecs");
-    const Codec* codec = nullptr;
-    for (const Codec& c : kCodecs)
-      if (c.key == key) codec = &c;
-    if (!codec) return fail(out, diags, 0, "unknown encoding: " + *spec);
-    if (codec->family == Family::Utf8) {
-      // A utf-8 alias CPython does not normalize: it decodes the whole file.
-      uint32_t at = 0;
-      std::string m = detail::utf8_error(body, at);
-      if (!m.empty()) return fail(out, diags, 0, std::move(m));
-    } else {
-      std::string m = transcode(*codec, body, out.utf8);
+    PyKind kind = PyKind::Other;
+    const std::string_view module = find_module(*spec, kind);
+    if (module.empty()) return fail(out, diags, 0, "unknown encoding: " + *spec);
+    if (kind == PyKind::Binary)
+      return fail(out, diags, 0,
+                  "'" + *spec +
+                      "' is not a text encoding; use codecs.decode() to handle arbitrary codecs");
+    if (const PyCharmap* map = find_charmap(module)) {
+      std::string m = decode_charmap(*map, body, out.utf8);
       if (!m.empty()) return fail(out, diags, 0, std::move(m));
       out.text = out.utf8;
+    } else if (const Codec* codec = find_text_codec(module)) {
+      switch (codec->family) {
+        case Family::Utf8: {
+          // A utf-8 alias CPython does not normalize: it decodes the whole file.
+          uint32_t at = 0;
+          std::string m = detail::utf8_error(body, at);
+          if (!m.empty()) return fail(out, diags, 0, std::move(m));
+          break;
+        }
+        case Family::Ascii:
+          if (const size_t at = first_non_ascii(body, ""); at != std::string_view::npos)
+            return fail(out, diags, 0,
+                        decode_failure("ascii", static_cast<unsigned char>(body[at]), at,
+                                       "ordinal not in range(128)"));
+          break;
+        case Family::Icu: {
+          std::string m = transcode(*codec, body, out.utf8);
+          if (!m.empty()) return fail(out, diags, 0, std::move(m));
+          out.text = out.utf8;
+          break;
+        }
+        case Family::AsciiOnly:
+          // Python can read it; this build cannot, and says so rather than guess.
+          if (const size_t at = first_non_ascii(body, codec->arg); at != std::string_view::npos) {
+            const auto pos = static_cast<uint32_t>(at);
+            diags.error("UnsupportedEncoding", Span{pos, pos},
+                        "CPython reads this file, but tpf-analyze decodes '" + std::string(module) +
+                            "' only as plain ASCII" +
+                            (codec->arg.empty() ? "" : " without escape characters") +
+                            ", and this byte is not: save the file as UTF-8 to analyze it");
+            out.text = out.bytes;
+            out.lines = LineIndex(out.text);
+            return false;
+          }
+          break;
+        case Family::Reject:
+          return fail(out, diags, 0, std::string(codec->arg));
+      }
+    } else {
+      return fail(out, diags, 0, "unknown encoding: " + *spec);
     }
   }
   out.lines = LineIndex(out.text);

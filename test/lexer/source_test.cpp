@@ -86,6 +86,40 @@ TEST_CASE("lexer: coding declaration errors") {
         "'utf-8' codec can't decode byte 0xff in position 17: invalid start byte");
 }
 
+TEST_CASE("lexer: codec names are looked up as Python's registry does") {
+  // Aliases from encodings.aliases, normalized as encodings.normalize_encoding does.
+  CHECK(load_error("# coding: idna\nx = 1\n") == "ok");
+  CHECK(load_error("# coding: 437\nx = '\x80'\n") == "ok");  // cp437
+  CHECK(load_error("# coding: csISOLatin2\nx = '\xb1'\n") == "ok");
+  CHECK(load_error("# coding: ANSI_X3.4-1968\nx = 1\n") == "ok");  // '.' kept, then '_'
+  CHECK(load_error("# coding: lat_in1\nx = 1\n") == "unknown encoding: lat_in1");
+  CHECK(load_error("# coding: x.y\nx = 1\n") == "unknown encoding: x.y");
+  // Single-byte codecs decode with Python's own table, undefined bytes included.
+  auto box = lex("# coding: cp437\nx = '\xc9'\n");
+  REQUIRE(box->loaded);
+  CHECK(texts(*box) == "x = '\xe2\x95\x94' NEWLINE ENDMARKER");  // U+2554
+  CHECK(load_error("# coding: cp1252\nx = '\x81'\n") ==
+        "'charmap' codec can't decode byte 0x81 in position 22: character maps to <undefined>");
+  // idna reads ASCII text as itself, and fails as CPython's ascii decoder does.
+  CHECK(load_error("# coding: idna\nx = \"\xc3\xa9\"\n") ==
+        "'ascii' codec can't decode byte 0xc3 in position 20: ordinal not in range(128)");
+  CHECK(load_error("# coding: undefined\nx = 1\n") ==
+        "decoding with 'undefined' codec failed (UnicodeError: undefined encoding)");
+  // Codecs without a converter here are read when the file is plain ASCII,
+  // and otherwise named as this tool's limit, at the first byte it cannot read.
+  CHECK(load_error("# coding: johab\nx = 1\n") == "ok");
+  CHECK(load_error("# coding: unicode_escape\nx = 1\n") == "ok");
+  SourceFile src;
+  DiagSink diags;
+  CHECK_FALSE(make_source("t.py", "# coding: unicode-escape\nx = '\\n'\n", src, diags));
+  REQUIRE(diags.diagnostics().size() == 1);
+  CHECK(diags.diagnostics().front().code == "UnsupportedEncoding");
+  CHECK(src.lines.at(diags.diagnostics().front().span.begin).line == 2);
+  CHECK(diags.diagnostics().front().message ==
+        "CPython reads this file, but tpf-analyze decodes 'unicode_escape' only as plain ASCII "
+        "without escape characters, and this byte is not: save the file as UTF-8 to analyze it");
+}
+
 TEST_CASE("lexer: NUL bytes are rejected") {
   CHECK(load_error(std::string("x\0y", 3)) == "source code string cannot contain null bytes");
 }
