@@ -12,6 +12,17 @@ namespace {
 bool blank(char c) { return c == ' ' || c == '\t'; }
 bool newline(char c) { return c == '\n' || c == '\r'; }
 
+// The line ending at `p` ("\r\n", "\r" or "\n"), or, at the end of a file
+// without a final newline, the file's first one ("\n" in a one-line file).
+std::string eol_at(std::string_view text, size_t p) {
+  if (p >= text.size()) {
+    p = text.find_first_of("\r\n");
+    if (p == std::string_view::npos) return "\n";
+  }
+  if (text[p] == '\r') return p + 1 < text.size() && text[p + 1] == '\n' ? "\r\n" : "\r";
+  return "\n";
+}
+
 /// Offset of the start of the line holding `offset`.
 uint32_t line_begin(const CheckContext& ctx, uint32_t offset) {
   return ctx.src.lines.line_start(ctx.src.pos(offset).line);
@@ -85,10 +96,8 @@ std::optional<Edit> insert_line_after(const CheckContext& ctx, Span span, std::s
   if (p < text.size() && text[p] == '#')
     while (p < text.size() && !newline(text[p])) ++p;
   if (p < text.size() && !newline(text[p])) return std::nullopt;  // `;` or a backslash
-  std::string eol = "\n";
+  const std::string eol = eol_at(text, p);
   if (p < text.size()) {
-    if (text[p] == '\r' && p + 1 < text.size() && text[p + 1] == '\n') eol = "\r\n";
-    else if (text[p] == '\r') eol = "\r";
     p += static_cast<uint32_t>(eol.size());
     return Edit{{p, p}, std::string(indent) + std::string(code) + eol};
   }
@@ -208,10 +217,8 @@ std::optional<Edit> insert_line_before(const CheckContext& ctx, NodeId stmt, std
   std::string_view text = ctx.src.text;
   uint32_t lb = line_begin(ctx, ctx.ast[stmt].span.begin);
   // The statement's own line ending (a file keeps its style).
-  std::string eol = "\n";
-  size_t e = text.find_first_of("\r\n", ctx.ast[stmt].span.begin);
-  if (e != std::string_view::npos && text[e] == '\r')
-    eol = e + 1 < text.size() && text[e + 1] == '\n' ? "\r\n" : "\r";
+  const size_t e = text.find_first_of("\r\n", ctx.ast[stmt].span.begin);
+  const std::string eol = eol_at(text, e == std::string_view::npos ? text.size() : e);
   return Edit{{lb, lb}, std::string(*indent) + std::string(code) + eol};
 }
 

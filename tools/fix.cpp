@@ -1,6 +1,14 @@
 #include "tools/fix.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 
 namespace tpf::tools {
 
@@ -14,7 +22,7 @@ bool overlaps(const Edit& a, const Edit& b) {
   return a.span.begin < b.span.end && b.span.begin < a.span.end;
 }
 
-std::string apply(std::string_view text, std::span<const Edit> sorted) {
+std::string apply_sorted(std::string_view text, std::span<const Edit> sorted) {
   std::string out;
   out.reserve(text.size() + 64);
   uint32_t at = 0;
@@ -94,7 +102,7 @@ FixResult apply_fixes(std::string_view text, std::span<const Diagnostic> diags,
   std::sort(r.edits.begin(), r.edits.end(),
             [](const Edit& a, const Edit& b) { return a.span.begin < b.span.begin; });
   std::sort(r.applied.begin(), r.applied.end());
-  r.text = apply(text, r.edits);
+  r.text = apply_sorted(text, r.edits);
   return r;
 }
 
@@ -198,6 +206,51 @@ std::string unified_diff(std::string_view path, std::string_view before,
     h = e;
   }
   return out;
+}
+
+std::string replace_file(const std::string& path, std::string_view bytes) {
+  auto sys_error = [](std::string_view what) {
+    return std::string(what) + ": " + std::strerror(errno);
+  };
+  std::error_code ec;
+  const std::filesystem::path target = std::filesystem::canonical(path, ec);
+  if (ec) return "cannot resolve the path: " + ec.message();
+  struct stat st{};
+  if (::stat(target.c_str(), &st) != 0) return sys_error("cannot read its status");
+  if (!S_ISREG(st.st_mode)) return "not a regular file";
+  if (st.st_nlink > 1)
+    return "it has " + std::to_string(st.st_nlink) +
+           " hard links, and replacing it would leave the other names with the old text";
+  std::string tmp = (target.parent_path() / ("." + target.filename().string() + ".tpf-XXXXXX"))
+                        .string();
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) return sys_error("cannot create a file beside it");
+  std::string err;
+  for (size_t done = 0; err.empty() && done < bytes.size();) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) err = sys_error("cannot write");
+    else done += static_cast<size_t>(n);
+  }
+  if (err.empty() && ::fchmod(fd, st.st_mode & 07777) != 0) err = sys_error("cannot keep its mode");
+  // Only root can give a file away; anyone may keep their own.
+  if (err.empty() && (st.st_uid != ::geteuid() || st.st_gid != ::getegid()) &&
+      ::fchown(fd, st.st_uid, st.st_gid) != 0)
+    err = sys_error("cannot keep its owner");
+  if (err.empty() && ::fsync(fd) != 0) err = sys_error("cannot sync");
+  if (::close(fd) != 0 && err.empty()) err = sys_error("cannot write");
+  if (err.empty() && ::rename(tmp.c_str(), target.c_str()) != 0) err = sys_error("cannot rename");
+  if (!err.empty()) {
+    ::unlink(tmp.c_str());
+    return err;
+  }
+  // The rename itself is durable once the folder is synced.
+  const int dir = ::open(target.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    ::fsync(dir);
+    ::close(dir);
+  }
+  return "";
 }
 
 }  // namespace tpf::tools

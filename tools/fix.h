@@ -34,4 +34,13 @@ FixResult apply_fixes(std::string_view text, std::span<const Diagnostic> diags,
 std::string unified_diff(std::string_view path, std::string_view before,
                          std::span<const Edit> edits);
 
+/// Replaces the file at `path` with `bytes` so that it is never lost or
+/// left half-written: the bytes go to a new file in the same folder, are
+/// synced, take the original's mode and owner, and are renamed over it (a
+/// symlink's target is replaced, the link kept). Returns "" on success,
+/// else why not (the original is then untouched and no temporary is left).
+/// A file with several hard links is not replaced: a rename would give the
+/// other names the old text.
+std::string replace_file(const std::string& path, std::string_view bytes);
+
 }  // namespace tpf::tools

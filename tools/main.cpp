@@ -343,6 +343,7 @@ struct FixOutcome {
   size_t fixed = 0;                      // findings the fixes removed
   size_t would_fix = 0;                  // --diff: findings the diff fixes
   bool stdin_input = false;              // the file is `-`: --fix prints the source on stdout
+  bool write_failed = false;             // --fix could not replace the file (exit 2)
 };
 
 /// The fixes of `run`'s findings that survive re-analysis: the fixed source
@@ -423,11 +424,9 @@ void fix_file(const tpf::SourceFile& src, const std::string& path, const Options
   if (out.stdin_input) {
     os << fixed_bytes;
   } else {
-    std::ofstream f(src.path, std::ios::binary | std::ios::trunc);
-    f << fixed_bytes;
-    f.close();
-    if (!f) {
-      es << path << ": error: could not write the fixed file\n";
+    if (std::string why = tpf::tools::replace_file(src.path, fixed_bytes); !why.empty()) {
+      es << path << ": error: not fixed, the file is as it was: " << why << "\n";
+      out.write_failed = true;
       return;
     }
   }
@@ -947,6 +946,9 @@ int main(int argc, char** argv) {
     if (r.src)
       r.ok = analyze_file(*r.src, r.shown, o, r.rules, r.findings, r.estimates, r.fix, r.out, r.err);
     if (r.fix.src) r.src = std::move(r.fix.src);  // the findings index the fixed file
+    // `--fix -` is a filter: it prints the file, fixed or as it came (nothing
+    // to fix, a syntax error, an encoding it does not rewrite).
+    if (o.fix && !o.diff && r.fix.stdin_input && r.fix.fixed == 0) r.out << stdin_bytes;
     // A file without findings needs its bytes no more: release them now,
     // so a run's memory is one file's, not the whole tree's.
     if (r.findings.empty()) r.src.reset();
@@ -969,6 +971,7 @@ int main(int argc, char** argv) {
       continue;
     }
     ++totals.files;
+    if (r.fix.write_failed) rc = kExitUsage;
     totals.fixed += r.fix.fixed;
     would_fix += r.fix.would_fix;
     if (r.fix.would_fix) ++files_to_fix;

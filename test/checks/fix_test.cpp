@@ -105,6 +105,16 @@ TEST_CASE("fixes: a line after a statement keeps its indentation and line ending
   e = tpf::checks::insert_line_after(q.ctx(), q.find("opt.step()"), "opt.zero_grad()");
   REQUIRE(e);
   CHECK(e->text == "\n\topt.zero_grad()\n");
+  // ... in a CRLF file: the file's line ending, not LF
+  Parsed crlf("for x in y:\r\n    opt.step()");
+  e = tpf::checks::insert_line_after(crlf.ctx(), crlf.find("opt.step()"), "opt.zero_grad()");
+  REQUIRE(e);
+  CHECK(e->text == "\r\n    opt.zero_grad()\r\n");
+  const auto cc = crlf.ctx();
+  e = tpf::checks::insert_line_before(cc, tpf::checks::statement_at(cc, crlf.find("opt.step()")),
+                                      "opt.zero_grad()");
+  REQUIRE(e);
+  CHECK(e->text == "    opt.zero_grad()\r\n");
   // refused: a body on the header's line, two statements on a line
   Parsed r("for x in y: opt.step()\nfor x in y:\n    opt.step(); f()\n");
   CHECK_FALSE(tpf::checks::insert_line_after(r.ctx(), r.find("opt.step()"), "z"));

@@ -461,6 +461,47 @@ class Autofix(unittest.TestCase):
         self.assertIn("fixed 2 problems", err)
         self.assertEqual(rc, 0)
 
+    def test_fix_stdin_echoes_what_it_does_not_fix(self):
+        # a filter: nothing to fix, a syntax error, a declared encoding
+        for text, want_rc in [(CLEAN, 0), ("x = (\n", 2), ("# coding: latin-1\n" + BUGGY, 1)]:
+            rc, out, err = run("--isolated", *SEL, "--fix", "-", stdin=text)
+            self.assertEqual(out, text, err)
+            self.assertEqual(rc, want_rc, err)
+
+    def test_fix_replaces_the_file_keeping_mode_and_links(self):
+        with Tree({"t.py": BUGGY, "real.py": BUGGY}) as t:
+            os.chmod(t.path("t.py"), 0o640)
+            os.symlink("real.py", t.path("link.py"))
+            rc, out, err = run("--isolated", *SEL, "--fix", "t.py", "link.py", cwd=t.dir)
+            self.assertEqual(rc, 0, out + err)
+            self.assertEqual(read_bytes(t.path("t.py")).decode(), BUGGY_FIXED)
+            self.assertEqual(os.stat(t.path("t.py")).st_mode & 0o777, 0o640)
+            # the link stays a link; its target is fixed
+            self.assertTrue(os.path.islink(t.path("link.py")))
+            self.assertEqual(read_bytes(t.path("real.py")).decode(), BUGGY_FIXED)
+            self.assertEqual(sorted(os.listdir(t.dir)), ["link.py", "real.py", "t.py"])
+
+    def test_fix_that_cannot_write_keeps_the_original_and_exits_2(self):
+        big = BUGGY + "# padding\n" * 2000  # 20 KB, over the 8 KiB file-size limit below
+        with Tree({"t.py": big, "a.py": BUGGY}) as t:
+            def limit():
+                import resource, signal
+                signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+                resource.setrlimit(resource.RLIMIT_FSIZE, (8192, 8192))
+            p = subprocess.run([TPF, "--isolated", *SEL, "--fix", "t.py"], cwd=t.dir,
+                               capture_output=True, text=True, preexec_fn=limit, timeout=120)
+            self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+            self.assertIn("t.py: error: not fixed, the file is as it was: cannot write: File too large",
+                          p.stderr)
+            self.assertEqual(read_bytes(t.path("t.py")).decode(), big)
+            self.assertEqual(sorted(os.listdir(t.dir)), ["a.py", "t.py"])  # no temporary left
+            # a file with two names is not split into two files
+            os.link(t.path("a.py"), t.path("b.py"))
+            rc, out, err = run("--isolated", *SEL, "--fix", "a.py", cwd=t.dir)
+            self.assertEqual(rc, 2, out + err)
+            self.assertIn("a.py: error: not fixed, the file is as it was: it has 2 hard links", err)
+            self.assertEqual(read_bytes(t.path("b.py")).decode(), BUGGY)
+
     def test_bytes_kept_crlf_bom_and_comments(self):
         src = ("\ufeff# header comment\r\n" + BUGGY.replace("\n", "  # keep\r\n")).encode()
         with Tree({}) as t:
