@@ -423,11 +423,29 @@ class Rule {
     if (ntext.find_first_of("\r\n") != std::string::npos) return std::nullopt;
     ast::NodeId call = node_at(ctx_, f_.inst(b).span, ast::NodeKind::Call);
     if (!call.valid()) return std::nullopt;
-    ast::NodeId func = a.child(call, S::Call::func);
-    if (a[func].kind != ast::NodeKind::Attribute) return std::nullopt;
-    ast::NodeId loss = a.child(func, S::Attribute::value);
-    std::string divided = "(" + atom_text(ctx_, loss) + " / " + ntext + ")";
-    return make_fix("divide the loss: `" + divided + ".backward()`", Edit{a[loss].span, divided});
+    // The loss is the receiver of `loss.backward()`, or the first argument
+    // of `torch.autograd.backward(loss)` (a sequence of tensors is left alone).
+    ast::NodeId loss;
+    const TorchCall kind = torch_call(ctx_, fid_, b);
+    std::span<const ast::NodeId> args = a.children(call, S::Call::args);
+    if (kind == TorchCall::AutogradBackward) {
+      if (args.empty()) return std::nullopt;
+      const ast::NodeKind lk = a[args[0]].kind;
+      if (lk == ast::NodeKind::List || lk == ast::NodeKind::Tuple || lk == ast::NodeKind::Starred)
+        return std::nullopt;
+      loss = args[0];
+    } else {
+      ast::NodeId func = a.child(call, S::Call::func);
+      if (kind != TorchCall::Backward || a[func].kind != ast::NodeKind::Attribute)
+        return std::nullopt;
+      loss = a.child(func, S::Attribute::value);
+    }
+    std::string divided = atom_text(ctx_, loss) + " / " + ntext;
+    if (kind != TorchCall::AutogradBackward) divided = "(" + divided + ")";  // a receiver
+    const std::string shown = kind == TorchCall::AutogradBackward
+                                  ? "torch.autograd.backward(" + divided + ")"
+                                  : divided + ".backward()";
+    return make_fix("divide the loss: `" + shown + "`", Edit{a[loss].span, divided});
   }
 
   const CheckContext& ctx_;

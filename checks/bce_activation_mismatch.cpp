@@ -114,7 +114,12 @@ std::optional<Fix> swap_fix(const CheckContext& ctx, ir::FunctionId fid, ir::Ins
       if (kw == ast::kNoSymbol || ctx.ast.name(kw) == "pos_weight") return std::nullopt;
     }
   }
-  return make_fix("use `" + std::string(to) + "`", Edit{*name, std::string(to)});
+  const std::string module = t.kind == ir::CallTarget::Kind::External ? "torch.nn.functional."
+                                                                       : "torch.nn.";
+  std::optional<Edit> e = rename_callee(ctx, node, module + std::string(to));
+  if (!e) return std::nullopt;  // imported by name, and nothing binds the other loss
+  std::string title = "use `" + e->text + "`";
+  return make_fix(std::move(title), std::move(*e));
 }
 
 void check_with_logits(const CheckContext& ctx, ir::FunctionId fid, ir::InstId call,

@@ -297,6 +297,78 @@ std::optional<Span> callee_name_span(const CheckContext& ctx, NodeId call) {
   return std::nullopt;
 }
 
+namespace {
+
+// How the module's top-level imports (also under `if` and `try`) spell
+// `qualified`: the shortest bound name or dotted path, "" when none.
+void module_spelling(const CheckContext& ctx, std::span<const NodeId> body,
+                     std::string_view qualified, std::string& best) {
+  namespace S = ast::slot;
+  const ast::Module& a = ctx.ast;
+  auto offer = [&](std::string_view bound, std::string_view bound_to) {
+    // `bound` names `bound_to`; it spells `qualified` when that is it or inside it.
+    if (qualified == bound_to ||
+        (qualified.size() > bound_to.size() && qualified.starts_with(bound_to) &&
+         qualified[bound_to.size()] == '.')) {
+      std::string s = std::string(bound) + std::string(qualified.substr(bound_to.size()));
+      if (best.empty() || s.size() < best.size()) best = std::move(s);
+    }
+  };
+  for (NodeId st : body) {
+    const ast::Node& n = a[st];
+    if (n.kind == NodeKind::If) {
+      module_spelling(ctx, a.children(st, S::If::body), qualified, best);
+      module_spelling(ctx, a.children(st, S::If::orelse), qualified, best);
+    } else if (n.kind == NodeKind::Try) {
+      module_spelling(ctx, a.children(st, S::Try::body), qualified, best);
+      module_spelling(ctx, a.children(st, S::Try::orelse), qualified, best);
+    } else if (n.kind == NodeKind::Import) {
+      for (NodeId al : a.children(st, S::Import::names)) {
+        std::string_view name = a.name(a[al].f[S::alias::name]);
+        const ast::Symbol as = a[al].f[S::alias::asname];
+        if (as != ast::kNoSymbol) offer(a.name(as), name);
+        else offer(name.substr(0, name.find('.')), name.substr(0, name.find('.')));
+      }
+    } else if (n.kind == NodeKind::ImportFrom && n.f[S::ImportFrom::level] == 0 &&
+               n.f[S::ImportFrom::module] != ast::kNoSymbol) {
+      const std::string module(a.name(n.f[S::ImportFrom::module]));
+      for (NodeId al : a.children(st, S::ImportFrom::names)) {
+        std::string_view name = a.name(a[al].f[S::alias::name]);
+        const ast::Symbol as = a[al].f[S::alias::asname];
+        if (name == "*") {
+          // `from torch.nn import *` binds its public names.
+          const std::string_view rest = qualified.substr(std::min(qualified.size(), module.size() + 1));
+          if (qualified.starts_with(module + ".") && !rest.empty() && !rest.starts_with("_") &&
+              rest.find('.') == std::string_view::npos)
+            offer(rest, qualified);
+        } else {
+          offer(as != ast::kNoSymbol ? a.name(as) : name, module + "." + std::string(name));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::optional<Edit> rename_callee(const CheckContext& ctx, NodeId call, std::string_view qualified) {
+  if (!call.valid() || ctx.ast[call].kind != NodeKind::Call) return std::nullopt;
+  const NodeId func = ctx.ast.child(call, ast::slot::Call::func);
+  const ast::Node& f = ctx.ast[func];
+  const std::string_view last = qualified.substr(qualified.rfind('.') + 1);
+  if (f.kind == NodeKind::Attribute) {
+    std::optional<Span> name = callee_name_span(ctx, call);
+    if (!name) return std::nullopt;
+    return Edit{*name, std::string(last)};
+  }
+  if (f.kind != NodeKind::Name || (f.flags & ast::kParenthesized)) return std::nullopt;
+  std::string spelling;
+  module_spelling(ctx, ctx.ast.children(ctx.ast.root, ast::slot::Module::body), qualified,
+                  spelling);
+  if (spelling.empty()) return std::nullopt;
+  return Edit{f.span, std::move(spelling)};
+}
+
 Fix make_fix(std::string title, Edit e) {
   Fix f;
   f.title = std::move(title);

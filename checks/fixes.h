@@ -83,6 +83,16 @@ std::optional<Edit> remove_element(const CheckContext& ctx, std::span<const ast:
 /// `nn.BCELoss`, `softmax` in `F.softmax`), or nullopt for other callees.
 std::optional<Span> callee_name_span(const CheckContext& ctx, ast::NodeId call);
 
+/// The edit that makes `call` call `qualified` (torch.nn.BCELoss) instead
+/// of its sibling in the same module: a dotted callee (`nn.BCEWithLogitsLoss`)
+/// changes its last identifier; a bare name (`BCEWithLogitsLoss`, imported
+/// by name) becomes the spelling the file's module-level imports bind to
+/// `qualified` (`BCELoss` when imported too, else `nn.BCELoss` through
+/// `from torch import nn`, else `torch.nn.BCELoss` through `import torch`).
+/// nullopt when nothing binds it: a fix never writes an unbound name.
+std::optional<Edit> rename_callee(const CheckContext& ctx, ast::NodeId call,
+                                  std::string_view qualified);
+
 /// A fix with one edit.
 Fix make_fix(std::string title, Edit e);
 

@@ -114,7 +114,10 @@ std::optional<Fix> site_fix(const CheckContext& ctx, const Origin& leaf, Span si
       if (to_log) {
         std::optional<Span> layer = callee_name_span(ctx, call);
         if (!layer || source_text(ctx, *layer) != "Softmax") return std::nullopt;
-        return make_fix("use `nn.LogSoftmax`", Edit{*layer, "LogSoftmax"});
+        std::optional<Edit> e = rename_callee(ctx, call, "torch.nn.LogSoftmax");
+        if (!e) return std::nullopt;
+        std::string title = "use `" + e->text + "`";
+        return make_fix(std::move(title), std::move(*e));
       }
       std::optional<Edit> e = remove_element(ctx, args, static_cast<size_t>(it - args.begin()));
       if (!e) return std::nullopt;
@@ -141,6 +144,15 @@ std::optional<Fix> site_fix(const CheckContext& ctx, const Origin& leaf, Span si
   }
   if (to_log) {
     if (!renamable) return std::nullopt;
+    if (t.kind == ir::CallTarget::Kind::External) {
+      // F.softmax / torch.softmax / softmax imported by name: the same module's log_softmax.
+      std::string q(ctx.ir.names.str(t.name));
+      if (q.size() < 8 || !q.ends_with(".softmax")) return std::nullopt;
+      std::optional<Edit> e = rename_callee(ctx, call, q.substr(0, q.size() - 7) + "log_softmax");
+      if (!e) return std::nullopt;
+      std::string title = "use `" + e->text + "`";
+      return make_fix(std::move(title), std::move(*e));
+    }
     return make_fix("use `log_softmax`", Edit{*name, "log_softmax"});
   }
   if (!input.valid()) return std::nullopt;

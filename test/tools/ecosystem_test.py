@@ -399,6 +399,17 @@ def read_bytes(path):
         return f.read()
 
 
+def undefined_names(path):
+    """pyflakes' undefined names in the file (Debian's python3-pyflakes, run
+    by /usr/bin/python3), or None where it is not installed."""
+    py = "/usr/bin/python3"
+    if not os.path.exists(py) or subprocess.run([py, "-c", "import pyflakes"],
+                                                capture_output=True).returncode != 0:
+        return None
+    p = subprocess.run([py, "-m", "pyflakes", path], capture_output=True, text=True)
+    return set(re.findall(r"undefined name '([^']+)'", p.stdout))
+
+
 class Autofix(unittest.TestCase):
     def test_diff_prints_and_changes_nothing(self):
         with Tree({"t.py": BUGGY}) as t:
@@ -566,8 +577,13 @@ class Autofix(unittest.TestCase):
                             self.assertEqual(diff, f.read())
                     else:
                         self.assertFalse(os.path.exists(golden))
+                    names_before = undefined_names(t.path(name))
                     rc, out, err = run("--isolated", "--fix", name, cwd=t.dir)
                     self.assertNotEqual(rc, 2, err)  # parses
+                    if names_before is not None:
+                        # every name a fix writes is bound (pyflakes' undefined names)
+                        self.assertLessEqual(undefined_names(t.path(name)), names_before,
+                                             read_bytes(t.path(name)).decode(errors="replace"))
                     rc, out, err = run("--isolated", "--format", "json", name, cwd=t.dir)
                     after = json.loads(out)["diagnostics"]
                     self.assertEqual([d for d in after if d["fix"]], [])
