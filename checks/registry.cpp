@@ -164,6 +164,11 @@ bool select_rules(const std::vector<std::string>& select, const std::vector<std:
     }
     return true;
   };
+  if (!select.empty() && split_items(select).empty()) {
+    error = "--select names no rule, so none would run: name rules (TPF001, TPF0, ALL), or leave "
+            "it out to run them all";
+    return false;
+  }
   if (select.empty()) chosen = runnable;
   else if (!apply(select, "--select", true)) return false;
   if (!apply(ignore, "--ignore", false)) return false;

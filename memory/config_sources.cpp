@@ -61,6 +61,8 @@ Value Interp::named_source(std::string_view name, Value v, uint32_t line, std::s
   if ((in_list(n, kAccumNames) || in_list(n, kWorldNames)) && v.kind == VKind::Int) {
     IntSetting& s = in_list(n, kAccumNames) ? cfg.grad_accum : cfg.world_size;
     const int64_t val = dims.value(v.dim());
+    // `--world-size default=-1` (pytorch/examples imagenet) means "not set".
+    if (val <= 0) return v;
     if (!s.known()) {
       s = {val, {line, std::string(how)}};
     } else if (*s.value != val && line > s.origin.line && s.origin.source.starts_with(std::string(how))) {
@@ -88,6 +90,14 @@ Value Interp::named_source(std::string_view name, Value v, uint32_t line, std::s
   // reports optional's payload as maybe-uninitialized in the string below.
   const bool has_val = v.kind == VKind::Int;
   const int64_t val_num = has_val ? dims.value(v.dim()) : -1;
+  if (has_val && dims.is_const(v.dim()) && val_num <= 0 && !over && !setting->known()) {
+    // No tensor has such a size: a placeholder (-1 for "auto") or a bug.
+    note_unknown("`" + std::string(name) + "` is " + std::to_string(val_num) + " (" +
+                     std::string(how) + "): no tensor has that size, so it is not used as the " +
+                     (sym[0] == 'B' ? "batch size" : sym[0] == 'T' ? "sequence length" : "image size"),
+                 Span{}, false);
+    return Value::unknown();
+  }
   const int64_t* val = has_val ? &val_num : nullptr;
   if (!val && !over) return v;
   if (v.kind == VKind::Int && !dims.is_const(v.dim())) return v;  // already symbolic

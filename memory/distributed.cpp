@@ -93,8 +93,17 @@ void read_ds_config(Interp& in, Value cfg, Value model, Args& a, bool from_train
       in.note_unknown("DeepSpeed config file `" + p + "`", a.span, false);
       return;
     }
-    j = nlohmann::json::parse(f, nullptr, false);
-    if (j.is_discarded()) return;
+    try {
+      j = nlohmann::json::parse(f);
+    } catch (const nlohmann::json::parse_error& e) {
+      // "[json.exception.parse_error.101] parse error at line 3, column 5: ..."
+      std::string why = e.what();
+      if (size_t at = why.find("parse error"); at != std::string::npos) why = why.substr(at);
+      in.note_unknown("DeepSpeed config file `" + p + "` is not valid JSON (" + why +
+                          "): its ZeRO stage and precision are not read",
+                      a.span, false);
+      return;
+    }
   } else if (in.is_obj(cfg, OKind::Dict)) {
     std::function<nlohmann::json(Value)> conv = [&](Value v) -> nlohmann::json {
       if (v.kind == VKind::Int) return in.dims.value(v.dim());
@@ -117,7 +126,15 @@ void read_ds_config(Interp& in, Value cfg, Value model, Args& a, bool from_train
   uint32_t line = in.user_line();
   if (j.contains("zero_optimization") && j["zero_optimization"].contains("stage") &&
       j["zero_optimization"]["stage"].is_number_integer()) {
-    int st = j["zero_optimization"]["stage"].get<int>();
+    const int64_t stage = j["zero_optimization"]["stage"].get<int64_t>();
+    if (stage < 0 || stage > 3) {
+      // DeepSpeed refuses it at start-up; no sharding is assumed.
+      in.note_unknown("DeepSpeed zero_optimization.stage " + std::to_string(stage) +
+                          " is not one DeepSpeed accepts (0 to 3): no sharding is assumed",
+                      a.span, false);
+      return;
+    }
+    const int st = static_cast<int>(stage);
     in.cfg.zero_stage = {st, {line, "DeepSpeed zero_optimization.stage"}};
     set_sharding(in, st >= 3 ? Sharding::Zero3 : st == 2 ? Sharding::Zero2 : st == 1 ? Sharding::Zero1 : Sharding::Ddp,
                  "DeepSpeed ZeRO stage " + std::to_string(st));

@@ -7,6 +7,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <map>
 #include <string_view>
 
 #include "targets/targets.h"
@@ -32,6 +33,20 @@ std::string normalize(std::string_view key) {
   std::string k(key);
   std::replace(k.begin(), k.end(), '-', '_');
   return k;
+}
+
+/// Each key of a table as first spelled, and where.
+using KeysSeen = std::map<std::string, std::pair<std::string, std::string>>;
+
+/// `fail-on` and `fail_on` are one key: given both, which one wins would
+/// be a guess, so it is an error.
+bool first_spelling(KeysSeen& seen, const std::string& key, std::string_view spelled,
+                    const std::string& at, std::string& error) {
+  auto [it, fresh] = seen.try_emplace(key, std::string(spelled), at);
+  if (fresh) return true;
+  error = at + ": `" + std::string(spelled) + "` is `" + it->second.first + "` again (" +
+          it->second.second + "): give it once";
+  return false;
 }
 
 /// A string, or an array of strings, as a list.
@@ -138,9 +153,11 @@ bool load_script_run(const fs::path& file, const std::string& pattern, uint32_t 
   }
   ScriptRun run;
   run.glob = {pattern, line};
+  KeysSeen seen;
   for (auto&& [k, v] : *t) {
     const std::string key = normalize(k.str());
     const std::string full = name + "." + std::string(k.str());
+    if (!first_spelling(seen, key, k.str(), where(file, k.source()), error)) return false;
     if (key == "args") {
       if (!string_list(file, full, v, run.args, error)) return false;
     } else if (key == "target" || key == "dtype") {
@@ -210,14 +227,25 @@ bool load_config(const fs::path& file, Config& out, std::string& error) {
     error = file.string() + ":1:1: no [tool.tpf] table";
     return false;
   }
+  KeysSeen seen;
   for (auto&& [k, v] : *tbl) {
     std::string key = normalize(k.str());
     std::string at = where(file, k.source());
+    if (!first_spelling(seen, key, k.str(), at, error)) return false;
     if (key == "select" || key == "ignore") {
       std::vector<std::string> items;
       if (!string_list(file, k.str(), v, items, error) ||
           !check_rules(file, k.str(), v, items, error))
         return false;
+      bool blank = true;
+      for (const std::string& item : items)
+        blank &= item.find_first_not_of(" \t,") == std::string::npos;
+      if (key == "select" && blank) {
+        error = where(file, v.source()) + ": `" + std::string(k.str()) +
+                "` is empty, so no rule would run: name rules (\"TPF001\", \"TPF0\"), or "
+                "leave it out to run them all";
+        return false;
+      }
       if (key == "select") out.select = std::move(items);
       else out.ignore = std::move(items);
     } else if (key == "fail_on") {

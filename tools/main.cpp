@@ -866,10 +866,12 @@ int main(int argc, char** argv) {
     std::cerr << "tpf-analyze: error: --jobs must be 0 (one per core) or more\n";
     return kExitUsage;
   }
-  if (opt.batch_size < 0 || opt.seq_len < 0 || opt.world_size < 0) {
-    std::cerr << "tpf-analyze: error: --batch-size, --seq-len and --world-size must be positive\n";
-    return kExitUsage;
-  }
+  for (const char* name : {"batch-size", "seq-len", "world-size"})
+    if (vm.count(name) && vm[name].as<int64_t>() <= 0) {
+      std::cerr << "tpf-analyze: error: --" << name << " must be a positive integer, not "
+                << vm[name].as<int64_t>() << "\n";
+      return kExitUsage;
+    }
 
   auto base = std::make_unique<Setup>();
   base->opt = opt;

@@ -823,6 +823,43 @@ TEST_CASE("interp: a DeepSpeed config with \"auto\" values (the HF Trainer's) is
   CHECK(e.components.weights == 4 * (1024ull * 1024 + 1024) * 4);
 }
 
+TEST_CASE("interp: an invalid DeepSpeed JSON or ZeRO stage is a note, not a silent default") {
+  std::string path = ds_project("badjson", R"({"zero_optimization": {"stage": 2,}})");
+  memory::Estimate e = est_at(path, kDsArgs);
+  REQUIRE_FALSE(e.config.unknowns.empty());
+  CHECK(e.config.unknowns[0].what ==
+        "DeepSpeed config file `ds.json` is not valid JSON (parse error at line 1, column 35: syntax "
+        "error while parsing object key - unexpected '}'; expected string literal): its ZeRO stage "
+        "and precision are not read");
+  std::string stage = ds_project("badstage", R"({"zero_optimization": {"stage": -5}})");
+  memory::Estimate s = est_at(stage, kDsArgs);
+  REQUIRE_FALSE(s.config.unknowns.empty());
+  CHECK(s.config.unknowns[0].what ==
+        "DeepSpeed zero_optimization.stage -5 is not one DeepSpeed accepts (0 to 3): no sharding is "
+        "assumed");
+  CHECK(s.config.sharding != memory::Sharding::Zero3);
+}
+
+TEST_CASE("interp: a batch size that is not positive is named, not used") {
+  memory::EstimateOptions o;
+  o.target = test::target("h100");
+  memory::Estimate e = est(R"(
+import torch
+model = torch.nn.Linear(256, 256)
+opt = torch.optim.Adam(model.parameters())
+batch_size = -4
+x = torch.randn(batch_size, 256)
+model(x).sum().backward()
+opt.step()
+)", o);
+  CHECK_FALSE(e.config.batch_size.known());
+  REQUIRE_FALSE(e.config.unknowns.empty());
+  CHECK(e.config.unknowns[0].what ==
+        "`batch_size` is -4 (batch_size = ...): no tensor has that size, so it is not used as the "
+        "batch size");
+  CHECK(e.verdict == memory::Verdict::Unknown);
+}
+
 TEST_CASE("interp: each GPU gets its own CUDA context row (the L40S is no L4, the GH200 an H100 die)") {
   constexpr std::string_view code = R"(
 import torch, torch.nn as nn

@@ -605,6 +605,30 @@ class Configuration(unittest.TestCase):
                      "src/msg_pb2.py": BUGGY, "src/generated/deep.py": BUGGY,
                      "src/gen/a.py": BUGGY, "gen/b.py": BUGGY})
 
+    def test_settings_that_would_be_guesses_are_errors(self):
+        cases = [
+            ('[tool.tpf]\nselect = ""\n', "pyproject.toml:2:10: `select` is empty, so no rule would run"),
+            ('[tool.tpf]\nselect = []\n', "pyproject.toml:2:10: `select` is empty, so no rule would run"),
+            ('[tool.tpf]\nfail-on = "warning"\nfail_on = "never"\n',
+             "pyproject.toml:3:1: `fail_on` is `fail-on` again ("),
+            ('[tool.tpf.scripts."t.py"]\nbatch-size = 3\nbatch_size = 4\n',
+             "pyproject.toml:3:1: `batch_size` is `batch-size` again ("),
+        ]
+        for text, message in cases:
+            with self.subTest(config=text), Tree({"pyproject.toml": text, "t.py": CLEAN}) as t:
+                rc, out, err = run("t.py", cwd=t.dir)
+                self.assertEqual(rc, 2, out + err)
+                self.assertIn(message, err)
+        with Tree({"t.py": CLEAN}) as t:
+            for args, message in [(["--select", ""], "--select names no rule, so none would run"),
+                                  (["--select", " , "], "--select names no rule, so none would run"),
+                                  (["--batch-size", "0"], "--batch-size must be a positive integer, not 0"),
+                                  (["--world-size", "0"], "--world-size must be a positive integer, not 0"),
+                                  (["--seq-len", "-3"], "--seq-len must be a positive integer, not -3")]:
+                rc, out, err = run("--isolated", *args, "t.py", cwd=t.dir)
+                self.assertEqual(rc, 2, out + err)
+                self.assertIn(message, err)
+
     def test_discovered_by_walking_up(self):
         with self.tree() as t:
             # from a subfolder, naming a file: the pyproject two levels up applies
