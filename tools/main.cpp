@@ -213,7 +213,8 @@ void print_help(const po::options_description& visible) {
 /// The source of one input: read from disk, or from stdin for `-`.
 /// Problems are reported on stderr (CPython style); returns null then.
 std::unique_ptr<tpf::SourceFile> load(const std::string& path, const Options& opt,
-                                      std::string stdin_bytes, std::ostream& es) {
+                                      std::string stdin_bytes, std::ostream& es,
+                                      std::vector<tpf::tools::InputError>& errors) {
   auto src = std::make_unique<tpf::SourceFile>();
   tpf::DiagSink diags;
   bool ok;
@@ -225,7 +226,9 @@ std::unique_ptr<tpf::SourceFile> load(const std::string& path, const Options& op
     ok = tpf::lexer::load_source(path, *src, diags);
   }
   if (!ok) {
+    diags.sort();
     tpf::tools::render_diagnostics(es, *src, shown, diags);
+    tpf::tools::append_input_errors(*src, shown, diags, errors);
     return nullptr;
   }
   return src;
@@ -447,7 +450,7 @@ void fix_file(const tpf::SourceFile& src, const std::string& path, const Options
 bool analyze_file(const tpf::SourceFile& src, const std::string& path, const Options& opt,
                   const tpf::checks::RunOptions& rules, std::vector<tpf::Diagnostic>& findings,
                   nlohmann::ordered_json& estimates, FixOutcome& fix, std::ostream& os,
-                  std::ostream& es) {
+                  std::ostream& es, std::vector<tpf::tools::InputError>& errors) {
   ProjectRun& pr = *g_project;
   tpf::DiagSink diags;
   tpf::lexer::TokenStream toks = tpf::lexer::tokenize(src, diags, opt.py);
@@ -459,6 +462,7 @@ bool analyze_file(const tpf::SourceFile& src, const std::string& path, const Opt
   if (opt.dump_tokens && !opt.dump_ast) {
     if (diags.has_errors()) {
       tpf::tools::render_diagnostics(es, src, path, diags);
+      tpf::tools::append_input_errors(src, path, diags, errors);
       return false;
     }
     return true;
@@ -467,6 +471,7 @@ bool analyze_file(const tpf::SourceFile& src, const std::string& path, const Opt
   if (diags.has_errors()) {
     explain_version(src, opt, diags);
     tpf::tools::render_diagnostics(es, src, path, diags);
+    tpf::tools::append_input_errors(src, path, diags, errors);
     return false;
   }
   if (opt.dump_ast) {
@@ -536,6 +541,7 @@ struct FileRun {
   FixOutcome fix;
   nlohmann::ordered_json estimates = nlohmann::ordered_json::array();
   std::ostringstream out, err;
+  std::vector<tpf::tools::InputError> input_errors;  // why it was not analyzed (machine formats)
 };
 
 /// Runs `fn` on every element, on `jobs` threads (0: one per core). Each
@@ -902,8 +908,10 @@ int main(int argc, char** argv) {
     else named.push_back(p);
   }
   tpf::tools::Inputs inputs = tpf::tools::expand_inputs(named);
+  std::vector<tpf::tools::InputError> input_errors;  // for the machine formats
   for (const tpf::tools::InputProblem& p : inputs.problems) {
     std::cerr << p.path << ": error: " << p.message << "\n";
+    input_errors.push_back({p.path, "OSError", p.message});
     rc = kExitUsage;
   }
   for (const tpf::tools::InputProblem& p : inputs.notes) std::cerr << p.path << ": note: " << p.message << "\n";
@@ -942,11 +950,12 @@ int main(int argc, char** argv) {
   }
   auto analyze_one = [&](FileRun& r) {
     const Options& o = r.own ? *r.own : r.setup->opt;
-    r.src = load(r.path, o, r.path == "-" ? stdin_bytes : std::string(), r.err);
+    r.src = load(r.path, o, r.path == "-" ? stdin_bytes : std::string(), r.err, r.input_errors);
     r.fix.stdin_input = r.path == "-";
     r.loaded = r.src != nullptr;
     if (r.src)
-      r.ok = analyze_file(*r.src, r.shown, o, r.rules, r.findings, r.estimates, r.fix, r.out, r.err);
+      r.ok = analyze_file(*r.src, r.shown, o, r.rules, r.findings, r.estimates, r.fix, r.out, r.err,
+                          r.input_errors);
     if (r.fix.src) r.src = std::move(r.fix.src);  // the findings index the fixed file
     // `--fix -` is a filter: it prints the file, fixed or as it came (nothing
     // to fix, a syntax error, an encoding it does not rewrite).
@@ -967,6 +976,7 @@ int main(int argc, char** argv) {
     std::cout << r.out.str();
     std::cerr << r.err.str();
     for (auto& e : r.estimates) estimates.push_back(std::move(e));
+    for (auto& e : r.input_errors) input_errors.push_back(std::move(e));
     if (!r.loaded || !r.ok) {
       rc = kExitUsage;
       ++totals.not_analyzed;
@@ -999,15 +1009,15 @@ int main(int argc, char** argv) {
   std::stable_sort(results.begin(), results.end(),
                    [](const auto& a, const auto& b) { return a.path < b.path; });
   if (opt.format == "json") {
-    tpf::tools::report_json(report, results, totals.files, estimates);
+    tpf::tools::report_json(report, results, totals.files, estimates, input_errors);
   } else if (opt.format == "concise") {
     tpf::tools::report_concise(report, results);
   } else if (opt.format == "github") {
-    tpf::tools::report_github(report, results);
+    tpf::tools::report_github(report, results, input_errors);
   } else if (opt.format == "sarif") {
     std::error_code ec;
     std::string root = std::filesystem::current_path(ec).string();
-    tpf::tools::report_sarif(report, results, root, kVersion);
+    tpf::tools::report_sarif(report, results, root, kVersion, input_errors);
   } else {
     tpf::tools::TextStyle style;
     style.color = !opt.no_color && std::getenv("NO_COLOR") == nullptr && stdout_is_terminal();

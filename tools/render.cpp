@@ -1,5 +1,6 @@
 // Reporters for the frontend: diagnostics and the token dump.
 #include "tools/render.h"
+#include "tools/report.h"
 
 namespace tpf::tools {
 namespace {
@@ -18,6 +19,20 @@ uint32_t char_column(const SourceFile& src, uint32_t offset) {
 }
 
 }  // namespace
+
+void append_input_errors(const SourceFile& src, const std::string& path, const DiagSink& diags,
+                         std::vector<InputError>& out) {
+  for (const Diagnostic& d : diags.diagnostics()) {
+    if (d.severity != Severity::Error) continue;
+    InputError e{path, d.code, d.message};
+    if (!src.text.empty() || d.span.begin == 0) {
+      e.line = src.pos(d.span.begin).line;
+      e.column = char_column(src, d.span.begin);
+    }
+    if (d.code == "OSError") e.line = e.column = 0;  // the path, not a place in it
+    out.push_back(std::move(e));
+  }
+}
 
 void render_diagnostics(std::ostream& os, const SourceFile& src, const std::string& path,
                         DiagSink& diags) {

@@ -27,6 +27,27 @@ struct FileDiagnostics {
   std::vector<Diagnostic> diags;  // sorted by offset, then code
 };
 
+/// A file named on the command line that could not be analyzed: a syntax
+/// error, an unreadable path, an encoding this build cannot decode. Text
+/// and concise output print these on stderr, CPython's way; the machine
+/// formats carry them too (JSON as rule TPF000, SARIF as tool execution
+/// notifications, github as error annotations), so a CI gate sees them.
+struct InputError {
+  std::string path;
+  std::string kind;     // "SyntaxError", "OSError", "UnsupportedEncoding", ...
+  std::string message;  // without the kind
+  uint32_t line = 0;    // 1-based; 0 for the file as a whole
+  uint32_t column = 0;  // 1-based, code points
+};
+
+/// The rule code machine formats give an InputError.
+inline constexpr std::string_view kInputErrorCode = "TPF000";
+
+/// The errors of `diags` (a file's frontend: load, tokenize, parse), at the
+/// positions render_diagnostics prints, appended to `out`.
+void append_input_errors(const SourceFile& src, const std::string& path, const DiagSink& diags,
+                         std::vector<InputError>& out);
+
 /// A position as reporters print it: 1-based line, 1-based column counted
 /// in Unicode code points (what editors and terminals count; CPython's
 /// byte col_offset would drift on non-ASCII lines).
@@ -67,8 +88,10 @@ void report_text(std::ostream& os, std::span<const FileDiagnostics> files, const
 /// "end_column","message","help"}; end_column is exclusive (the column just
 /// past the span). `estimates` is the memory estimator's array, passed
 /// through as is. Keys in this order; one line plus a newline.
+/// Input errors are diagnostics of rule TPF000 (severity error, at line 1
+/// column 1 when the whole file is meant), in path order with the rest.
 void report_json(std::ostream& os, std::span<const FileDiagnostics> files, size_t files_analyzed,
-                 const nlohmann::ordered_json& estimates);
+                 const nlohmann::ordered_json& estimates, std::span<const InputError> errors = {});
 
 /// --format concise: one line per diagnostic, `path:line:col: severity CODE
 /// message`, nothing else (no frames, no summary).
@@ -78,7 +101,9 @@ void report_concise(std::ostream& os, std::span<const FileDiagnostics> files);
 ///   ::error file=P,line=L,col=C,endLine=L2,endColumn=C2,title=TPF003::message
 /// (warning for warnings, notice for notes), so findings show up as
 /// annotations on the pull request's diff.
-void report_github(std::ostream& os, std::span<const FileDiagnostics> files);
+/// Input errors are `::error` annotations titled TPF000.
+void report_github(std::ostream& os, std::span<const FileDiagnostics> files,
+                   std::span<const InputError> errors = {});
 
 /// --format sarif: a SARIF 2.1.0 log with one run: the tool driver lists
 /// every rule of the registry (id, name, descriptions, help, default
@@ -86,8 +111,11 @@ void report_github(std::ostream& os, std::span<const FileDiagnostics> files);
 /// region (columns in Unicode code points, as `columnKind` says), and its
 /// notes as related locations. Relative paths are relative to %SRCROOT%,
 /// the working directory `srcroot` (an absolute path).
+/// Input errors are the invocation's toolExecutionNotifications (level
+/// error, descriptor TPF000) and make executionSuccessful false.
 void report_sarif(std::ostream& os, std::span<const FileDiagnostics> files,
-                  const std::string& srcroot, std::string_view version);
+                  const std::string& srcroot, std::string_view version,
+                  std::span<const InputError> errors = {});
 
 /// --list-rules: one line per rule (code, severity, category, status, slug, summary).
 void list_rules_text(std::ostream& os);

@@ -6,10 +6,12 @@
 // requires: SourceFile, sorted diagnostics. produces: one line of JSON.
 #include "tools/report.h"
 
+#include <algorithm>
+
 namespace tpf::tools {
 
 void report_json(std::ostream& os, std::span<const FileDiagnostics> files, size_t files_analyzed,
-                 const nlohmann::ordered_json& estimates) {
+                 const nlohmann::ordered_json& estimates, std::span<const InputError> errors) {
   nlohmann::ordered_json doc;
   doc["version"] = 1;
   doc["files"] = files_analyzed;
@@ -48,6 +50,24 @@ void report_json(std::ostream& os, std::span<const FileDiagnostics> files, size_
       }
       diags.push_back(std::move(j));
     }
+  for (const InputError& err : errors) {
+    nlohmann::ordered_json j;
+    j["rule"] = std::string(kInputErrorCode);
+    j["severity"] = "error";
+    j["path"] = err.path;
+    j["line"] = std::max<uint32_t>(err.line, 1);
+    j["column"] = std::max<uint32_t>(err.column, 1);
+    j["end_line"] = std::max<uint32_t>(err.line, 1);
+    j["end_column"] = std::max<uint32_t>(err.column, 1);
+    j["message"] = err.kind + ": " + err.message;
+    j["help"] = "the file was not analyzed";
+    j["fix"] = nullptr;
+    diags.push_back(std::move(j));
+  }
+  // Path order (the rules' diagnostics are in it already; stable keeps each file's order).
+  std::stable_sort(diags.begin(), diags.end(), [](const auto& a, const auto& b) {
+    return a["path"].template get_ref<const std::string&>() < b["path"].template get_ref<const std::string&>();
+  });
   doc["diagnostics"] = std::move(diags);
   doc["estimates"] = estimates.is_array() ? estimates : nlohmann::ordered_json::array();
   // Paths and messages are UTF-8 (validated on load); replace anything else

@@ -53,8 +53,16 @@ void report_concise(std::ostream& os, std::span<const FileDiagnostics> files) {
   os << out;
 }
 
-void report_github(std::ostream& os, std::span<const FileDiagnostics> files) {
+void report_github(std::ostream& os, std::span<const FileDiagnostics> files,
+                   std::span<const InputError> errors) {
   std::string out;
+  for (const InputError& err : errors) {
+    out += "::error file=" + escape_property(err.path);
+    if (err.line) out += ",line=" + std::to_string(err.line) + ",col=" + std::to_string(err.column);
+    out += ",title=" + escape_property(std::string(kInputErrorCode) + " " + err.kind) + "::";
+    out += escape_data(err.kind + ": " + err.message + " (the file was not analyzed)");
+    out += '\n';
+  }
   for (const FileDiagnostics& f : files)
     for (const Diagnostic& d : f.diags) {
       Position b = position(*f.src, d.span.begin);

@@ -103,7 +103,8 @@ Json rule_descriptor(const checks::RuleInfo& r) {
 }  // namespace
 
 void report_sarif(std::ostream& os, std::span<const FileDiagnostics> files,
-                  const std::string& srcroot, std::string_view version) {
+                  const std::string& srcroot, std::string_view version,
+                  std::span<const InputError> errors) {
   Json rules = Json::array();
   for (const checks::RuleInfo& r : checks::kRules) rules.push_back(rule_descriptor(r));
   bool any_unused = false;
@@ -175,6 +176,29 @@ void report_sarif(std::ostream& os, std::span<const FileDiagnostics> files,
   run["originalUriBaseIds"]["%SRCROOT%"]["uri"] = "file://" + uri_encode(root);
   run["columnKind"] = "unicodeCodePoints";
   run["results"] = std::move(results);
+  // Files that could not be analyzed are not findings: they are what the
+  // tool could not do, reported with the invocation (as CodeQL does).
+  Json notifications = Json::array();
+  for (const InputError& err : errors) {
+    Json n;
+    n["level"] = "error";
+    n["message"] = text(err.kind + ": " + err.message + " (the file was not analyzed)");
+    Json phys;
+    phys["artifactLocation"] = artifact_location(err.path);
+    if (err.line) {
+      phys["region"]["startLine"] = err.line;
+      phys["region"]["startColumn"] = std::max<uint32_t>(err.column, 1);
+    }
+    Json loc;
+    loc["physicalLocation"] = std::move(phys);
+    n["locations"] = Json::array({std::move(loc)});
+    n["descriptor"]["id"] = std::string(kInputErrorCode);
+    notifications.push_back(std::move(n));
+  }
+  Json invocation;
+  invocation["executionSuccessful"] = errors.empty();
+  if (!errors.empty()) invocation["toolExecutionNotifications"] = std::move(notifications);
+  run["invocations"] = Json::array({std::move(invocation)});
 
   Json log;
   log["$schema"] = "https://json.schemastore.org/sarif-2.1.0.json";

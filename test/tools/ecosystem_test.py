@@ -232,7 +232,24 @@ SARIF_SCHEMA = {
                         "locations": {"type": "array", "items": _LOCATION},
                         "relatedLocations": {"type": "array", "items": _LOCATION},
                         "fixes": {"type": "array", "items": _FIX},
-                        "properties": {"type": "object"}}}}}}}}}
+                        "properties": {"type": "object"}}}},
+                # SARIF 2.1.0 section 3.20 (invocation), 3.58 (notification)
+                "invocations": {"type": "array", "items": {
+                    "type": "object", "additionalProperties": False,
+                    "required": ["executionSuccessful"],
+                    "properties": {
+                        "executionSuccessful": {"type": "boolean"},
+                        "toolExecutionNotifications": {"type": "array", "items": {
+                            "type": "object", "additionalProperties": False,
+                            "required": ["message"],
+                            "properties": {
+                                "message": dict(_MSG, required=["text"]),
+                                "level": _LEVEL,
+                                "locations": {"type": "array", "items": _LOCATION},
+                                "descriptor": {
+                                    "type": "object", "additionalProperties": False,
+                                    "properties": {"id": {"type": "string"},
+                                                   "index": {"type": "integer"}}}}}}}}}}}}}}
 
 
 def validate(doc, schema, where="$"):
@@ -277,6 +294,35 @@ class Formats(unittest.TestCase):
         self.assertEqual(len(lines), 2)
         self.assertRegex(lines[0], r"a b\.py:9:13: error TPF006 softmax ")
         self.assertRegex(lines[1], r"a b\.py:11:5: error TPF003 `loss\.backward\(\)` ")
+
+    def test_files_not_analyzed_are_in_every_machine_format(self):
+        files = {"bad.py": "x = (\n", "ok.py": BUGGY}
+        with Tree(files) as t:
+            rc, out, err = run("--isolated", *SEL, "--format", "json", "bad.py", "ok.py",
+                               "missing.py", cwd=t.dir)
+            self.assertEqual(rc, 2, err)
+            got = [(d["rule"], d["path"], d["line"], d["column"], d["message"])
+                   for d in json.loads(out)["diagnostics"]]
+            self.assertEqual(got[0], ("TPF000", "bad.py", 1, 5, "SyntaxError: '(' was never closed"))
+            self.assertEqual(got[1], ("TPF000", "missing.py", 1, 1,
+                                      "OSError: No such file or directory"))
+            self.assertEqual([g[0] for g in got[2:]], ["TPF006", "TPF003"])
+            rc, out, err = run("--isolated", *SEL, "--format", "sarif", "bad.py", "ok.py", cwd=t.dir)
+            doc = json.loads(out)
+            validate(doc, SARIF_SCHEMA)
+            inv = doc["runs"][0]["invocations"][0]
+            self.assertFalse(inv["executionSuccessful"])
+            [n] = inv["toolExecutionNotifications"]
+            self.assertEqual((n["level"], n["descriptor"]["id"]), ("error", "TPF000"))
+            self.assertEqual(n["locations"][0]["physicalLocation"]["region"],
+                             {"startLine": 1, "startColumn": 5})
+            self.assertEqual(len(doc["runs"][0]["results"]), 2)
+            rc, out, err = run("--isolated", *SEL, "--format", "github", "bad.py", cwd=t.dir)
+            self.assertEqual(out, "::error file=bad.py,line=1,col=5,title=TPF000 SyntaxError::"
+                                  "SyntaxError: '(' was never closed (the file was not analyzed)\n")
+            # a clean run is a successful invocation
+            rc, out, err = run("--isolated", *SEL, "--format", "sarif", "ok.py", cwd=t.dir)
+            self.assertTrue(json.loads(out)["runs"][0]["invocations"][0]["executionSuccessful"])
 
     def test_github_workflow_commands(self):
         with Tree({"x,y.py": BUGGY}) as t:
