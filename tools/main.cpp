@@ -910,11 +910,12 @@ int main(int argc, char** argv) {
   tpf::tools::Inputs inputs = tpf::tools::expand_inputs(named);
   std::vector<tpf::tools::InputError> input_errors;  // for the machine formats
   for (const tpf::tools::InputProblem& p : inputs.problems) {
-    std::cerr << p.path << ": error: " << p.message << "\n";
+    std::cerr << tpf::tools::printable(p.path) << ": error: " << p.message << "\n";
     input_errors.push_back({p.path, "OSError", p.message});
     rc = kExitUsage;
   }
-  for (const tpf::tools::InputProblem& p : inputs.notes) std::cerr << p.path << ": note: " << p.message << "\n";
+  for (const tpf::tools::InputProblem& p : inputs.notes)
+    std::cerr << tpf::tools::printable(p.path) << ": note: " << p.message << "\n";
   // Each file with the setup of its nearest configuration; its `exclude`
   // drops it.
   std::vector<std::pair<std::string, const Setup*>> files;

@@ -38,11 +38,11 @@ void render_diagnostics(std::ostream& os, const SourceFile& src, const std::stri
                         DiagSink& diags) {
   diags.sort();
   for (const Diagnostic& d : diags.diagnostics()) {
-    os << path;
+    os << printable(path);
     if (!src.text.empty() || d.span.begin == 0) {
       os << ':' << src.pos(d.span.begin).line << ':' << char_column(src, d.span.begin);
     }
-    os << ": " << d.code << ": " << d.message << '\n';
+    os << ": " << d.code << ": " << printable(d.message) << '\n';
   }
 }
 

@@ -48,6 +48,13 @@ inline constexpr std::string_view kInputErrorCode = "TPF000";
 void append_input_errors(const SourceFile& src, const std::string& path, const DiagSink& diags,
                          std::vector<InputError>& out);
 
+/// `s` safe to print on a terminal or in a log: control characters (C0 but
+/// tab, DEL, C1) become their Unicode control pictures (ESC is U+241B, C1
+/// and invalid UTF-8 bytes U+FFFD), so a file name or source line cannot
+/// move the cursor, recolour or clear the screen. One code point each: the
+/// code frame's carets stay aligned.
+std::string printable(std::string_view s);
+
 /// A position as reporters print it: 1-based line, 1-based column counted
 /// in Unicode code points (what editors and terminals count; CPython's
 /// byte col_offset would drift on non-ASCII lines).

@@ -57,10 +57,10 @@ void report_github(std::ostream& os, std::span<const FileDiagnostics> files,
                    std::span<const InputError> errors) {
   std::string out;
   for (const InputError& err : errors) {
-    out += "::error file=" + escape_property(err.path);
+    out += "::error file=" + escape_property(printable(err.path));
     if (err.line) out += ",line=" + std::to_string(err.line) + ",col=" + std::to_string(err.column);
     out += ",title=" + escape_property(std::string(kInputErrorCode) + " " + err.kind) + "::";
-    out += escape_data(err.kind + ": " + err.message + " (the file was not analyzed)");
+    out += escape_data(printable(err.kind + ": " + err.message) + " (the file was not analyzed)");
     out += '\n';
   }
   for (const FileDiagnostics& f : files)
@@ -69,11 +69,11 @@ void report_github(std::ostream& os, std::span<const FileDiagnostics> files,
       Position e = position(*f.src, std::max(d.span.end, d.span.begin));
       out += "::";
       out += github_level(d.severity);
-      out += " file=" + escape_property(f.path) + ",line=" + std::to_string(b.line) +
+      out += " file=" + escape_property(printable(f.path)) + ",line=" + std::to_string(b.line) +
              ",col=" + std::to_string(b.column) + ",endLine=" + std::to_string(e.line) +
              ",endColumn=" + std::to_string(e.column) + ",title=" + escape_property(d.code) + "::";
-      std::string text = d.message;
-      if (!d.help.empty()) text += "\nhelp: " + d.help;
+      std::string text = printable(d.message);
+      if (!d.help.empty()) text += "\nhelp: " + printable(d.help);
       out += escape_data(text);
       out += '\n';
     }

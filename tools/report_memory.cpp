@@ -4,6 +4,8 @@
 // requires: memory::Estimate. produces: text, JSON.
 #include "tools/report_memory.h"
 
+#include "tools/report.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -182,7 +184,7 @@ nlohmann::ordered_json estimate_json(const Estimate& e) {
 
 void render_estimate(std::ostream& os, const Estimate& e, const MemoryTextStyle& st) {
   const memory::TrainingConfig& cfg = e.config;
-  os << "memory estimate: " << e.path;
+  os << "memory estimate: " << printable(e.path);
   if (!e.target.empty())
     os << " on " << e.target << " (" << e.gpu_display << ", " << gib_num(e.usable_bytes) << " GiB usable"
        << (e.gpu_count > 1 ? " per GPU, " + std::to_string(e.gpu_count) + " GPUs" : std::string()) << ")";

@@ -41,6 +41,32 @@ char32_t next_code_point(std::string_view text, size_t& i) {
   return cp;
 }
 
+/// The picture a control character is shown as; 0 when it is not one.
+char32_t control_picture(char32_t cp) {
+  if (cp < 0x20 && cp != '\t') return 0x2400 + cp;
+  if (cp == 0x7F) return 0x2421;
+  if (cp >= 0x80 && cp < 0xA0) return 0xFFFD;
+  return 0;
+}
+
+void append_utf8(std::string& out, char32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
 /// Terminal cells one code point takes.
 int cell_width(char32_t cp) {
   if (cp == '\t') return kTabWidth;
@@ -75,6 +101,32 @@ std::string plural(size_t n, std::string_view word) {
 
 }  // namespace
 
+std::string printable(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x7F) {  // the common case
+      out += s[i++];
+      continue;
+    }
+    // A whole, valid UTF-8 sequence, else one byte (file names are bytes).
+    const size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    bool valid = len > 0 && i + len <= s.size();
+    for (size_t k = 1; valid && k < len; ++k) valid = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
+    if (!valid) {
+      append_utf8(out, 0xFFFD);
+      ++i;
+      continue;
+    }
+    const size_t at = i;
+    const char32_t cp = next_code_point(s, i);
+    if (char32_t pic = control_picture(cp)) append_utf8(out, pic);
+    else out.append(s.substr(at, i - at));
+  }
+  return out;
+}
+
 Position position(const SourceFile& src, uint32_t offset) {
   std::string_view t = src.text;
   offset = std::min<uint32_t>(offset, static_cast<uint32_t>(t.size()));
@@ -91,13 +143,13 @@ Position position(const SourceFile& src, uint32_t offset) {
 void render_text(std::string& out, const std::string& path, const SourceFile& src,
                  const Diagnostic& d, const TextStyle& style) {
   Position p = position(src, d.span.begin);
-  paint(out, style, kBold, path + ":" + std::to_string(p.line) + ":" + std::to_string(p.column) + ":");
+  paint(out, style, kBold, printable(path) + ":" + std::to_string(p.line) + ":" + std::to_string(p.column) + ":");
   out += ' ';
   paint(out, style, severity_color(d.severity), checks::severity_name(d.severity));
   out += ' ';
   paint(out, style, kBold, d.code);
   out += ' ';
-  out += d.message;
+  out += printable(d.message);
   out += '\n';
   if (style.quiet) return;
 
@@ -116,6 +168,7 @@ void render_text(std::string& out, const std::string& path, const SourceFile& sr
     char32_t cp = next_code_point(t, i);
     int w = cell_width(cp);
     if (cp == '\t') code.append(kTabWidth, ' ');
+    else if (char32_t pic = control_picture(cp)) append_utf8(code, pic);
     else code.append(t.substr(at, i - at));
     char m = (at >= cb && at < ce) ? '^' : ' ';
     if (at < ce || at < cb) marks.append(w, m);
@@ -140,21 +193,21 @@ void render_text(std::string& out, const std::string& path, const SourceFile& sr
     paint(out, style, kGutter, "=");
     out += ' ';
     paint(out, style, kBold, "note:");
-    out += ' ' + n.message + " (" + std::to_string(np.line) + ":" + std::to_string(np.column) + ")\n";
+    out += ' ' + printable(n.message) + " (" + std::to_string(np.line) + ":" + std::to_string(np.column) + ")\n";
   }
   if (!d.help.empty()) {
     out += ' ' + pad + ' ';
     paint(out, style, kGutter, "=");
     out += ' ';
     paint(out, style, kHelp, "help:");
-    out += ' ' + d.help + '\n';
+    out += ' ' + printable(d.help) + '\n';
   }
   if (d.fix) {
     out += ' ' + pad + ' ';
     paint(out, style, kGutter, "=");
     out += ' ';
     paint(out, style, kHelp, "fix:");
-    out += ' ' + d.fix->title + " (--fix applies it, --diff shows it)\n";
+    out += ' ' + printable(d.fix->title) + " (--fix applies it, --diff shows it)\n";
   }
 }
 
