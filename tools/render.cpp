@@ -31,6 +31,7 @@ void append_input_errors(const SourceFile& src, const std::string& path, const D
     }
     if (d.code == "OSError") e.line = e.column = 0;  // the path, not a place in it
     out.push_back(std::move(e));
+    return;  // the first, as CPython reports one
   }
 }
 

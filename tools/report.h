@@ -43,8 +43,8 @@ struct InputError {
 /// The rule code machine formats give an InputError.
 inline constexpr std::string_view kInputErrorCode = "TPF000";
 
-/// The errors of `diags` (a file's frontend: load, tokenize, parse), at the
-/// positions render_diagnostics prints, appended to `out`.
+/// The first error of `diags` (a file's frontend: load, tokenize, parse;
+/// sorted), at the position render_diagnostics prints, appended to `out`.
 void append_input_errors(const SourceFile& src, const std::string& path, const DiagSink& diags,
                          std::vector<InputError>& out);
 
