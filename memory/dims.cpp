@@ -8,14 +8,22 @@
 
 namespace tpf::memory {
 
-int64_t py_floordiv(int64_t a, int64_t b) {
+int64_t py_floordiv(int64_t a, int64_t b, bool& overflow) {
   if (b == 0) return 0;
+  if (a == INT64_MIN && b == -1) {
+    overflow = true;
+    return INT64_MAX;
+  }
   int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
 }
+int64_t py_floordiv(int64_t a, int64_t b) {
+  bool unused = false;
+  return py_floordiv(a, b, unused);
+}
 int64_t py_mod(int64_t a, int64_t b) {
-  if (b == 0) return 0;
+  if (b == 0 || b == -1) return 0;  // x % -1 is 0 (and INT64_MIN % -1 is UB in C++)
   int64_t r = a % b;
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
   return r;
@@ -39,6 +47,20 @@ DimId DimArena::make(DimOp op, uint32_t a, uint32_t b, int64_t k, int64_t value)
   return id;
 }
 
+int64_t sat_add(int64_t a, int64_t b, bool& overflow) {
+  int64_t r;
+  if (!__builtin_add_overflow(a, b, &r)) return r;
+  overflow = true;
+  return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
+int64_t sat_mul(int64_t a, int64_t b, bool& overflow) {
+  int64_t r;
+  if (!__builtin_mul_overflow(a, b, &r)) return r;
+  overflow = true;
+  return (a < 0) != (b < 0) ? INT64_MIN : INT64_MAX;
+}
+
 DimId DimArena::constant(int64_t v) { return make(DimOp::Const, 0, 0, v, v); }
 
 DimId DimArena::symbol(std::string_view name, int64_t value) {
@@ -60,15 +82,15 @@ DimSym DimArena::find_symbol(std::string_view name) const {
 // operands by id, so `a*b` and `b*a` are one node.
 
 DimId DimArena::add(DimId a, DimId b) {
-  if (is_const(a) && is_const(b)) return constant(value(a) + value(b));
+  if (is_const(a) && is_const(b)) return constant(sat_add(value(a), value(b), overflowed_));
   if (is_const(a) && value(a) == 0) return b;
   if (is_const(b) && value(b) == 0) return a;
   if (is_const(a)) std::swap(a, b);
   // fold (x + c1) + c2
   if (is_const(b) && nodes_[a.v].op == DimOp::Add && is_const(DimId(nodes_[a.v].b)))
-    return add(DimId(nodes_[a.v].a), constant(value(DimId(nodes_[a.v].b)) + value(b)));
+    return add(DimId(nodes_[a.v].a), constant(sat_add(value(DimId(nodes_[a.v].b)), value(b), overflowed_)));
   if (!is_const(b) && b.v < a.v) std::swap(a, b);
-  return make(DimOp::Add, a.v, b.v, 0, value(a) + value(b));
+  return make(DimOp::Add, a.v, b.v, 0, sat_add(value(a), value(b), overflowed_));
 }
 
 DimId DimArena::sub(DimId a, DimId b) {
@@ -77,35 +99,35 @@ DimId DimArena::sub(DimId a, DimId b) {
 }
 
 DimId DimArena::mul(DimId a, DimId b) {
-  if (is_const(a) && is_const(b)) return constant(value(a) * value(b));
+  if (is_const(a) && is_const(b)) return constant(sat_mul(value(a), value(b), overflowed_));
   if (is_const(a)) std::swap(a, b);
   if (is_const(b)) {
     if (value(b) == 1) return a;
     if (value(b) == 0) return b;
     // fold (x * c1) * c2
     if (nodes_[a.v].op == DimOp::Mul && is_const(DimId(nodes_[a.v].b)))
-      return mul(DimId(nodes_[a.v].a), constant(value(DimId(nodes_[a.v].b)) * value(b)));
+      return mul(DimId(nodes_[a.v].a), constant(sat_mul(value(DimId(nodes_[a.v].b)), value(b), overflowed_)));
   } else if (b.v < a.v) {
     std::swap(a, b);
   }
-  return make(DimOp::Mul, a.v, b.v, 0, value(a) * value(b));
+  return make(DimOp::Mul, a.v, b.v, 0, sat_mul(value(a), value(b), overflowed_));
 }
 
 DimId DimArena::floordiv(DimId a, DimId b) {
   if (is_const(b) && value(b) == 0) return a;
-  if (is_const(a) && is_const(b)) return constant(py_floordiv(value(a), value(b)));
+  if (is_const(a) && is_const(b)) return constant(py_floordiv(value(a), value(b), overflowed_));
   if (is_const(b) && value(b) == 1) return a;
   if (a == b) return constant(1);
   // (x // c1) // c2 == x // (c1 * c2) for positive divisors.
   if (is_const(b) && value(b) > 0 && nodes_[a.v].op == DimOp::FloorDiv && is_const(DimId(nodes_[a.v].b)) &&
       value(DimId(nodes_[a.v].b)) > 0)
-    return floordiv(DimId(nodes_[a.v].a), constant(value(DimId(nodes_[a.v].b)) * value(b)));
+    return floordiv(DimId(nodes_[a.v].a), constant(sat_mul(value(DimId(nodes_[a.v].b)), value(b), overflowed_)));
   // (x * c1) // c2 with c2 | c1
   if (is_const(b) && nodes_[a.v].op == DimOp::Mul && is_const(DimId(nodes_[a.v].b))) {
     int64_t c1 = value(DimId(nodes_[a.v].b)), c2 = value(b);
-    if (c2 != 0 && c1 % c2 == 0) return mul(DimId(nodes_[a.v].a), constant(c1 / c2));
+    if (c2 != 0 && c2 != -1 && c1 % c2 == 0) return mul(DimId(nodes_[a.v].a), constant(c1 / c2));
   }
-  return make(DimOp::FloorDiv, a.v, b.v, 0, py_floordiv(value(a), value(b)));
+  return make(DimOp::FloorDiv, a.v, b.v, 0, py_floordiv(value(a), value(b), overflowed_));
 }
 
 DimId DimArena::mod(DimId a, DimId b) {
@@ -145,9 +167,9 @@ int64_t DimArena::eval_rec(DimId d, std::span<const int64_t> sv,
   int64_t x = eval_rec(DimId(n.a), sv, memo), y = eval_rec(DimId(n.b), sv, memo);
   int64_t r = 0;
   switch (n.op) {
-    case DimOp::Add: r = x + y; break;
-    case DimOp::Mul: r = x * y; break;
-    case DimOp::FloorDiv: r = py_floordiv(x, y); break;
+    case DimOp::Add: r = sat_add(x, y, overflowed_); break;
+    case DimOp::Mul: r = sat_mul(x, y, overflowed_); break;
+    case DimOp::FloorDiv: r = py_floordiv(x, y, overflowed_); break;
     case DimOp::Mod: r = py_mod(x, y); break;
     case DimOp::Max: r = std::max(x, y); break;
     case DimOp::Min: r = std::min(x, y); break;
@@ -187,7 +209,7 @@ bool DimArena::poly_rec(DimId d, Poly& out, std::unordered_map<uint32_t, Poly>& 
       Poly a, b;
       if (!poly_rec(DimId(n.a), a, memo) || !poly_rec(DimId(n.b), b, memo)) return false;
       p = a;
-      for (auto& [m, c] : b) p[m] += c;
+      for (auto& [m, c] : b) p[m] = sat_add(p[m], c, overflowed_);
       break;
     }
     case DimOp::Mul: {
@@ -199,7 +221,7 @@ bool DimArena::poly_rec(DimId d, Poly& out, std::unordered_map<uint32_t, Poly>& 
           Mono m = ma;
           m.insert(m.end(), mb.begin(), mb.end());
           std::sort(m.begin(), m.end());
-          p[m] += ca * cb;
+          p[m] = sat_add(p[m], sat_mul(ca, cb, overflowed_), overflowed_);
         }
       break;
     }
@@ -243,7 +265,7 @@ std::string DimArena::str(DimId d) const {
     auto [m, c] = terms[t];
     if (t) out += c < 0 ? " - " : " + ";
     else if (c < 0) out += "-";
-    int64_t mag = c < 0 ? -c : c;
+    const uint64_t mag = c < 0 ? 0 - static_cast<uint64_t>(c) : static_cast<uint64_t>(c);
     std::string body;
     for (size_t k = 0; k < m.size();) {
       size_t j = k;

@@ -71,6 +71,10 @@ class DimArena {
   /// collected: "B*T*768 + B*4", "(S + 2)//2".
   std::string str(DimId d) const;
   size_t size() const { return nodes_.size(); }
+  /// Some result did not fit 64 bits (2**40 * 2**40, a batch of 2**63 - 1)
+  /// and was clamped to INT64_MAX / INT64_MIN: sizes built from it are not
+  /// real, and the estimate says so instead of reporting them.
+  bool overflowed() const { return overflowed_; }
 
  private:
   struct Node {
@@ -102,10 +106,18 @@ class DimArena {
   std::vector<Node> nodes_;
   std::vector<Sym> syms_;
   std::unordered_map<Key, DimId, KeyHash> index_;
+  mutable bool overflowed_ = false;  // eval and printing clamp too
 };
 
-/// Python floor division and modulo on int64 (rounding toward -inf).
+/// Python floor division and modulo on int64 (rounding toward -inf);
+/// INT64_MIN // -1 clamps to INT64_MAX (and sets `overflow`).
 int64_t py_floordiv(int64_t a, int64_t b);
+int64_t py_floordiv(int64_t a, int64_t b, bool& overflow);
 int64_t py_mod(int64_t a, int64_t b);
+
+/// a + b and a * b clamped to [INT64_MIN, INT64_MAX]; `overflow` is set
+/// when they are.
+int64_t sat_add(int64_t a, int64_t b, bool& overflow);
+int64_t sat_mul(int64_t a, int64_t b, bool& overflow);
 
 }  // namespace tpf::memory

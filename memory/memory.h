@@ -134,6 +134,7 @@ struct Estimate {
   /// False when a parameter's size could not be read: `params` counts the
   /// others, and config.unknowns names the first one.
   bool params_exact = true;
+  bool overflow = false;  // a size overflowed 64 bits: counts and sizes are not real, the verdict unknown
   uint64_t trainable_params = 0;
   uint64_t buffer_bytes = 0;
   Components components;

@@ -417,6 +417,14 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   e.peak_high_bytes = static_cast<uint64_t>(static_cast<double>(allocated) * (1.0 + kFragmentationHigh) +
                                             static_cast<double>(c.activations + c.backward_transients) * widen +
                                             ctx_hi * static_cast<double>(c.cuda_context));
+  if (in.dims.overflowed()) {
+    e.overflow = true;
+    c.weights_known = c.activations_known = false;
+  }
+  if (in.dims.overflowed())
+    in.cfg.unknowns.push_back({"a size or count overflowed 64 bits (over 9.2e18: nn.Linear(2**40, 2**40), a batch "
+                               "of 2**63 - 1): the sizes built from it are not real, so the peak is unknown (overflow)",
+                               0, true});
   bool blocking = std::any_of(cfg.unknowns.begin(), cfg.unknowns.end(), [](auto& u) { return u.blocking; });
   if (!e.model_found) c.weights_known = false;
   if (in.phases.empty()) c.activations_known = false;

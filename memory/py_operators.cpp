@@ -47,8 +47,15 @@ Value Interp::binop(ast::Op op, Value a, Value b, bool inplace) {
         for (int64_t k = 0; k < yv; ++k) r = dims.mul(r, x);
         return Value::integer(r);
       }
-      case Op::LShift: return int_value(dims.value(x) << (yv & 63));
-      case Op::RShift: return int_value(dims.value(x) >> (yv & 63));
+      case Op::LShift:
+        // x * 2**y, clamped like every product (a count of 1 << 70 overflows, said so).
+        if (yv < 0) return Value::unknown();  // ValueError: negative shift count
+        if (yv > 62) return Value::integer(dims.mul(dims.mul(x, int64_t{1} << 62), int64_t{1} << (yv > 124 ? 62 : yv - 62)));
+        return Value::integer(dims.mul(x, int64_t{1} << yv));
+      case Op::RShift:
+        if (yv < 0) return Value::unknown();
+        if (yv > 63) return int_value(dims.value(x) < 0 ? -1 : 0);
+        return int_value(dims.value(x) >> yv);
       case Op::BitAnd: return int_value(dims.value(x) & yv);
       case Op::BitOr: return int_value(dims.value(x) | yv);
       case Op::BitXor: return int_value(dims.value(x) ^ yv);

@@ -94,7 +94,7 @@ nlohmann::ordered_json estimate_json(const Estimate& e) {
   nlohmann::ordered_json j;
   j["path"] = e.path;
   j["target"] = e.target.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(e.target);
-  j["params"] = e.model_found ? nlohmann::ordered_json(e.params) : nlohmann::ordered_json(nullptr);
+  j["params"] = e.model_found && !e.overflow ? nlohmann::ordered_json(e.params) : nlohmann::ordered_json(nullptr);
   j["params_exact"] = e.model_found && e.params_exact;
   const memory::Components& c = e.components;
   nlohmann::ordered_json comp;
@@ -108,7 +108,7 @@ nlohmann::ordered_json estimate_json(const Estimate& e) {
   comp["step_temporaries"] = known(c.step_temporaries, c.weights_known);
   comp["autocast_cache"] = known(c.autocast_cache, c.activations_known);
   comp["cuda_context"] = c.cuda_context;
-  comp["fragmentation"] = c.fragmentation;
+  comp["fragmentation"] = known(c.fragmentation, !e.overflow);
   j["components"] = std::move(comp);
   bool all = c.weights_known && c.activations_known;
   j["peak_bytes"] = known(e.peak_bytes, all);
@@ -194,8 +194,11 @@ void render_estimate(std::ostream& os, const Estimate& e, const MemoryTextStyle&
   } else {
     for (const auto& m : cfg.models)
       os << "  model        " << m.name << (m.cls.empty() ? "" : " (" + m.cls + ")") << at(m.origin) << "\n";
-    os << "  parameters   " << (e.params_exact ? "" : "at least ") << with_commas(e.params) << " ("
-       << with_commas(e.trainable_params) << " trainable)\n";
+    if (e.overflow)
+      os << "  parameters   unknown (overflow: more than 2**63)\n";
+    else
+      os << "  parameters   " << (e.params_exact ? "" : "at least ") << with_commas(e.params) << " ("
+         << with_commas(e.trainable_params) << " trainable)\n";
   }
   auto setting = [&](const char* label, const IntSetting& s) {
     if (s.known())
@@ -242,7 +245,7 @@ void render_estimate(std::ostream& os, const Estimate& e, const MemoryTextStyle&
               {"step temporaries", c.step_temporaries, c.weights_known},
               {"autocast cache", c.autocast_cache, c.activations_known},
               {"CUDA context", c.cuda_context, true},
-              {"fragmentation", c.fragmentation, true}};
+              {"fragmentation", c.fragmentation, !e.overflow}};
   uint64_t total = std::max<uint64_t>(1, e.peak_bytes);
   os << "\n  component               GiB\n";
   for (const Row& r : rows) {

@@ -69,3 +69,30 @@ TEST_CASE("dims: printing uses symbol names and precedence") {
   DimId h = a.add(a.floordiv(a.sub(t, a.constant(1)), a.constant(2)), a.constant(1));
   CHECK(a.str(a.mul(a.mul(h, h), b)) == "B*((T - 1)//2)**2 + B*((T - 1)//2)*2 + B");
 }
+
+TEST_CASE("dims: arithmetic past 64 bits clamps and is flagged, never wraps") {
+  DimArena a;
+  DimId big = a.constant(int64_t{1} << 40);
+  CHECK_FALSE(a.overflowed());
+  CHECK(a.value(a.mul(big, a.constant(int64_t{1} << 22))) == int64_t{1} << 62);
+  CHECK_FALSE(a.overflowed());
+  CHECK(a.value(a.mul(big, big)) == INT64_MAX);  // nn.Linear(2**40, 2**40)
+  CHECK(a.overflowed());
+  DimArena s;
+  DimId b = s.symbol("B", INT64_MAX);  // --batch-size 9223372036854775807
+  CHECK(s.value(s.add(s.mul(b, 4), 1)) == INT64_MAX);
+  CHECK(s.overflowed());
+  DimArena n;
+  CHECK(n.value(n.mul(n.constant(INT64_MIN), n.constant(2))) == INT64_MIN);
+  CHECK(n.value(n.floordiv(n.constant(INT64_MIN), n.constant(-1))) == INT64_MAX);
+  CHECK(n.value(n.mod(n.constant(INT64_MIN), n.constant(-1))) == 0);
+  CHECK(n.overflowed());
+  // evaluation under other bindings clamps too
+  DimArena e;
+  DimId x = e.symbol("X", 2);
+  DimId sq = e.mul(x, x);
+  CHECK_FALSE(e.overflowed());
+  const std::vector<int64_t> huge{int64_t{1} << 40};
+  CHECK(e.eval(sq, huge) == INT64_MAX);
+  CHECK(e.overflowed());
+}

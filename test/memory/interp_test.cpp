@@ -860,6 +860,32 @@ opt.step()
   CHECK(e.verdict == memory::Verdict::Unknown);
 }
 
+TEST_CASE("interp: sizes past 64 bits make the estimate unknown (overflow), not a wrapped number") {
+  memory::EstimateOptions o;
+  o.target = test::target("h100");
+  memory::Estimate e = est(R"(
+import torch
+model = torch.nn.Linear(2**40, 2**40)
+opt = torch.optim.Adam(model.parameters())
+model(torch.randn(8, 2**40)).sum().backward()
+opt.step()
+)", o);
+  CHECK(e.overflow);
+  CHECK(e.verdict == memory::Verdict::Unknown);
+  CHECK_FALSE(e.components.weights_known);
+  REQUIRE_FALSE(e.config.unknowns.empty());
+  CHECK(e.config.unknowns.back().what.find("overflowed 64 bits") != std::string::npos);
+  // 1 << 70 is not 1 << 6
+  memory::Estimate shift = est(R"(
+import torch
+model = torch.nn.Linear(1 << 70, 4)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+model(torch.randn(2, 1 << 70)).sum().backward()
+opt.step()
+)", o);
+  CHECK(shift.overflow);
+}
+
 TEST_CASE("interp: each GPU gets its own CUDA context row (the L40S is no L4, the GH200 an H100 die)") {
   constexpr std::string_view code = R"(
 import torch, torch.nn as nn
