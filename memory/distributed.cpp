@@ -237,7 +237,7 @@ Value f_find_executable_batch_size(Interp& in, std::string_view q, Args& a) {
     // @find_executable_batch_size(starting_batch_size=...): the decorator.
     ObjId p = in.alloc(OKind::Partial);
     in.o(p).items = {Value::ext(in.intern(q))};
-    in.o(p).attrs.items = {{in.intern("starting_batch_size"), start}};
+    in.o(p).attrs.assign({{in.intern("starting_batch_size"), start}});
     return Value::obj(p);
   }
   in.note_unknown("accelerate's find_executable_batch_size halves the batch after an OOM: estimated at its first try, "

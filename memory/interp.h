@@ -28,6 +28,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "dataflow/project_facts.h"
@@ -75,25 +76,77 @@ enum class OKind : uint8_t {
 
 /// Ordered attribute table (insertion order = torch's registration order).
 struct Attrs {
+  /// In insertion order (what iteration sees). Replace the whole list with
+  /// assign(), never by writing it, so the index stays true.
   std::vector<std::pair<StrId, Value>> items;
   const Value* find(StrId k) const {
+    if (items.size() >= kIndexFrom) {
+      const auto& ix = indexed();
+      auto it = ix.find(k);
+      return it == ix.end() ? nullptr : &items[it->second].second;
+    }
     for (const auto& [n, v] : items)
       if (n == k) return &v;
     return nullptr;
   }
-  Value* find(StrId k) {
-    for (auto& [n, v] : items)
-      if (n == k) return &v;
-    return nullptr;
-  }
+  Value* find(StrId k) { return const_cast<Value*>(std::as_const(*this).find(k)); }
   void set(StrId k, Value v) {
-    if (Value* p = find(k)) *p = v;
-    else items.emplace_back(k, v);
+    if (Value* p = find(k)) {
+      *p = v;
+      return;
+    }
+    items.emplace_back(k, v);
+    if (index_ && index_n_ + 1 == items.size()) {  // keep a built index current
+      index_->emplace(k, static_cast<uint32_t>(items.size() - 1));
+      index_n_ = items.size();
+    }
   }
   void erase(StrId k) {
     for (size_t i = 0; i < items.size(); ++i)
-      if (items[i].first == k) { items.erase(items.begin() + static_cast<long>(i)); return; }
+      if (items[i].first == k) {
+        items.erase(items.begin() + static_cast<long>(i));
+        drop_index();
+        return;
+      }
   }
+  void assign(std::vector<std::pair<StrId, Value>> v) {
+    items = std::move(v);
+    drop_index();
+  }
+  Attrs() = default;
+  // A copy starts without an index (built again on first use); moves keep it.
+  Attrs(const Attrs& o) : items(o.items) {}
+  Attrs& operator=(const Attrs& o) {
+    if (this != &o) {
+      items = o.items;
+      drop_index();
+    }
+    return *this;
+  }
+  Attrs(Attrs&&) noexcept = default;
+  Attrs& operator=(Attrs&&) noexcept = default;
+
+ private:
+  /// Objects with many attributes (a ModuleList of thousands of layers) are
+  /// looked up through a hash index, built on first use: a linear search
+  /// per lookup made building and running such a model quadratic.
+  static constexpr size_t kIndexFrom = 32;
+  const std::unordered_map<StrId, uint32_t>& indexed() const {
+    if (!index_ || index_n_ != items.size()) {
+      if (!index_) index_ = std::make_unique<std::unordered_map<StrId, uint32_t>>();
+      index_->clear();
+      for (size_t i = 0; i < items.size(); ++i) index_->emplace(items[i].first, static_cast<uint32_t>(i));
+      index_n_ = items.size();
+    }
+    return *index_;
+  }
+  void drop_index() {
+    index_.reset();
+    index_n_ = 0;
+  }
+  // Behind a pointer: most objects have a few attributes and never build one.
+  mutable std::unique_ptr<std::unordered_map<StrId, uint32_t>> index_;
+  mutable uint32_t index_n_ = 0;
 };
 
 /// What a tensor's storage is, for the saved-tensor categories of the
@@ -145,6 +198,11 @@ struct Obj {
   ObjId cls = kNone32;
   std::vector<Value> items;
   Attrs attrs;
+  /// A container module's count of children (modules and tensors among its
+  /// attributes), valid while attrs has `child_memo_n - 1` items: appends
+  /// and lookups by position stay O(1) in a ModuleList of any length.
+  uint32_t child_memo_n = 0;
+  uint32_t child_memo_count = 0;
   std::unique_ptr<TensorObj> t;
   std::shared_ptr<Frame> closure;
 };

@@ -26,6 +26,7 @@ StrId Interp::sym(uint16_t u, ir::Symbol s) {
 }
 
 ObjId Interp::alloc(OKind k) {
+  charge(1);  // objects are work too: a model of 100,000 cloned layers meets the budget
   heap.emplace_back();
   heap.back().kind = k;
   return static_cast<ObjId>(heap.size() - 1);

@@ -94,12 +94,21 @@ bool flag(Interp& in, const Args& a, size_t i, std::string_view name, bool def) 
   return v ? in.truth(*v).value_or(def) : def;
 }
 
-void add_child(Interp& in, Value self, Value child) {
-  Obj& ob = in.o(self);
+/// Children of a container are named by position: "0", "1", ... after the
+/// modules and tensors it holds already.
+size_t child_count(Interp& in, Value self) {
   size_t n = 0;
-  for (auto& [k, v] : ob.attrs.items)
+  for (auto& [k, v] : in.o(self).attrs.items)
     if (in.is_module(v) || in.tensor(v)) ++n;
-  ob.attrs.set(in.intern(std::to_string(n)), child);
+  return n;
+}
+
+void add_children(Interp& in, Value self, const std::vector<Value>& children) {
+  size_t n = child_count(in, self);  // once: counting per child was quadratic
+  for (Value c : children) {
+    in.charge(1);  // the work budget sees a container of 100,000 layers
+    in.o(self).attrs.set(in.intern(std::to_string(n++)), c);
+  }
 }
 
 /// The padding layers: sides as F.pad takes them (2 for 1-d, 4 for 2-d);
@@ -311,14 +320,14 @@ void init_layer(Interp& in, Value self, Layer L, Args& a) {
           if (auto s = in.as_str(items[k])) set(in, self, *s, items[k + 1]);
         return;
       }
-      for (Value m : a.pos) add_child(in, self, m);
+      add_children(in, self, a.pos);
       return;
     }
     case Layer::ModuleList:
     case Layer::ParameterList: {
       if (!a.pos.empty())
         if (auto items = in.iterate(a.pos[0]))
-          for (Value m : *items) add_child(in, self, m);
+          add_children(in, self, *items);
       return;
     }
     case Layer::ModuleDict:

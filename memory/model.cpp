@@ -471,11 +471,13 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   }
   // ---- per-layer table of the peak phase ----
   if (!in.phase_modules.empty()) {
+    // Each name's module, once (a lookup per row was quadratic in the layers).
+    std::unordered_map<StrId, ObjId> module_of;
+    for (auto& [obj, name] : in.module_names) module_of[name] = obj;
     for (auto& [mod, bytes] : in.phase_modules[in.peak_phase]) {
       LayerRow row;
       row.module = mod == kNone32 ? "<top>" : std::string(in.str(mod));
-      for (auto& [obj, name] : in.module_names)
-        if (name == mod) row.cls = in.module_classes[obj];
+      if (auto it = module_of.find(mod); it != module_of.end()) row.cls = in.module_classes[it->second];
       row.bytes = val(in, bytes);
       row.formula = in.dims.str(bytes);
       e.layers.push_back(std::move(row));

@@ -6,6 +6,7 @@
 // requires: layers.cpp. produces: module tree queries, module methods.
 #include <algorithm>
 #include <functional>
+#include <unordered_set>
 
 #include "memory/interp.h"
 #include "memory/modules.h"
@@ -22,10 +23,9 @@ std::vector<std::pair<StrId, Value>> module_children(Interp& in, Value m) {
 
 void walk_modules(Interp& in, Value m, const std::string& prefix,
                   const std::function<void(Value, const std::string&)>& fn) {
-  std::vector<ObjId> seen;
+  std::unordered_set<ObjId> seen;  // a set: a vector's search was quadratic in the modules
   std::function<void(Value, const std::string&)> rec = [&](Value v, const std::string& p) {
-    if (std::find(seen.begin(), seen.end(), v.a) != seen.end()) return;
-    seen.push_back(v.a);
+    if (!seen.insert(v.a).second) return;
     fn(v, p);
     for (auto& [k, c] : module_children(in, v))
       rec(c, p.empty() ? std::string(in.str(k)) : p + "." + std::string(in.str(k)));
@@ -35,13 +35,12 @@ void walk_modules(Interp& in, Value m, const std::string& prefix,
 
 std::vector<std::pair<std::string, Value>> module_tensors(Interp& in, Value m, Role role) {
   std::vector<std::pair<std::string, Value>> out;
-  std::vector<uint32_t> seen;
+  std::unordered_set<uint32_t> seen;
   walk_modules(in, m, "", [&](Value mod, const std::string& p) {
     for (auto& [k, v] : in.o(mod).attrs.items) {
       TensorObj* t = in.tensor(v);
       if (!t || in.storages[t->storage].role != role) continue;
-      if (std::find(seen.begin(), seen.end(), t->storage) != seen.end()) continue;
-      seen.push_back(t->storage);
+      if (!seen.insert(t->storage).second) continue;
       out.emplace_back(p.empty() ? std::string(in.str(k)) : p + "." + std::string(in.str(k)), v);
     }
   });
@@ -317,10 +316,47 @@ Value call_module_method(Interp& in, Value self, std::string_view n, Args& a, bo
     return Value::unknown();
   // ---- containers: Sequential, ModuleList, ModuleDict, ParameterList ----
   Obj& ob = in.o(self);
+  // How many children, remembered while the attributes do not change size.
+  auto child_count = [&]() -> size_t {
+    Obj& o = in.o(self);
+    if (o.child_memo_n != o.attrs.items.size() + 1) {
+      uint32_t c = 0;
+      for (auto& [k, v] : o.attrs.items) c += in.is_module(v) || in.tensor(v);
+      o.child_memo_n = static_cast<uint32_t>(o.attrs.items.size() + 1);
+      o.child_memo_count = c;
+    }
+    return o.child_memo_count;
+  };
+  if (n == "__len__") return in.int_value(static_cast<int64_t>(child_count()));
+  if (n == "__getitem__") {
+    // By position where every attribute is a child (a ModuleList): O(1).
+    Value key = arg(1);
+    if (auto i = in.as_int(key); i && key.kind != VKind::Float && child_count() == ob.attrs.items.size()) {
+      const auto sz = static_cast<int64_t>(ob.attrs.items.size());
+      const int64_t k = *i < 0 ? *i + sz : *i;
+      return k >= 0 && k < sz ? ob.attrs.items[static_cast<size_t>(k)].second : Value::unknown();
+    }
+  }
+  if (n == "append" || n == "extend" || n == "insert") {
+    std::vector<Value> add;
+    if (n == "append") add = {arg(1)};
+    else if (n == "insert") add = {arg(2)};
+    else if (auto items = in.iterate(arg(1))) add = *items;
+    for (Value v : add) {
+      const size_t count = child_count();
+      const size_t before = in.o(self).attrs.items.size();
+      in.o(self).attrs.set(in.intern(std::to_string(count)), v);
+      Obj& o = in.o(self);
+      if (o.attrs.items.size() == before + 1 && (in.is_module(v) || in.tensor(v))) {
+        o.child_memo_n = static_cast<uint32_t>(o.attrs.items.size() + 1);
+        o.child_memo_count = static_cast<uint32_t>(count + 1);
+      }
+    }
+    return n == "insert" ? Value::none() : self;
+  }
   std::vector<std::pair<StrId, Value>> kids;
   for (auto& [k, v] : ob.attrs.items)
     if (in.is_module(v) || in.tensor(v)) kids.emplace_back(k, v);
-  if (n == "__len__") return in.int_value(static_cast<int64_t>(kids.size()));
   if (n == "__iter__" || n == "values") {
     std::vector<Value> out;
     for (auto& [k, v] : kids) out.push_back(v);
@@ -359,20 +395,8 @@ Value call_module_method(Interp& in, Value self, std::string_view n, Args& a, bo
   }
   if (n == "__setitem__") {
     if (auto s = in.as_str(arg(1))) ob.attrs.set(in.intern(*s), arg(2));
+    ob.child_memo_n = 0;  // a child may have become something else
     return Value::none();
-  }
-  if (n == "append" || n == "extend" || n == "insert") {
-    std::vector<Value> add;
-    if (n == "append") add = {arg(1)};
-    else if (n == "insert") add = {arg(2)};
-    else if (auto items = in.iterate(arg(1))) add = *items;
-    for (Value v : add) {
-      size_t count = 0;
-      for (auto& [k, x] : in.o(self).attrs.items)
-        if (in.is_module(x) || in.tensor(x)) ++count;
-      in.o(self).attrs.set(in.intern(std::to_string(count)), v);
-    }
-    return n == "insert" ? Value::none() : self;
   }
   if (n == "update") {
     if (in.is_obj(arg(1), OKind::Dict)) {

@@ -115,7 +115,7 @@ Value f_partial(Interp& in, Args& a) {
   if (a.pos.empty()) return Value::unknown();
   ObjId p = in.alloc(OKind::Partial);
   in.o(p).items = a.pos;
-  in.o(p).attrs.items = a.kw;
+  in.o(p).attrs.assign(a.kw);
   return Value::obj(p);
 }
 
@@ -194,7 +194,7 @@ Value deep_copy(Interp& in, Value v, std::unordered_map<ObjId, ObjId>& memo,
   std::vector<std::pair<StrId, Value>> attrs = in.o(v).attrs.items;
   for (auto& [n, x] : attrs) x = deep_copy(in, x, memo, storages);
   in.o(id).items = std::move(items);
-  in.o(id).attrs.items = std::move(attrs);
+  in.o(id).attrs.assign(std::move(attrs));
   return Value::obj(id);
 }
 

@@ -254,7 +254,7 @@ constexpr OptRow kOptimizers[] = {
     {"PagedAdamW32bit", OptimizerKind::AdamW}, {"AdamW32bit", OptimizerKind::AdamW},
 };
 
-void add_params(Interp& in, OptimizerInfo& info, Value params) {
+void add_params(Interp& in, OptimizerInfo& info, Value params, std::unordered_set<uint32_t>& seen) {
   auto items = in.iterate(params);
   if (!items) {
     in.note_unknown("the parameters an optimizer updates", {}, false);
@@ -265,15 +265,21 @@ void add_params(Interp& in, OptimizerInfo& info, Value params) {
       Args ga{{v, in.str_value("params")}, {}, {}};
       bool handled = false;
       Value ps = call_builtin_method(in, v, "get", ga, handled);
-      add_params(in, info, ps);
+      add_params(in, info, ps, seen);
       continue;
     }
     if (auto* pair = in.seq(v); pair && pair->size() == 2 && in.tensor((*pair)[1])) v = (*pair)[1];
     TensorObj* t = in.tensor(v);
     if (!t) continue;
-    if (std::find(info.storages.begin(), info.storages.end(), t->storage) != info.storages.end()) continue;
-    info.storages.push_back(t->storage);
+    if (seen.insert(t->storage).second) info.storages.push_back(t->storage);
   }
+}
+
+/// The tensors `params` names, each once, added to what `info` updates.
+void add_params(Interp& in, OptimizerInfo& info, Value params) {
+  // A set, not a search of the list per tensor (quadratic in the parameters).
+  std::unordered_set<uint32_t> seen(info.storages.begin(), info.storages.end());
+  add_params(in, info, params, seen);
 }
 
 }  // namespace

@@ -244,6 +244,37 @@ def cases():
              lambda d: [write(d, "rec.py", recursive_helpers(500))], 0, args=ANALYZE),
         Case("1,000 modules in nn.Sequential, 2,000 classes",
              lambda d: [write(d, "mods.py", many_modules(1000, 2000))], 0, args=ANALYZE),
+        # Issue 20: models whose size the estimator's work followed
+        # quadratically (each child counted its siblings; an optimizer
+        # searched its parameter list per tensor; ModuleList lookups were
+        # linear): 100,000 cloned encoder layers took 204 s, 200,000
+        # ModuleList appends 34 s. The work budget now ends them.
+        Case("TransformerEncoder with num_layers=100000",
+             lambda d: [write(d, "enc.py", "import torch\nimport torch.nn as nn\n"
+                              "layer = nn.TransformerEncoderLayer(d_model=64, nhead=4)\n"
+                              "model = nn.TransformerEncoder(layer, num_layers=100000)\n"
+                              "opt = torch.optim.Adam(model.parameters())\n"
+                              "model(torch.randn(16, 8, 64)).sum().backward()\nopt.step()\n")],
+             0, args=ANALYZE, check=lambda r: None if b"budget" in r.out else "no budget reason"),
+        Case("ModuleList.append 200,000 times",
+             lambda d: [write(d, "ml.py", "import torch\nimport torch.nn as nn\n"
+                              "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                              "        self.layers = nn.ModuleList()\n        for i in range(200000):\n"
+                              "            self.layers.append(nn.Linear(4, 4))\n"
+                              "    def forward(self, x):\n        for l in self.layers:\n            x = l(x)\n"
+                              "        return x\nmodel = Net()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+                              "model(torch.randn(2, 4)).sum().backward()\nopt.step()\n")],
+             0, args=ANALYZE, check=lambda r: None if b"budget" in r.out else "no budget reason"),
+        Case("nn.Sequential of 300,000 layers",
+             lambda d: [write(d, "seq.py", "import torch\nimport torch.nn as nn\n"
+                              "model = nn.Sequential(*[nn.Linear(4, 4) for _ in range(300000)])\n"
+                              "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+                              "model(torch.randn(2, 4)).sum().backward()\nopt.step()\n")],
+             0, args=ANALYZE, check=lambda r: None if b"budget" in r.out else "no budget reason"),
+        Case("nn.Linear(2**40, 2**40): sizes past 64 bits",
+             lambda d: [write(d, "big.py", TRAIN_PRELUDE.replace("nn.Linear(10, 10)", "nn.Linear(2**40, 2**40)") +
+                              "model(torch.randn(8, 2**40)).sum().backward()\nopt.step()\n")],
+             0, args=ANALYZE, check=lambda r: None if b"overflow" in r.out else "no overflow reason"),
         # Issue 20: recursion that followed the input's size. 10^5 branching
         # statements between a definition and its use (SSA construction read
         # through one join per statement), and 10^5 `with` items or `for`
