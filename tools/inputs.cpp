@@ -132,8 +132,19 @@ bool is_venv(const fs::path& dir) {
   return fs::exists(dir / "pyvenv.cfg", ec);
 }
 
-void walk(const fs::path& dir, std::set<fs::path>& seen, std::vector<IgnoreRule> rules,
-          Inputs& out) {
+/// Whether `p` is `root` or inside it (both canonical).
+bool inside(const fs::path& p, const fs::path& root) {
+  auto r = root.begin(), q = p.begin();
+  for (; r != root.end(); ++r, ++q)
+    if (q == p.end() || *q != *r) return false;
+  return true;
+}
+
+/// Walks `dir`, a folder inside `root` (the canonical folder the command
+/// line named): a symlink to a folder outside it is not followed (a link to
+/// $HOME or / would pull in another tree), with a note.
+void walk(const fs::path& dir, const fs::path& root, std::set<fs::path>& seen,
+          std::vector<IgnoreRule> rules, Inputs& out) {
   std::error_code ec;
   fs::path canon = fs::canonical(dir, ec);
   if (ec || !seen.insert(canon).second) return;
@@ -150,8 +161,17 @@ void walk(const fs::path& dir, std::set<fs::path>& seen, std::vector<IgnoreRule>
     std::error_code e2;
     std::string name = e.path().filename().string();
     if (e.is_directory(e2)) {
-      if (!skipped_dir(name) && !is_venv(e.path()) && !ignored(rules, abs / name, true))
-        dirs.push_back(e.path());
+      if (skipped_dir(name) || is_venv(e.path()) || ignored(rules, abs / name, true)) continue;
+      if (e.is_symlink(e2)) {
+        const fs::path target = fs::canonical(e.path(), e2);
+        if (e2 || !inside(target, root)) {
+          out.notes.push_back({e.path().string(), "not followed: a symlink to a folder outside " +
+                                                      root.string() + " (" + target.string() +
+                                                      "); name it on the command line to analyze it"});
+          continue;
+        }
+      }
+      dirs.push_back(e.path());
     } else if (e.path().extension() == ".py" && e.is_regular_file(e2) &&
                !ignored(rules, abs / name, false)) {
       files.push_back(e.path());
@@ -160,7 +180,7 @@ void walk(const fs::path& dir, std::set<fs::path>& seen, std::vector<IgnoreRule>
   std::sort(files.begin(), files.end());
   std::sort(dirs.begin(), dirs.end());
   for (const fs::path& f : files) out.files.push_back(f.string());
-  for (const fs::path& d : dirs) walk(d, seen, rules, out);
+  for (const fs::path& d : dirs) walk(d, root, seen, rules, out);
 }
 
 }  // namespace
@@ -182,7 +202,8 @@ Inputs expand_inputs(const std::vector<std::string>& paths) {
     } else if (fs::is_directory(st)) {
       fs::path abs = fs::absolute(p, ec).lexically_normal();
       if (abs.filename().empty()) abs = abs.parent_path();
-      walk(p, seen, rules_above(abs, out.notes), out);
+      const fs::path root = fs::canonical(p, ec);
+      walk(p, ec ? fs::path(abs) : root, seen, rules_above(abs, out.notes), out);
     } else {
       out.files.push_back(p);
     }

@@ -905,6 +905,21 @@ class Inputs(unittest.TestCase):
             self.assertEqual(err.splitlines(), ["loop.py: error: Too many levels of symbolic links",
                                                 "missing.py: error: No such file or directory"])
 
+    def test_folder_symlinks_out_of_the_tree_are_not_followed(self):
+        with Tree({"tree/a.py": BUGGY, "tree/sub/b.py": BUGGY, "outside/c.py": BUGGY}) as t:
+            os.symlink(t.path("outside"), t.path("tree/out"))
+            os.symlink("sub", t.path("tree/alias"))  # inside: followed, files counted once
+            rc, out, err = run("--isolated", *SEL, "--format", "concise", "tree", cwd=t.dir)
+            self.assertEqual(rc, 1, err)
+            self.assertEqual(sorted({l.split(":")[0] for l in out.splitlines()}),
+                             ["tree/a.py", "tree/alias/b.py"])
+            self.assertEqual(err.splitlines(), [
+                "tree/out: note: not followed: a symlink to a folder outside %s (%s); "
+                "name it on the command line to analyze it" % (t.path("tree"), t.path("outside"))])
+            # named, it is the tree
+            rc, out, err = run("--isolated", *SEL, "--format", "concise", "tree/out", cwd=t.dir)
+            self.assertEqual({l.split(":")[0] for l in out.splitlines()}, {"tree/out/c.py"})
+
     def test_stdin_with_filename(self):
         rc, out, err = run("--isolated", *SEL, "--format", "concise", "--stdin-filename",
                            "pkg/train.py", "-", stdin=BUGGY)
