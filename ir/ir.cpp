@@ -93,6 +93,28 @@ FunctionId Module::find_function(std::string_view qualname) const {
   return FunctionId();
 }
 
+namespace {
+
+void compact(Function& fn) {
+  fn.params.shrink_to_fit();
+  fn.defaults.shrink_to_fit();
+  fn.decorators.shrink_to_fit();
+  fn.blocks.shrink_to_fit();
+  fn.insts.shrink_to_fit();
+  fn.values.shrink_to_fit();
+  fn.operand_pool.shrink_to_fit();
+  fn.vars.shrink_to_fit();
+  fn.calls.shrink_to_fit();
+  fn.kw_names.shrink_to_fit();
+  fn.withs.shrink_to_fit();
+  fn.pred_start.shrink_to_fit();
+  fn.pred_list.shrink_to_fit();
+  fn.bindings.shrink_to_fit();
+  fn.local_refs.shrink_to_fit();
+}
+
+}  // namespace
+
 Module build(const ast::Module& a, const SourceFile& src, DiagSink& diags, bool check) {
   Module m = lower(a, src, diags);
   // Values of a function held by its children and classes, rewritten when
@@ -118,6 +140,9 @@ Module build(const ast::Module& a, const SourceFile& src, DiagSink& diags, bool 
     build_cfg(m.functions[i]);
     to_ssa(m.functions[i], held[i], &ws);
   }
+  // Lowering grew every vector by doubling; a function's IR is final now,
+  // and a file of 300,000 small functions kept up to half of it as slack.
+  for (Function& fn : m.functions) compact(fn);
   if (!m.functions.empty()) m.top_bindings = compute_top_bindings(m.functions[0]);
   if (check)
     for (const Function& fn : m.functions) {

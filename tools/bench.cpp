@@ -6,6 +6,7 @@
 // profile names the stage before the function.
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -41,10 +42,23 @@ double since(Clock::time_point& t) {
 /// The whole pipeline on every input, each stage timed on its own (summed
 /// over files); prints one JSON object. The estimate runs for an H100 as
 /// `--target h100` does.
+/// The process's peak resident set so far (VmHWM), in MiB; 0 if unknown.
+double peak_rss_mib() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::atof(line.c_str() + 6) / 1024.0;
+  return 0;
+}
+
 int time_stages(const std::vector<Input>& inputs, size_t total_bytes) {
   enum { Load, Tokenize, Parse, Ir, Facts, Estimate, Rules, kStages };
   static const char* const kNames[kStages] = {"load", "tokenize", "parse", "ir", "facts", "estimate", "rules"};
   double t[kStages] = {};
+  // The peak RSS once each stage has run (the run's high-water mark: what a
+  // stage adds over the one before is what it holds at once).
+  double rss[kStages] = {};
+  auto mark = [&](int stage) { rss[stage] = std::max(rss[stage], peak_rss_mib()); };
   tpf::memory::EstimateOptions eo;
   eo.target = tpf::targets::lookup_target("h100").target;
   tpf::checks::RunOptions rules = tpf::checks::RunOptions::all();
@@ -73,24 +87,30 @@ int time_stages(const std::vector<Input>& inputs, size_t total_bytes) {
       continue;
     }
     t[Load] += since(c);
+    mark(Load);
     tpf::lexer::TokenStream toks = tpf::lexer::tokenize(src, diags);
     t[Tokenize] += since(c);
+    mark(Tokenize);
     tpf::ast::Module m = tpf::parser::parse(src, toks, diags);
     t[Parse] += since(c);
+    mark(Parse);
     if (diags.has_errors()) {
       ++failed;
       continue;
     }
     tpf::ir::Module ir = tpf::ir::build(m, src, diags, false);
     t[Ir] += since(c);
+    mark(Ir);
     tokens += toks.tokens.size();
     nodes += m.nodes.size();
     functions += ir.functions.size();
     for (const tpf::ir::Function& f : ir.functions) insts += f.insts.size();
     tpf::dataflow::FileFacts facts = tpf::dataflow::compute_facts(ir);
     t[Facts] += since(c);
+    mark(Facts);
     tpf::memory::Estimate est = tpf::memory::estimate(ir, eo);
     t[Estimate] += since(c);
+    mark(Estimate);
     tpf::checks::CheckContext ctx{src, m, ir, facts};
     ctx.estimate = &est;
     for (size_t r = 0; r < tpf::checks::kRuleCount; ++r) {
@@ -102,6 +122,7 @@ int time_stages(const std::vector<Input>& inputs, size_t total_bytes) {
       per_rule[r] += s;
       t[Rules] += s;
     }
+    mark(Rules);
     note_slowest(in);
   }
   double total = 0;
@@ -111,7 +132,9 @@ int time_stages(const std::vector<Input>& inputs, size_t total_bytes) {
               tpf::tools::allocator_name().c_str(), inputs.size(), total_bytes, failed, findings, tokens, nodes,
               functions, insts, total);
   for (int i = 0; i < kStages; ++i) std::printf(", \"%s\": %.6f", kNames[i], t[i]);
-  std::printf(", \"per_rule\": {");
+  std::printf(", \"peak_rss_mib\": {");
+  for (int i = 0; i < kStages; ++i) std::printf("%s\"%s\": %.1f", i ? ", " : "", kNames[i], rss[i]);
+  std::printf("}, \"per_rule\": {");
   for (size_t r = 0; r < per_rule.size(); ++r)
     std::printf("%s\"%.*s\": %.6f", r ? ", " : "", int(tpf::checks::all_rules()[r].code.size()),
                 tpf::checks::all_rules()[r].code.data(), per_rule[r]);
