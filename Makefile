@@ -82,7 +82,7 @@ install: build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= lexer parser grammar ir pipeline
+FUZZ_TARGETS ?= lexer parser grammar ir pipeline fix
 
 # The whole test suite and both corpora under AddressSanitizer + UBSan.
 test-sanitize: deps

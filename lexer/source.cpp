@@ -19,6 +19,7 @@
 
 #include "lexer/lexer.h"
 #include "lexer/scan.h"
+#include "lexer/utf8.h"
 
 namespace tpf {
 
@@ -270,18 +271,6 @@ std::string decode_failure(std::string_view codec, unsigned char byte, size_t at
   return "'" + std::string(codec) + "' codec can't decode byte " + buf + std::string(reason);
 }
 
-void append_utf8(std::string& out, char32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
 
 // A single-byte codec, byte by byte through its table.
 std::string decode_charmap(const PyCharmap& map, std::string_view in, std::string& out) {

@@ -15,30 +15,13 @@
 #include <emmintrin.h>
 #endif
 
+#include "lexer/utf8.h"
 #include "parser/literals.h"
 
 namespace tpf::parser {
 namespace {
 
-// Appends a code point as UTF-8; U+D800..U+DFFF get the same 3-byte form
-// (WTF-8), which is how a Python str holding a lone surrogate is kept.
-void append_utf8(std::string& out, uint32_t c) {
-  if (c < 0x80) {
-    out += static_cast<char>(c);
-  } else if (c < 0x800) {
-    out += static_cast<char>(0xC0 | (c >> 6));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else if (c < 0x10000) {
-    out += static_cast<char>(0xE0 | (c >> 12));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (c >> 18));
-    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  }
-}
+using lexer::append_utf8;
 
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <string_view>
 
+#include "lexer/utf8.h"
 #include "tools/report.h"
 
 namespace tpf::tools {
@@ -49,23 +50,7 @@ char32_t control_picture(char32_t cp) {
   return 0;
 }
 
-void append_utf8(std::string& out, char32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
+using lexer::append_utf8;
 
 /// Terminal cells one code point takes.
 int cell_width(char32_t cp) {

@@ -158,6 +158,13 @@ def recursive_helpers(n):
             "    opt.zero_grad()\n" % (n - 1))
 
 
+def budget_case(name, fname, body):
+    """A training script (torch and nn imported) that the estimator must end
+    within the CPU limit, with the work budget named as the reason."""
+    return Case(name, lambda d: [write(d, fname, "import torch\nimport torch.nn as nn\n" + body)],
+                0, args=ANALYZE, check=lambda r: None if b"budget" in r.out else "no budget reason")
+
+
 def many_modules(layers, classes):
     cls = "".join(f"class M{i}(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
                   f"        self.inner = M{i - 1}() if {i} else nn.Linear(8, 8)\n"
@@ -249,28 +256,22 @@ def cases():
         # searched its parameter list per tensor; ModuleList lookups were
         # linear): 100,000 cloned encoder layers took 204 s, 200,000
         # ModuleList appends 34 s. The work budget now ends them.
-        Case("TransformerEncoder with num_layers=100000",
-             lambda d: [write(d, "enc.py", "import torch\nimport torch.nn as nn\n"
-                              "layer = nn.TransformerEncoderLayer(d_model=64, nhead=4)\n"
-                              "model = nn.TransformerEncoder(layer, num_layers=100000)\n"
-                              "opt = torch.optim.Adam(model.parameters())\n"
-                              "model(torch.randn(16, 8, 64)).sum().backward()\nopt.step()\n")],
-             0, args=ANALYZE, check=lambda r: None if b"budget" in r.out else "no budget reason"),
-        Case("ModuleList.append 200,000 times",
-             lambda d: [write(d, "ml.py", "import torch\nimport torch.nn as nn\n"
-                              "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
-                              "        self.layers = nn.ModuleList()\n        for i in range(200000):\n"
-                              "            self.layers.append(nn.Linear(4, 4))\n"
-                              "    def forward(self, x):\n        for l in self.layers:\n            x = l(x)\n"
-                              "        return x\nmodel = Net()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
-                              "model(torch.randn(2, 4)).sum().backward()\nopt.step()\n")],
-             0, args=ANALYZE, check=lambda r: None if b"budget" in r.out else "no budget reason"),
-        Case("nn.Sequential of 300,000 layers",
-             lambda d: [write(d, "seq.py", "import torch\nimport torch.nn as nn\n"
-                              "model = nn.Sequential(*[nn.Linear(4, 4) for _ in range(300000)])\n"
-                              "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
-                              "model(torch.randn(2, 4)).sum().backward()\nopt.step()\n")],
-             0, args=ANALYZE, check=lambda r: None if b"budget" in r.out else "no budget reason"),
+        budget_case("TransformerEncoder with num_layers=100000", "enc.py",
+                    "layer = nn.TransformerEncoderLayer(d_model=64, nhead=4)\n"
+                    "model = nn.TransformerEncoder(layer, num_layers=100000)\n"
+                    "opt = torch.optim.Adam(model.parameters())\n"
+                    "model(torch.randn(16, 8, 64)).sum().backward()\nopt.step()\n"),
+        budget_case("ModuleList.append 200,000 times", "ml.py",
+                    "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                    "        self.layers = nn.ModuleList()\n        for i in range(200000):\n"
+                    "            self.layers.append(nn.Linear(4, 4))\n"
+                    "    def forward(self, x):\n        for l in self.layers:\n            x = l(x)\n"
+                    "        return x\nmodel = Net()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+                    "model(torch.randn(2, 4)).sum().backward()\nopt.step()\n"),
+        budget_case("nn.Sequential of 300,000 layers", "seq.py",
+                    "model = nn.Sequential(*[nn.Linear(4, 4) for _ in range(300000)])\n"
+                    "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+                    "model(torch.randn(2, 4)).sum().backward()\nopt.step()\n"),
         Case("nn.Linear(2**40, 2**40): sizes past 64 bits",
              lambda d: [write(d, "big.py", TRAIN_PRELUDE.replace("nn.Linear(10, 10)", "nn.Linear(2**40, 2**40)") +
                               "model(torch.randn(8, 2**40)).sum().backward()\nopt.step()\n")],
