@@ -7,6 +7,8 @@
 #include "dataflow/summaries.h"
 
 #include <algorithm>
+#include <string>
+#include <unordered_map>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/strong_components.hpp>
 
@@ -127,7 +129,9 @@ Summaries compute_summaries(const ir::Module& m, const ir::Resolution& res, cons
   s.fn.resize(n);
   s.calls.resize(n);
   if (project) s.foreign.resize(n);
-  std::vector<std::pair<std::string, uint32_t>> foreign_index;  // dotted path -> foreign_fns index (or UINT32_MAX)
+  // dotted path -> foreign_fns index (or UINT32_MAX); a map: a file calling
+  // 100,000 distinct names searched a list per call
+  std::unordered_map<std::string, uint32_t> foreign_index;
   using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
   Graph g(n);
   std::vector<uint32_t> own(n, 0);
@@ -149,8 +153,7 @@ Summaries compute_summaries(const ir::Module& m, const ir::Resolution& res, cons
       if (!local && project &&
           ((t.kind == ir::CallTarget::Kind::External && t.name.valid()) || !free_name.empty())) {
         const std::string& path = free_name.empty() ? m.names.str(t.name) : free_name;
-        auto it = std::find_if(foreign_index.begin(), foreign_index.end(),
-                               [&](const auto& p) { return p.first == path; });
+        auto it = foreign_index.find(path);
         uint32_t idx;
         if (it != foreign_index.end()) {
           idx = it->second;
@@ -158,7 +161,7 @@ Summaries compute_summaries(const ir::Module& m, const ir::Resolution& res, cons
           std::optional<ForeignFunction> ff = project->function(path);
           idx = ff ? static_cast<uint32_t>(s.foreign_fns.size()) : UINT32_MAX;
           if (ff) s.foreign_fns.push_back(std::move(*ff));
-          foreign_index.emplace_back(path, idx);
+          foreign_index.emplace(path, idx);
         }
         if (idx != UINT32_MAX) {
           s.foreign[fi].push_back(ForeignCallEdge{ir::InstId(i), idx});

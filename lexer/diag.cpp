@@ -25,6 +25,17 @@ void DiagSink::error(std::string code, Span span, std::string message) {
   report(std::move(d));
 }
 
+void DiagSink::withdraw(size_t index) {
+  if (index >= diags_.size()) return;
+  const Diagnostic& d = diags_[index];
+  if (d.severity == Severity::Error) {
+    const auto it = std::lower_bound(error_offsets_.begin(), error_offsets_.end(), d.span.begin);
+    if (it != error_offsets_.end() && *it == d.span.begin) error_offsets_.erase(it);
+    --errors_;
+  }
+  diags_.erase(diags_.begin() + static_cast<std::ptrdiff_t>(index));
+}
+
 void DiagSink::sort() {
   std::stable_sort(diags_.begin(), diags_.end(), [](const Diagnostic& a, const Diagnostic& b) {
     if (a.span.begin != b.span.begin) return a.span.begin < b.span.begin;

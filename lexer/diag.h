@@ -58,6 +58,9 @@ class DiagSink {
   const std::vector<Diagnostic>& diagnostics() const { return diags_; }
   /// Stable order: by offset, then code.
   void sort();
+  /// Withdraws diagnostic `index` (a tokenizer error that CPython reports
+  /// only when its parser reaches the end of the file).
+  void withdraw(size_t index);
 
  private:
   std::vector<Diagnostic> diags_;

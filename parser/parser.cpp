@@ -39,9 +39,10 @@ Parser::Parser(const SourceFile& src, const std::vector<Token>& toks, ast::Modul
   if (n_ == 0 || toks_[n_ - 1].kind != TokKind::EndOfFile)
     internal_error("token stream without EndOfFile");
   scratch_.reserve(256);
-  if (n_ >= 2 && toks_[n_ - 2].kind == TokKind::Error &&
-      !(toks_[n_ - 2].flags & lexer::kErrDeferred))
-    lexer_error_wins_ = true;
+  if (n_ >= 2 && toks_[n_ - 2].kind == TokKind::Error) {
+    if (!(toks_[n_ - 2].flags & lexer::kErrDeferred)) lexer_error_wins_ = true;
+    else deferred_lexer_error_ = diags_.diagnostics().size() - 1;  // the lexer's last word
+  }
 }
 
 bool Parser::at_name(std::string_view word, uint32_t ahead) const {
@@ -77,6 +78,14 @@ void Parser::fail(Span at, std::string msg) {
         at.begin = fstring_brace - bp.col + (ap.col - bp.col);
         at.end = at.begin;
       }
+    }
+    // An unclosed bracket (or a backslash) at the end of the file: CPython's
+    // generic "invalid syntax" at a token before it wins (`def f(:`); its
+    // second pass's own messages do not (`f(a b` is "'(' was never closed").
+    if (deferred_lexer_error_ != SIZE_MAX && msg == "invalid syntax" &&
+        at.begin < toks_[n_ - 2].begin) {
+      diags_.withdraw(deferred_lexer_error_);
+      deferred_lexer_error_ = SIZE_MAX;
     }
     diags_.error("SyntaxError", at, std::move(msg));
   }

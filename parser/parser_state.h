@@ -297,6 +297,9 @@ class Parser {
   // The lexer stopped at an error CPython raises even over an earlier
   // generic parser error (an Error token without kErrDeferred).
   bool lexer_error_wins_ = false;
+  // The diagnostic of a deferred Error token (an unclosed bracket at EOF),
+  // withdrawn when the parser fails before reaching it; SIZE_MAX: none.
+  size_t deferred_lexer_error_ = SIZE_MAX;
   // Token index where the latest speculation of this statement failed: PEG
   // reports "invalid syntax" at the furthest token any alternative reached.
   uint32_t furthest_ = 0;

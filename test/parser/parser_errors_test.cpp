@@ -115,3 +115,12 @@ TEST_CASE("parser: lexer errors are not doubled by the parser") {
   auto p = parse_snippet("x = (1,\n");
   CHECK(p.error.find("was never closed") != std::string::npos);
 }
+
+TEST_CASE("parser: an unclosed bracket at EOF yields to a generic error before it, as in CPython") {
+  // The parser fails at ':' before reaching the end: "invalid syntax" there.
+  CHECK(parse_snippet("def f(:\n    pass\n").error == "1:7: invalid syntax");
+  // Second-pass messages do not win over the tokenizer's (python3.11).
+  CHECK(parse_snippet("f(a b\n").error == "1:2: '(' was never closed");
+  CHECK(parse_snippet("foo(\n  x y\n").error == "1:4: '(' was never closed");
+  CHECK(parse_snippet("if (a:\n  b\n").error == "1:6: invalid syntax");
+}
