@@ -63,13 +63,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const tpf::Edit& e : fr.edits) {
     const std::string& s = e.text;
     for (size_t i = 0; i < s.size();) {
+      if (s[i] == '#') {  // a comment moved with its line
+        while (i < s.size() && s[i] != '\n' && s[i] != '\r') ++i;
+        continue;
+      }
       if (s[i] == '\'' || s[i] == '"') {  // skip a string literal
         const char q = s[i++];
         while (i < s.size() && s[i] != q) i += s[i] == '\\' ? 2 : 1;
         ++i;
         continue;
       }
-      if (!ident_start(s[i]) || (i > 0 && (ident_char(s[i - 1]) || s[i - 1] == '.'))) {
+      // After a '.' (in the edit, or in the source just before it) a name is an attribute.
+      const char before = i > 0 ? s[i - 1] : e.span.begin > 0 ? src.text[e.span.begin - 1] : ' ';
+      if (!ident_start(s[i]) || ident_char(before) || before == '.') {
         ++i;
         continue;
       }
