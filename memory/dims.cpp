@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <unordered_set>
 
 namespace tpf::memory {
 
@@ -149,41 +150,55 @@ DimId DimArena::min(DimId a, DimId b) {
   return make(DimOp::Min, a.v, b.v, 0, std::min(value(a), value(b)));
 }
 
-int64_t DimArena::eval(DimId d, std::span<const int64_t> sv) const {
-  std::unordered_map<uint32_t, int64_t> memo;
-  return eval_rec(d, sv, memo);
+// The nodes `d` reaches, in increasing id order: operands are made before
+// the nodes that use them, so that order evaluates each after its operands.
+// An explicit stack: a size built by 10^5 additions is 10^5 nodes deep.
+std::vector<uint32_t> DimArena::reachable(DimId d) const {
+  std::vector<uint32_t> out, stack{d.v};
+  std::unordered_set<uint32_t> seen{d.v};
+  while (!stack.empty()) {
+    const uint32_t v = stack.back();
+    stack.pop_back();
+    out.push_back(v);
+    const Node& n = nodes_[v];
+    if (n.op == DimOp::Const || n.op == DimOp::Sym) continue;
+    for (uint32_t c : {n.a, n.b})
+      if (seen.insert(c).second) stack.push_back(c);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
-int64_t DimArena::eval_rec(DimId d, std::span<const int64_t> sv,
-                           std::unordered_map<uint32_t, int64_t>& memo) const {
-  const Node& n = nodes_[d.v];
-  switch (n.op) {
-    case DimOp::Const: return n.k;
-    case DimOp::Sym: return n.a < sv.size() ? sv[n.a] : syms_[n.a].value;
-    default: break;
+int64_t DimArena::eval(DimId d, std::span<const int64_t> sv) const {
+  std::unordered_map<uint32_t, int64_t> val;
+  for (uint32_t v : reachable(d)) {
+    const Node& n = nodes_[v];
+    int64_t r = 0;
+    if (n.op == DimOp::Const) {
+      r = n.k;
+    } else if (n.op == DimOp::Sym) {
+      r = n.a < sv.size() ? sv[n.a] : syms_[n.a].value;
+    } else {
+      const int64_t x = val.at(n.a), y = val.at(n.b);
+      switch (n.op) {
+        case DimOp::Add: r = sat_add(x, y, overflowed_); break;
+        case DimOp::Mul: r = sat_mul(x, y, overflowed_); break;
+        case DimOp::FloorDiv: r = py_floordiv(x, y, overflowed_); break;
+        case DimOp::Mod: r = py_mod(x, y); break;
+        case DimOp::Max: r = std::max(x, y); break;
+        case DimOp::Min: r = std::min(x, y); break;
+        default: break;
+      }
+    }
+    val.emplace(v, r);
   }
-  auto it = memo.find(d.v);
-  if (it != memo.end()) return it->second;
-  int64_t x = eval_rec(DimId(n.a), sv, memo), y = eval_rec(DimId(n.b), sv, memo);
-  int64_t r = 0;
-  switch (n.op) {
-    case DimOp::Add: r = sat_add(x, y, overflowed_); break;
-    case DimOp::Mul: r = sat_mul(x, y, overflowed_); break;
-    case DimOp::FloorDiv: r = py_floordiv(x, y, overflowed_); break;
-    case DimOp::Mod: r = py_mod(x, y); break;
-    case DimOp::Max: r = std::max(x, y); break;
-    case DimOp::Min: r = std::min(x, y); break;
-    default: break;
-  }
-  memo.emplace(d.v, r);
-  return r;
+  return val.at(d.v);
 }
 
 bool DimArena::depends_on(DimId d, DimSym s) const {
-  const Node& n = nodes_[d.v];
-  if (n.op == DimOp::Const) return false;
-  if (n.op == DimOp::Sym) return n.a == s;
-  return depends_on(DimId(n.a), s) || depends_on(DimId(n.b), s);
+  for (uint32_t v : reachable(d))
+    if (nodes_[v].op == DimOp::Sym && nodes_[v].a == s) return true;
+  return false;
 }
 
 // Printing: the expression as a polynomial in its atoms (symbols, and
@@ -193,9 +208,13 @@ namespace {
 using Mono = std::vector<uint32_t>;  // atom node ids, sorted (repeats = powers)
 using Poly = std::map<Mono, int64_t>;
 constexpr size_t kMaxTerms = 64;  // beyond this, print the expression tree
+constexpr int kMaxPolyDepth = 4096;  // an LSTM over 70 steps sums to a few hundred levels
 }  // namespace
 
-bool DimArena::poly_rec(DimId d, Poly& out, std::unordered_map<uint32_t, Poly>& memo) const {
+bool DimArena::poly_rec(DimId d, Poly& out, std::unordered_map<uint32_t, Poly>& memo, int depth) const {
+  // Deeper than this, the expression prints as its value (and the recursion
+  // stays far from the stack's end: found by fuzz-pipeline).
+  if (depth > kMaxPolyDepth) return false;
   auto it = memo.find(d.v);
   if (it != memo.end()) {
     out = it->second;
@@ -207,14 +226,14 @@ bool DimArena::poly_rec(DimId d, Poly& out, std::unordered_map<uint32_t, Poly>& 
     case DimOp::Const: p[{}] = n.k; break;
     case DimOp::Add: {
       Poly a, b;
-      if (!poly_rec(DimId(n.a), a, memo) || !poly_rec(DimId(n.b), b, memo)) return false;
+      if (!poly_rec(DimId(n.a), a, memo, depth + 1) || !poly_rec(DimId(n.b), b, memo, depth + 1)) return false;
       p = a;
       for (auto& [m, c] : b) p[m] = sat_add(p[m], c, overflowed_);
       break;
     }
     case DimOp::Mul: {
       Poly a, b;
-      if (!poly_rec(DimId(n.a), a, memo) || !poly_rec(DimId(n.b), b, memo)) return false;
+      if (!poly_rec(DimId(n.a), a, memo, depth + 1) || !poly_rec(DimId(n.b), b, memo, depth + 1)) return false;
       if (a.size() * b.size() > kMaxTerms) return false;
       for (auto& [ma, ca] : a)
         for (auto& [mb, cb] : b) {
@@ -252,9 +271,16 @@ std::string DimArena::atom_str(uint32_t a) const {
 }
 
 std::string DimArena::str(DimId d) const {
+  // Atoms print their operands through str() again: bounded like poly_rec.
+  if (str_depth_ > 64) return "(" + std::to_string(value(d)) + ")";
+  struct Depth {
+    int& n;
+    explicit Depth(int& d) : n(++d) {}
+    ~Depth() { --n; }
+  } depth(str_depth_);
   Poly p;
   std::unordered_map<uint32_t, Poly> memo;
-  if (!poly_rec(d, p, memo)) return "(" + std::to_string(value(d)) + ")";
+  if (!poly_rec(d, p, memo, 0)) return "(" + std::to_string(value(d)) + ")";
   if (p.empty()) return "0";
   // Highest degree first, the constant last.
   std::vector<std::pair<Mono, int64_t>> terms(p.begin(), p.end());

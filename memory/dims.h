@@ -97,16 +97,17 @@ class DimArena {
     size_t operator()(const Key& k) const;
   };
   DimId make(DimOp op, uint32_t a, uint32_t b, int64_t k, int64_t value);
-  int64_t eval_rec(DimId d, std::span<const int64_t> sv,
-                   std::unordered_map<uint32_t, int64_t>& memo) const;
+  std::vector<uint32_t> reachable(DimId d) const;
   bool poly_rec(DimId d, std::map<std::vector<uint32_t>, int64_t>& out,
-                std::unordered_map<uint32_t, std::map<std::vector<uint32_t>, int64_t>>& memo) const;
+                std::unordered_map<uint32_t, std::map<std::vector<uint32_t>, int64_t>>& memo,
+                int depth) const;
   std::string atom_str(uint32_t node) const;
 
   std::vector<Node> nodes_;
   std::vector<Sym> syms_;
   std::unordered_map<Key, DimId, KeyHash> index_;
   mutable bool overflowed_ = false;  // eval and printing clamp too
+  mutable int str_depth_ = 0;        // str() within str() (atoms' operands)
 };
 
 /// Python floor division and modulo on int64 (rounding toward -inf);

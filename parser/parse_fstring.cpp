@@ -92,9 +92,11 @@ class FStringBuilder {
   }
 
  private:
+  // An Error node, never kNoNode: callers index the node they get back
+  // (`(f"" "\N"` read node UINT32_MAX in paren_atom; found by fuzz-fix).
   NodeId fail(Span at, std::string msg) {
     p_.fail(at, std::move(msg));
-    return ast::kNoNode;
+    return p_.error_node(at.begin);
   }
   void fail_at(uint32_t at, std::string msg) { p_.fail(Span{at, at + 1}, std::move(msg)); }
 

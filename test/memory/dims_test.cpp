@@ -96,3 +96,14 @@ TEST_CASE("dims: arithmetic past 64 bits clamps and is flagged, never wraps") {
   CHECK(e.eval(sq, huge) == INT64_MAX);
   CHECK(e.overflowed());
 }
+
+TEST_CASE("dims: 10^5-deep expressions evaluate, print and answer depends_on without recursion") {
+  DimArena a;
+  DimId b = a.symbol("B", 2);
+  DimId x = b;
+  for (int i = 0; i < 100000; ++i) x = a.floordiv(a.add(x, b), a.constant(1) == b ? b : a.add(b, 1));
+  CHECK(a.depends_on(x, a.find_symbol("B")));
+  const std::vector<int64_t> bind{3};
+  CHECK(a.eval(x, bind) == a.eval(x, bind));  // terminates, same answer twice
+  CHECK_FALSE(a.str(x).empty());              // printing falls back to the value when too deep
+}
