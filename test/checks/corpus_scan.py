@@ -28,7 +28,10 @@ def main():
             print(f"{tree}: tpf-analyze crashed (signal {-p.returncode})\n{p.stderr[-4000:]}")
             ok = False
             continue
-        bad_stderr = [l for l in p.stderr.splitlines() if l and "SyntaxError" not in l]
+        # Syntax errors and notes (a folder symlink out of the tree, not
+        # followed: Debian's torch/test -> /usr/lib/libtorch-test) are expected.
+        bad_stderr = [l for l in p.stderr.splitlines()
+                      if l and "SyntaxError" not in l and ": note: " not in l]
         if bad_stderr:
             print(f"{tree}: unexpected stderr:\n" + "\n".join(bad_stderr[:20]))
             ok = False
