@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "memory/interp.h"
+#include "memory/modules.h"
 #include "memory/tensor_util.h"
 
 namespace tpf::memory {
@@ -92,23 +93,6 @@ std::vector<DimId> kernel(Interp& in, Value v, size_t n) {
 bool flag(Interp& in, const Args& a, size_t i, std::string_view name, bool def) {
   auto v = a.get(in, i, name);
   return v ? in.truth(*v).value_or(def) : def;
-}
-
-/// Children of a container are named by position: "0", "1", ... after the
-/// modules and tensors it holds already.
-size_t child_count(Interp& in, Value self) {
-  size_t n = 0;
-  for (auto& [k, v] : in.o(self).attrs.items)
-    if (in.is_module(v) || in.tensor(v)) ++n;
-  return n;
-}
-
-void add_children(Interp& in, Value self, const std::vector<Value>& children) {
-  size_t n = child_count(in, self);  // once: counting per child was quadratic
-  for (Value c : children) {
-    in.charge(1);  // the work budget sees a container of 100,000 layers
-    in.o(self).attrs.set(in.intern(std::to_string(n++)), c);
-  }
 }
 
 /// The padding layers: sides as F.pad takes them (2 for 1-d, 4 for 2-d);
@@ -320,14 +304,14 @@ void init_layer(Interp& in, Value self, Layer L, Args& a) {
           if (auto s = in.as_str(items[k])) set(in, self, *s, items[k + 1]);
         return;
       }
-      add_children(in, self, a.pos);
+      append_children(in, self, a.pos);
       return;
     }
     case Layer::ModuleList:
     case Layer::ParameterList: {
       if (!a.pos.empty())
         if (auto items = in.iterate(a.pos[0]))
-          add_children(in, self, *items);
+          append_children(in, self, *items);
       return;
     }
     case Layer::ModuleDict:

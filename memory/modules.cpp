@@ -21,6 +21,31 @@ std::vector<std::pair<StrId, Value>> module_children(Interp& in, Value m) {
   return out;
 }
 
+size_t container_child_count(Interp& in, Value self) {
+  Obj& o = in.o(self);
+  if (o.child_memo_n != o.attrs.items.size() + 1) {
+    uint32_t c = 0;
+    for (auto& [k, v] : o.attrs.items) c += in.is_module(v) || in.tensor(v);
+    o.child_memo_n = static_cast<uint32_t>(o.attrs.items.size() + 1);
+    o.child_memo_count = c;
+  }
+  return o.child_memo_count;
+}
+
+void append_children(Interp& in, Value self, const std::vector<Value>& children) {
+  for (Value v : children) {
+    in.charge(1);  // the work budget sees a container of 100,000 layers
+    const size_t count = container_child_count(in, self);
+    const size_t before = in.o(self).attrs.items.size();
+    in.o(self).attrs.set(in.intern(std::to_string(count)), v);
+    Obj& o = in.o(self);
+    if (o.attrs.items.size() == before + 1 && (in.is_module(v) || in.tensor(v))) {
+      o.child_memo_n = static_cast<uint32_t>(o.attrs.items.size() + 1);
+      o.child_memo_count = static_cast<uint32_t>(count + 1);
+    }
+  }
+}
+
 void walk_modules(Interp& in, Value m, const std::string& prefix,
                   const std::function<void(Value, const std::string&)>& fn) {
   std::unordered_set<ObjId> seen;  // a set: a vector's search was quadratic in the modules
@@ -316,17 +341,7 @@ Value call_module_method(Interp& in, Value self, std::string_view n, Args& a, bo
     return Value::unknown();
   // ---- containers: Sequential, ModuleList, ModuleDict, ParameterList ----
   Obj& ob = in.o(self);
-  // How many children, remembered while the attributes do not change size.
-  auto child_count = [&]() -> size_t {
-    Obj& o = in.o(self);
-    if (o.child_memo_n != o.attrs.items.size() + 1) {
-      uint32_t c = 0;
-      for (auto& [k, v] : o.attrs.items) c += in.is_module(v) || in.tensor(v);
-      o.child_memo_n = static_cast<uint32_t>(o.attrs.items.size() + 1);
-      o.child_memo_count = c;
-    }
-    return o.child_memo_count;
-  };
+  auto child_count = [&] { return container_child_count(in, self); };
   if (n == "__len__") return in.int_value(static_cast<int64_t>(child_count()));
   if (n == "__getitem__") {
     // By position where every attribute is a child (a ModuleList): O(1).
@@ -342,16 +357,7 @@ Value call_module_method(Interp& in, Value self, std::string_view n, Args& a, bo
     if (n == "append") add = {arg(1)};
     else if (n == "insert") add = {arg(2)};
     else if (auto items = in.iterate(arg(1))) add = *items;
-    for (Value v : add) {
-      const size_t count = child_count();
-      const size_t before = in.o(self).attrs.items.size();
-      in.o(self).attrs.set(in.intern(std::to_string(count)), v);
-      Obj& o = in.o(self);
-      if (o.attrs.items.size() == before + 1 && (in.is_module(v) || in.tensor(v))) {
-        o.child_memo_n = static_cast<uint32_t>(o.attrs.items.size() + 1);
-        o.child_memo_count = static_cast<uint32_t>(count + 1);
-      }
-    }
+    append_children(in, self, add);
     return n == "insert" ? Value::none() : self;
   }
   std::vector<std::pair<StrId, Value>> kids;

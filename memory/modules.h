@@ -12,6 +12,13 @@
 
 namespace tpf::memory {
 
+/// A container's children: the modules and tensors among its attributes,
+/// counted once and remembered while the attributes keep their size.
+size_t container_child_count(Interp& in, Value self);
+/// Adds `children` to a container (Sequential, ModuleList, ParameterList)
+/// under positional names, "0", "1", ... after the children it holds, each
+/// charged to the work budget.
+void append_children(Interp& in, Value self, const std::vector<Value>& children);
 /// Direct submodules in registration order.
 std::vector<std::pair<StrId, Value>> module_children(Interp& in, Value m);
 /// Pre-order over the module tree (each module once), with dotted names.
