@@ -55,6 +55,7 @@ class DiagSink {
   void report(Diagnostic d);
   void error(std::string code, Span span, std::string message);
   bool has_errors() const { return errors_ > 0; }
+  uint32_t error_count() const { return errors_; }
   const std::vector<Diagnostic>& diagnostics() const { return diags_; }
   /// Stable order: by offset, then code.
   void sort();

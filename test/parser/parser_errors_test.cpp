@@ -7,6 +7,7 @@
 #include "test/parser/parser_test_util.h"
 
 using tpf::parser::test::parse_snippet;
+using tpf::parser::test::Parsed;
 
 namespace {
 
@@ -123,4 +124,36 @@ TEST_CASE("parser: an unclosed bracket at EOF yields to a generic error before i
   CHECK(parse_snippet("f(a b\n").error == "1:2: '(' was never closed");
   CHECK(parse_snippet("foo(\n  x y\n").error == "1:4: '(' was never closed");
   CHECK(parse_snippet("if (a:\n  b\n").error == "1:6: invalid syntax");
+}
+
+TEST_CASE("parser: the comma hint or an unclosed bracket, one error as in CPython 3.11") {
+  // CPython reads all of the expression after the missing comma, and the
+  // token after it: when that is the end of the file, the tokenizer's
+  // "never closed" is raised first. Otherwise the hint stands, unless the
+  // bracket was opened on a line above it. Measured with python3.11.
+  constexpr Case cases[] = {
+      {"x = (1 2 3\n", "1:6: invalid syntax. Perhaps you forgot a comma?"},
+      {"x = (1 2\n", "1:5: '(' was never closed"},
+      {"f(a b c\n", "1:3: invalid syntax. Perhaps you forgot a comma?"},
+      {"x = (1, 2 3\n", "1:5: '(' was never closed"},
+      {"x = (1 2+3 4\n", "1:6: invalid syntax. Perhaps you forgot a comma?"},
+      {"x = (1 2+3\n", "1:5: '(' was never closed"},
+      {"f(a b.c(\n", "1:8: '(' was never closed"},
+      {"f(a b.c(1) 2\n", "1:3: invalid syntax. Perhaps you forgot a comma?"},
+      {"f(a b if\n", "1:2: '(' was never closed"},
+      {"x = [1 2 if 3 else 4\n", "1:5: '[' was never closed"},
+      {"x = [1 lambda: 2\n", "1:5: '[' was never closed"},
+      {"x = (1 2 3\n\n", "1:6: invalid syntax. Perhaps you forgot a comma?"},
+      {"f(a b c)\ng(\n", "1:3: invalid syntax. Perhaps you forgot a comma?"},
+      {"x = (\n1 2 3\n", "1:5: '(' was never closed"},
+      {"x = [\n  f(a b c)\n", "1:5: '[' was never closed"},
+      {"x = (1 2 3\ny = [\n", "1:6: invalid syntax. Perhaps you forgot a comma?"},
+      {"{a b c\n", "1:2: invalid syntax. Perhaps you forgot a comma?"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.code);
+    Parsed p = parse_snippet(c.code);
+    CHECK(p.error == c.error);
+    CHECK(p.errors == 1);
+  }
 }

@@ -14,6 +14,7 @@ namespace tpf::parser::test {
 struct Parsed {
   nlohmann::json tree;  // null when there was a syntax error
   std::string error;    // "line:col: message" of the first diagnostic (col 1-based, as printed)
+  size_t errors = 0;    // how many errors were reported (CPython raises one)
 };
 
 /// `version` defaults to 3.11, the grammar most of these tests pin down.
@@ -35,6 +36,7 @@ inline Parsed parse_snippet(std::string_view code, PyVersion version = PyVersion
     const Diagnostic& d = diags.diagnostics().front();
     LineCol lc = src.pos(d.span.begin);
     r.error = std::to_string(lc.line) + ":" + std::to_string(lc.col + 1) + ": " + d.message;
+    r.errors = diags.error_count();
     return r;
   }
   std::string out;
