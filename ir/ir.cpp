@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "ir/cfg.h"
+#include "ir/lower_state.h"
 
 namespace tpf::ir {
 
@@ -116,33 +117,39 @@ void compact(Function& fn) {
 }  // namespace
 
 Module build(const ast::Module& a, const SourceFile& src, DiagSink& diags, bool check) {
-  Module m = lower(a, src, diags);
-  // Values of a function held by its children and classes, rewritten when
-  // that function goes to SSA (the vectors they live in do not move: to_ssa
-  // of one function touches only that function).
-  std::vector<std::vector<ValueId*>> held(m.functions.size());
-  for (Function& fn : m.functions) {
-    if (!fn.parent.valid()) continue;
-    auto& h = held[fn.parent.v];
-    for (ValueId& v : fn.defaults) h.push_back(&v);
-    for (ValueId& v : fn.decorators) h.push_back(&v);
-    h.push_back(&fn.value);
-  }
-  for (Class& c : m.classes) {
-    auto& h = held[c.defined_in.v];
-    for (ValueId& v : c.bases) h.push_back(&v);
-    for (ValueId& v : c.keyword_values) h.push_back(&v);
-    for (ValueId& v : c.decorators) h.push_back(&v);
-    h.push_back(&c.value);
-  }
+  // Each function goes to SSA as soon as it is lowered: its children exist
+  // then, and the values of it they hold (defaults, decorators, bases, the
+  // function or class object) are rewritten with it. Lowering the whole
+  // file first kept every function's pre-SSA IR alive at once: on a file of
+  // 300,000 small functions that was the peak.
+  Lowerer lowerer(a, src, diags);
   SsaWorkspace ws;
-  for (size_t i = 0; i < m.functions.size(); ++i) {
-    build_cfg(m.functions[i]);
-    to_ssa(m.functions[i], held[i], &ws);
-  }
-  // Lowering grew every vector by doubling; a function's IR is final now,
-  // and a file of 300,000 small functions kept up to half of it as slack.
-  for (Function& fn : m.functions) compact(fn);
+  std::vector<ValueId*> held;
+  lowerer.on_lowered = [&](FunctionId id, size_t first_function, size_t first_class) {
+    Module& m = lowerer.m;
+    held.clear();
+    for (size_t i = first_function; i < m.functions.size(); ++i) {
+      Function& child = m.functions[i];
+      if (child.parent != id) continue;
+      for (ValueId& v : child.defaults) held.push_back(&v);
+      for (ValueId& v : child.decorators) held.push_back(&v);
+      held.push_back(&child.value);
+    }
+    for (size_t i = first_class; i < m.classes.size(); ++i) {
+      Class& c = m.classes[i];
+      if (c.defined_in != id) continue;
+      for (ValueId& v : c.bases) held.push_back(&v);
+      for (ValueId& v : c.keyword_values) held.push_back(&v);
+      for (ValueId& v : c.decorators) held.push_back(&v);
+      held.push_back(&c.value);
+    }
+    Function& fn = m.functions[id.v];
+    build_cfg(fn);
+    to_ssa(fn, held, &ws);
+    // Lowering grew the vectors by doubling; the function's IR is final now.
+    compact(fn);
+  };
+  Module m = lowerer.run();
   if (!m.functions.empty()) m.top_bindings = compute_top_bindings(m.functions[0]);
   if (check)
     for (const Function& fn : m.functions) {

@@ -103,17 +103,20 @@ Module Lowerer::run() {
                  n.kind == NodeKind::Lambda || n.kind == NodeKind::ClassDef;
     classes += n.kind == NodeKind::ClassDef;
   }
+  own_bytes_of_scopes(functions);
   m.functions.reserve(functions);
   m.classes.reserve(classes);
   new_function(a.root, FunctionKind::Module, FunctionId(), sym_module, ClassId());
-  {
-    FnLowerer fl(*this, FunctionId(0));
-    fl.lower_body_of(a.root);
-  }
-  for (size_t i = 0; i < pending_.size(); ++i) {
-    FnLowerer fl(*this, pending_[i]);
-    fl.lower_body_of(m.functions[pending_[i].v].node);
-  }
+  auto lower_one = [&](FunctionId id) {
+    size_t first_function = m.functions.size(), first_class = m.classes.size();
+    {
+      FnLowerer fl(*this, id);
+      fl.lower_body_of(m.functions[id.v].node);
+    }
+    if (on_lowered) on_lowered(id, first_function, first_class);
+  };
+  lower_one(FunctionId(0));
+  for (size_t i = 0; i < pending_.size(); ++i) lower_one(pending_[i]);
   std::sort(stored_globally_.begin(), stored_globally_.end());
   stored_globally_.erase(std::unique(stored_globally_.begin(), stored_globally_.end()),
                          stored_globally_.end());
@@ -121,6 +124,47 @@ Module Lowerer::run() {
   for (Class& c : m.classes) c.index_methods();
   (void)diags_;  // lowering reports nothing: what it does not model becomes Undef
   return std::move(m);
+}
+
+void Lowerer::own_bytes_of_scopes(size_t count) {
+  // Scopes by start, the outer first; a stack of the ones still open. Each
+  // scope's text leaves its directly enclosing one's.
+  struct Open {
+    uint32_t node, begin, end;
+  };
+  std::vector<Open> scopes_by_start;
+  scopes_by_start.reserve(count);
+  for (uint32_t i = 0; i < a.nodes.size(); ++i) {
+    const ast::Node& n = a.nodes[i];
+    if (n.kind == NodeKind::FunctionDef || n.kind == NodeKind::AsyncFunctionDef ||
+        n.kind == NodeKind::Lambda || n.kind == NodeKind::ClassDef || i == a.root.v)
+      scopes_by_start.push_back(Open{i, n.span.begin, n.span.end});
+  }
+  std::sort(scopes_by_start.begin(), scopes_by_start.end(), [](const Open& x, const Open& y) {
+    return x.begin != y.begin ? x.begin < y.begin : x.end > y.end;
+  });
+  own_bytes_.clear();
+  own_bytes_.reserve(scopes_by_start.size());
+  for (const Open& o : scopes_by_start) own_bytes_.push_back({o.node, o.end - o.begin});
+  std::sort(own_bytes_.begin(), own_bytes_.end());
+  auto own = [&](uint32_t node) -> uint32_t& {
+    return std::lower_bound(own_bytes_.begin(), own_bytes_.end(), std::pair{node, 0u})->second;
+  };
+  std::vector<Open> open;
+  for (const Open& o : scopes_by_start) {
+    while (!open.empty() && open.back().end <= o.begin) open.pop_back();
+    if (!open.empty()) {
+      uint32_t& parent = own(open.back().node);
+      parent -= std::min(parent, o.end - o.begin);
+    }
+    open.push_back(o);
+  }
+}
+
+size_t Lowerer::own_bytes(NodeId node) const {
+  auto it = std::lower_bound(own_bytes_.begin(), own_bytes_.end(), std::pair{node.v, 0u});
+  if (it != own_bytes_.end() && it->first == node.v) return it->second;
+  return a[node].span.end - a[node].span.begin;
 }
 
 Module lower(const ast::Module& a, const SourceFile& src, DiagSink& diags) {
@@ -223,10 +267,12 @@ void FnLowerer::lower_body_of(NodeId node) {
   }
   Function& fn = f();
   fn.vars.reserve(sc.locals.size() + 8);
-  // Sizes from the source length (about one instruction per 8 bytes of
-  // Python, one block per 80), so the vectors rarely regrow. Nested
-  // functions' text counts too; the overestimate is small.
-  size_t bytes = a[node].span.end - a[node].span.begin;
+  // Sizes from the scope's own source length (about one instruction per 8
+  // bytes of Python, one block per 80), so the vectors rarely regrow. Nested
+  // defs, lambdas and classes are not counted: with them, a 16 MB file's
+  // top level reserved 64 MB of instructions it never wrote, and each class
+  // body as much as its methods.
+  size_t bytes = L.own_bytes(node);
   fn.insts.reserve(bytes / 8 + 8);
   fn.values.reserve(bytes / 10 + 8);
   fn.blocks.reserve(bytes / 80 + 4);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -218,14 +219,24 @@ class Lowerer {
   ClassId new_class(ast::NodeId node, FunctionId defined_in, Symbol name);
   NameKind resolve_enclosing(FunctionId from, Symbol s) const;
   void note_global_store(Symbol s) { stored_globally_.push_back(s); }
+  /// The bytes of a scope's text (module, def, lambda, class) outside the
+  /// scopes nested in it: what its own instructions come from.
+  size_t own_bytes(ast::NodeId scope) const;
 
   const ast::Module& a;
   Module m;
   std::vector<Scope> scopes;  // by FunctionId
+  /// Called once a function's body is lowered, with the first ids of the
+  /// functions and classes its lowering created (its children: theirs come
+  /// later). The function's own IR is complete then; `build` takes it to SSA
+  /// at once, so that only one function at a time is in pre-SSA form.
+  std::function<void(FunctionId, size_t first_function, size_t first_class)> on_lowered;
   Symbol sym_module, sym_lambda, sym_locals, sym_self;
 
  private:
   std::vector<FunctionId> pending_;
+  std::vector<std::pair<uint32_t, uint32_t>> own_bytes_;  // (scope node, own bytes), by node
+  void own_bytes_of_scopes(size_t count);
   std::vector<Symbol> stored_globally_;
   // The stacks of the FnLowerer at work (one at a time; each function's
   // lowering pops all it pushes): kept here so that their capacity carries

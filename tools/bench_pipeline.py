@@ -16,7 +16,9 @@ child's peak RSS (os.wait4). Rows:
   tpf-analyze -j2    all rules on two threads (scaling)
 Then the scaling checks: one synthetic file at 1x, 10x, 100x its size, one
 function with 1k / 10k / 100k statements, and a 1,000-line training script
-end to end (process start included).
+end to end (process start included); and memory per file: the peak RSS of
+one large file of real code (the trees' files concatenated, 16 MB) and of
+300,000 small functions, over the file's size, beside ast.parse's.
 
 A benchmark, not a test: it prints numbers and the targets beside them and
 never fails on speed (the exit status is non-zero only if a tool crashes).
@@ -257,6 +259,50 @@ def bench_scaling(tpf, repeat, quick):
           f"process start alone (--version): {1000 * start:.1f} ms")
 
 
+def concatenated(trees, limit):
+    """The trees' files that CPython parses, concatenated up to `limit` bytes:
+    one large file of real code."""
+    out, total = [], 0
+    for p in parseable(trees)[0]:
+        try:
+            with open(p, encoding="utf-8") as f:
+                t = f.read()
+        except UnicodeDecodeError:
+            continue
+        t += "" if t.endswith("\n") else "\n"
+        out.append(t)
+        total += len(t)
+        if total > limit:
+            break
+    return "".join(out)
+
+
+def bench_memory(tpf, trees, quick):
+    """Peak RSS per file byte (issue 20: a small multiple of the file), beside
+    CPython's ast.parse of the same file, which holds only the tree."""
+    print("\nmemory per file: peak RSS of one large file (rules + --target h100) / its size")
+    print(f"{'file':34}{'MB':>7}{'tpf RSS':>10}{'x file':>8}{'ast.parse RSS':>15}{'x file':>8}")
+    mb = 4_000_000 if quick else 16_000_000
+    files = [("real code, concatenated", concatenated(trees, mb) if trees else ""),
+             ("300,000 small functions" if not quick else "50,000 small functions",
+              "".join(f"def f{i}(a, b=2, *c, **d):\n    return [a + b * {i} for _ in c if d]\n"
+                      for i in range(300_000 if not quick else 50_000)))]
+    py = baseline_python()[0]
+    for name, text in files:
+        if not text:
+            continue
+        _, _, rss = run_file(tpf, text, 1, ("--target", "h100"))
+        with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+            f.write(text)
+            path = f.name
+        try:
+            _, _, py_rss = best([py, "-c", f"import ast; ast.parse(open({path!r}).read())"], 1)
+        finally:
+            os.unlink(path)
+        size = len(text.encode()) / 2**20
+        print(f"{name:34}{size:7.1f}{rss:9.0f}M{rss / size:7.1f}x{py_rss:14.0f}M{py_rss / size:7.1f}x")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tpf", default="build/tools/tpf-analyze")
@@ -269,6 +315,7 @@ def main():
     for t in a.trees:
         bench_tree(tpf, t, repeat)
     bench_scaling(tpf, repeat, a.quick)
+    bench_memory(tpf, a.trees, a.quick)
     return 0
 
 
