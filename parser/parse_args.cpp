@@ -8,6 +8,8 @@ using ast::NodeKind;
 using ast::Op;
 namespace slot = ast::slot;
 
+bool starts_expression(TokKind k);
+
 namespace {
 // Tags a scratch entry as a keyword (the rest are positional arguments).
 constexpr uint32_t kKeywordTag = 1u << 31;
@@ -84,6 +86,13 @@ NodeId Parser::call_arguments(ast::ListId& args, ast::ListId& keywords, bool for
           keywords = 0;
           return g;
         }
+        // CPython's invalid_arguments: a first generator argument needs a ','
+        // after it for this message (`f(x for x in y z)` is "invalid syntax"
+        // at `z`); one after other arguments always gets it.
+        if (!failed() && scratch_count(mk) == 0 && !at(TokKind::Comma)) fail_syntax();
+        // `a=expression b=for_if_clauses ',' [args | expression for_if_clauses]`
+        // reads what follows the comma.
+        if (scratch_count(mk) == 0) lookahead_ = Lookahead::Arguments;
         if (!failed()) fail(Span{start, prev_end()}, "Generator expression must be parenthesized");
         break;
       }
@@ -96,12 +105,18 @@ NodeId Parser::call_arguments(ast::ListId& args, ast::ListId& keywords, bool for
         break;
       }
       // 3.11 reports these at the token after the argument.
-      if (seen_double_star) {
-        fail_here("positional argument follows keyword argument unpacking");
+      // `a=args ',' args` reads the arguments that follow, and 3.11 blames
+      // the token after the last of them (`f(a=1, b, c)`: the ')').
+      if ((seen_double_star || seen_keyword) && starts_expression(kind())) {
+        fail_after_expr(e, start);  // `f(a=1, b c)`: the comma hint comes first
         break;
       }
-      if (seen_keyword) {
-        fail_here("positional argument follows keyword argument");
+      if (seen_double_star || seen_keyword) {
+        const Token& after = tok_at(cpython_lookahead(Lookahead::Arguments));
+        lookahead_ = Lookahead::Arguments;
+        fail(Span{after.begin, after.end},
+             seen_double_star ? "positional argument follows keyword argument unpacking"
+                              : "positional argument follows keyword argument");
         break;
       }
       push(e);

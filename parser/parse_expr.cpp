@@ -153,41 +153,32 @@ bool starts_expression(TokKind k) {
 // Called where a ',' or a closing bracket was expected after the
 // expression `prev` (which started at `prev_start`): CPython's
 // invalid_expression and invalid_legacy_expression hints, else "invalid syntax".
+uint32_t Parser::expression_lookahead(uint32_t& end) {
+  Checkpoint cp = save();
+  uint32_t outer_furthest = furthest_;
+  furthest_ = 0;
+  begin_speculation();
+  expression();
+  uint32_t seen = failed() ? furthest_ : pos();
+  end = failed() ? 0 : tok_at(pos() - 1).end;
+  end_speculation();
+  restore(cp);
+  furthest_ = outer_furthest;
+  return seen;
+}
+
 void Parser::fail_after_expr(NodeId prev, uint32_t prev_start) {
   if (failed()) return;
   Span where;
   std::string msg;
   if (after_expr_hint(prev, prev_start, where, msg)) {
     if (msg == "invalid syntax. Perhaps you forgot a comma?" && !speculating()) {
-      // The comma hint spans `a b` and CPython reads all of `b` first (and
-      // the token after it). When that reaches the end of a file with an
-      // open bracket, fetching the end raises "'(' was never closed" before
-      // the hint: `x = (1 2` and `f(a b if` say so, `x = (1 2 3` hints.
-      Checkpoint cp = save();
-      uint32_t outer_furthest = furthest_;
-      furthest_ = 0;
-      begin_speculation();
-      expression();
-      uint32_t seen = failed() ? furthest_ : pos();
-      uint32_t end = failed() ? 0 : tok_at(pos() - 1).end;
-      end_speculation();
-      restore(cp);
-      furthest_ = outer_furthest;
-      if (deferred_lexer_error_ != SIZE_MAX) {
-        // Otherwise CPython re-tokenizes to the end, and the unclosed bracket
-        // still wins when it was opened on a line above the hint's
-        // (`x = (\n1 2 3`), as for any parser error.
-        uint32_t bracket = diags_.diagnostics()[deferred_lexer_error_].span.begin;
-        if (seen + 2 >= n_ || src_.pos(where.begin).line > src_.pos(bracket).line) {
-          failed_ = true;  // the lexer's error stands alone
-          pos_ = n_ - 1;
-          return;
-        }
-        diags_.withdraw(deferred_lexer_error_);
-        deferred_lexer_error_ = SIZE_MAX;
-      }
+      // CPython's range spans `a b`, all of `b`.
+      uint32_t end = 0;
+      expression_lookahead(end);
       if (end > where.end) where.end = end;
     }
+    lookahead_ = Lookahead::Expression;  // after the speculation, which resets it
     return fail(where, std::move(msg));
   }
   fail_syntax();

@@ -16,6 +16,8 @@ using ast::NodeKind;
 using ast::Op;
 namespace slot = ast::slot;
 
+bool starts_expression(TokKind k);
+
 namespace {
 
 // CPython builds Python objects from the AST with a recursion limit of
@@ -58,8 +60,41 @@ void Parser::expect(TokKind k, std::string_view msg) {
     fail_here(std::string(msg));
 }
 
+uint32_t Parser::cpython_lookahead(Lookahead how) {
+  if (how == Lookahead::Here || bracket_level == 0) return pos_;
+  uint32_t here = pos_, seen = pos_;
+  if (how == Lookahead::Arguments && kind() == TokKind::Comma) seen = ++pos_;
+  // The expression here and, for arguments, every one after it.
+  while (pos_ + 2 < n_ && starts_expression(kind()) && kind() != TokKind::Error) {
+    uint32_t end = 0;
+    seen = expression_lookahead(end);
+    if (end == 0 || how == Lookahead::Expression) break;
+    while (pos_ < n_ - 1 && tok().end <= end) ++pos_;  // past it
+    if (kind() != TokKind::Comma) break;
+    seen = ++pos_;
+  }
+  pos_ = here;
+  return seen;
+}
+
 void Parser::fail(Span at, std::string msg) {
-  if (failed_) return;
+  if (failed_) {
+    lookahead_ = Lookahead::Here;
+    return;
+  }
+  // Decided before failing: the look ahead parses speculatively.
+  bool lexer_wins = false;
+  if (deferred_lexer_error_ != SIZE_MAX && !speculating_ && msg != "invalid syntax") {
+    // A second-pass message. CPython raises the tokenizer's "never closed"
+    // the moment the parser fetches the end of the file, so that wins when
+    // the parser has looked that far (`x = (1 2`, `f(a, x for x in y`);
+    // otherwise the message stands, unless the bracket was opened on a line
+    // above it (the tokenizer's check after a parser error: `x = (\n1 2 3`).
+    uint32_t bracket = diags_.diagnostics()[deferred_lexer_error_].span.begin;
+    lexer_wins = cpython_lookahead(lookahead_) + 2 >= n_ ||
+                 src_.pos(at.begin).line > src_.pos(bracket).line;
+  }
+  lookahead_ = Lookahead::Here;
   failed_ = true;
   if (speculating_ && pos_ > furthest_) furthest_ = pos_;
   // CPython re-tokenizes the rest of the file after a generic syntax error
@@ -84,6 +119,13 @@ void Parser::fail(Span at, std::string msg) {
     // second pass's own messages do not (`f(a b` is "'(' was never closed").
     if (deferred_lexer_error_ != SIZE_MAX && msg == "invalid syntax" &&
         at.begin < toks_[n_ - 2].begin) {
+      diags_.withdraw(deferred_lexer_error_);
+      deferred_lexer_error_ = SIZE_MAX;
+    } else if (deferred_lexer_error_ != SIZE_MAX && msg != "invalid syntax") {
+      if (lexer_wins) {
+        pos_ = n_ - 1;  // the lexer's error stands alone
+        return;
+      }
       diags_.withdraw(deferred_lexer_error_);
       deferred_lexer_error_ = SIZE_MAX;
     }

@@ -190,6 +190,19 @@ class Parser {
   NodeId call_arguments(ast::ListId& args, ast::ListId& keywords, bool for_class);
   /// Error after a complete expression where ',' or a closer was expected.
   void fail_after_expr(NodeId prev, uint32_t prev_start);
+  /// Speculatively parses an expression here: returns the furthest token
+  /// it looked at (the one after it when it parses), `end` its end offset
+  /// (0 when it does not parse). Nothing of it stays.
+  uint32_t expression_lookahead(uint32_t& end);
+  /// How far CPython's parser has read when it raises the next message
+  /// (fail() resets it to Here): the token here; the expression here and
+  /// the token after it (invalid_expression's `a b`); or past a comma, every
+  /// argument that follows (invalid_arguments' `args ',' args`). Reading
+  /// the end of a file inside a bracket raises "never closed" first.
+  enum class Lookahead { Here, Expression, Arguments };
+  Lookahead lookahead_ = Lookahead::Here;
+  /// The furthest token CPython has fetched, per `how`.
+  uint32_t cpython_lookahead(Lookahead how);
   /// CPython's invalid_expression hint after `prev` at the cursor
   /// ("Perhaps you forgot a comma?", "Missing parentheses in call to
   /// 'print'"): true with its span and message, false when it has none.
