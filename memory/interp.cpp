@@ -163,6 +163,40 @@ static bool unknown_branch(const ir::Function& f, ir::BlockId b, ir::BlockId pre
   return false;
 }
 
+bool Interp::forward_loop_steady(const Frame& fr, ir::BlockId header, const ir::Inst& term,
+                                 ObjId iter) {
+  const Obj& io = heap[iter];
+  if (!grad_enabled || backward_seen || fr.tried_block != kNone32 || !module_path.empty() ||
+      !(io.flags & kRangeIter) || (io.index != 1 && io.index != 2) || io.items.size() <= 8)
+    return false;
+  Unit& un = unit(fr.module);
+  if (!is_statement_loop(un, term)) return false;
+  const uint64_t key = uint64_t{fr.module} << 48 | uint64_t{fr.fn.v} << 24 | header.v;
+  auto [memo, fresh] = loop_has_backward.try_emplace(key, false);
+  if (fresh) {
+    // The statement's text calls `.backward(...)` (a conditional one, a
+    // step every k passes): the loop runs until it does.
+    const ir::Function& f = un.ir->fn(fr.fn);
+    for (const ir::Inst& in : f.insts)
+      if (in.op == ir::Op::GetAttr && in.span.begin >= term.span.begin &&
+          in.span.end <= term.span.end && un.ir->names.str(in.aux) == "backward") {
+        memo->second = true;
+        break;
+      }
+  }
+  if (memo->second) return false;
+  uint64_t modules = 0;
+  for (const Obj& ob : heap) modules += (ob.flags & kIsModule) != 0;
+  uint64_t live = prune_dead_graphs();
+  if (io.index == 1) {
+    forward_loop_bytes[iter] = {live, modules};
+    return false;
+  }
+  auto first = forward_loop_bytes.find(iter);
+  return first != forward_loop_bytes.end() && first->second.first > 0 && live <= first->second.first &&
+         modules == first->second.second;
+}
+
 Value Interp::run(uint16_t u, ir::FunctionId fid, std::vector<Value> args,
                   std::shared_ptr<Frame> parent, ObjId self_class) {
   if (depth >= kMaxDepth) return Value::unknown();
@@ -251,7 +285,8 @@ Value Interp::run(uint16_t u, ir::FunctionId fid, std::vector<Value> args,
           // Statement loops only: a comprehension's items are a value.
           const bool eval_loop = !grad_enabled && (io.flags & kRangeIter) && io.index >= 2 &&
                                  io.items.size() > 8 && is_statement_loop(un, term);
-          if (io.index < io.items.size() && !eval_loop) {
+          const bool steady = !eval_loop && forward_loop_steady(*fr, b, term, it.a);
+          if (io.index < io.items.size() && !eval_loop && !steady) {
             io.attrs.set(intern("__current__"), io.items[io.index]);
             ++io.index;
             more = true;

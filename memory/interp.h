@@ -584,6 +584,25 @@ struct Interp {
   uint32_t loader_line = 0;
   /// Records one `.backward()` on `loss`: closes the phase, frees its graph.
   void backward(Value loss);
+  /// Drops the saved tensors of every graph that no tensor the program can
+  /// still reach belongs to (`keep`'s graph stays): Python freed it when
+  /// the last such tensor died, as a loop's `logits = model(x)` rebinds
+  /// the name each pass. Returns the activation bytes still saved in the
+  /// graphs no backward has freed.
+  uint64_t prune_dead_graphs(int32_t keep = -1);
+  /// A script-level `for` loop over a range with gradients on and no
+  /// backward in it (a warm-up, an evaluation without no_grad), at the
+  /// header after pass `iter` ran once or twice: true when the second pass
+  /// left no more saved activations alive than the first (each pass frees
+  /// the last one's graph) and built no module, so the rest would repeat
+  /// it and the loop is left. One that keeps more (`total = total + loss`,
+  /// a list of outputs) runs on: its graphs pile up as they would on the GPU.
+  bool forward_loop_steady(const Frame& fr, ir::BlockId header, const ir::Inst& term, ObjId iter);
+  /// Such a loop's live saved bytes and module count after its first pass.
+  std::unordered_map<ObjId, std::pair<uint64_t, uint64_t>> forward_loop_bytes;
+  /// Loop statement (unit << 48 | function << 24 | header block) -> whether
+  /// its text calls `.backward(...)`.
+  std::unordered_map<uint64_t, bool> loop_has_backward;
   void save_segment(const SavedRecord& r);
   uint32_t peak_phase = 0;  ///< the phase whose backward sees the most live activations
 };

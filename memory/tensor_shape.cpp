@@ -74,18 +74,22 @@ bool Interp::needs_grad(std::initializer_list<Value> inputs) {
 void Interp::link(Value out, std::span<const Value> inputs) {
   TensorObj* t = tensor(out);
   if (!t) return;
-  t->requires_grad = needs_grad(inputs);
-  t->leaf = !t->requires_grad;
-  t->graph = -1;
-  if (!t->requires_grad) return;
+  // An in-place op (`out += identity`, relu_) links a tensor to itself:
+  // its graph so far is one of the inputs', so it is read before the reset.
+  bool grad = needs_grad(inputs);
   int32_t g = -1;
-  for (Value v : inputs) {
-    TensorObj* x = tensor(v);
-    if (!x || x->graph < 0) continue;
-    int32_t r = find_graph(x->graph);
-    if (g < 0) g = r;
-    else if (r != g) graph_parent[static_cast<size_t>(r)] = g;
-  }
+  if (grad)
+    for (Value v : inputs) {
+      TensorObj* x = tensor(v);
+      if (!x || x->graph < 0) continue;
+      int32_t r = find_graph(x->graph);
+      if (g < 0) g = r;
+      else if (r != g) graph_parent[static_cast<size_t>(r)] = g;
+    }
+  t->requires_grad = grad;
+  t->leaf = !grad;
+  t->graph = -1;
+  if (!grad) return;
   if (g < 0) {
     g = static_cast<int32_t>(graph_parent.size());
     graph_parent.push_back(g);

@@ -28,6 +28,62 @@ namespace {
 
 void Interp::save_segment(const SavedRecord& r) { segment_saved[r.segment].push_back(r); }
 
+uint64_t Interp::prune_dead_graphs(int32_t keep) {
+  // What the program can reach: every value slot of every frame alive (on
+  // the stack, a unit's top level, a closure's), `global` writes, the
+  // models and optimizers, and what their containers, attributes and
+  // closures hold. A slot is overwritten only when its instruction runs
+  // again, so the slots hold every binding a name has now, and at most the
+  // previous pass of a loop besides: never less than Python keeps.
+  std::vector<uint8_t> seen(heap.size());
+  std::unordered_set<const Frame*> frames;
+  std::vector<ObjId> work;
+  std::unordered_set<int32_t> live;
+  auto value = [&](const Value& v) {
+    if (v.kind == VKind::Obj && v.a < heap.size() && !seen[v.a]) seen[v.a] = 1, work.push_back(v.a);
+  };
+  auto frame = [&](const Frame* f) {
+    for (; f && frames.insert(f).second; f = f->parent.get())
+      for (const Value& v : f->vals) value(v);
+  };
+  for (const Frame* f : stack) frame(f);
+  for (const auto& u : units) {
+    frame(u->top.get());
+    for (const auto& [s, v] : u->globals_set) value(v);
+  }
+  frame(last_class_frame.get());
+  for (ObjId r : roots) value(Value::obj(r));
+  for (ObjId r : optimizers) value(Value::obj(r));
+  while (!work.empty()) {
+    Obj& ob = heap[work.back()];
+    work.pop_back();
+    for (const Value& v : ob.items) value(v);
+    for (const auto& [k, v] : ob.attrs.items) value(v);
+    if (ob.cls != kNone32) value(Value::obj(ob.cls));
+    if (ob.t) {
+      if (ob.t->graph >= 0) live.insert(find_graph(ob.t->graph));
+      if (ob.t->grad != kNone32) value(Value::obj(ob.t->grad));
+    }
+    frame(ob.closure.get());
+  }
+  if (keep >= 0) live.insert(find_graph(keep));
+  auto is_released = [&](int32_t g) {
+    return std::find(released.begin(), released.end(), g) != released.end();
+  };
+  // A freed graph's records stay: they are the phase its backward closed.
+  std::erase_if(saved, [&](const SavedRecord& r) {
+    int32_t g = find_graph(r.graph);
+    return !live.count(g) && !is_released(g);
+  });
+  std::unordered_set<uint32_t> counted;
+  uint64_t bytes = 0;
+  for (const SavedRecord& r : saved)
+    if (storages[r.storage].role == Role::Activation && !is_released(find_graph(r.graph)) &&
+        counted.insert(r.storage).second)
+      bytes += static_cast<uint64_t>(dims.value(storage_bytes(r.storage)));
+  return bytes;
+}
+
 void Interp::backward(Value loss) {
   TensorObj* t = tensor(loss);
   if (!t || !t->requires_grad) return;
@@ -37,6 +93,7 @@ void Interp::backward(Value loss) {
     for (Frame* f : stack)
       if (f->backward_block == kNone32) f->backward_block = f->cur_block;
   }
+  prune_dead_graphs(t->graph);
   Phase ph;
   ph.line = user_line();
   std::unordered_set<uint32_t> seen_live, seen_own;

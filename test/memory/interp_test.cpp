@@ -1585,3 +1585,64 @@ for step in range(10):
   CHECK(e.phases.size() == 1);
   CHECK(e.config.unknowns.empty());
 }
+
+TEST_CASE("interp: a forward-only loop frees each pass's graph; one that keeps its outputs piles them up") {
+  // Forwards with gradients on and no backward before the training loop:
+  // a warm-up, an evaluation without no_grad. Python frees a pass's graph
+  // when the next pass rebinds its names, so the training step's peak is
+  // what it was without them, not 1000 graphs (the estimate had read
+  // 1000x before the prune).
+  auto with = [&](std::string_view before) {
+    std::string code(kMlp);
+    code.insert(code.find("for step in range(1000):"), before);
+    return est(code);
+  };
+  memory::Estimate plain = est(kMlp);
+  REQUIRE(plain.phases.size() == 1);
+  const uint64_t a = plain.phases[0].live_bytes;
+  CHECK(a == plain.phases[0].activation_bytes);
+  // In a function: its frame is gone, and so are all its graphs.
+  memory::Estimate fn = with(R"(
+def warmup(model, n):
+    for _ in range(n):
+        out = model(torch.randn(BATCH_SIZE, 100, device="cuda"))
+warmup(model, 1000)
+)");
+  REQUIRE(fn.phases.size() == 1);
+  CHECK(fn.phases[0].live_bytes == a);
+  CHECK(fn.phases[0].activation_bytes == a);
+  // At the top level the last pass's values are still in their slots (the
+  // estimate never keeps less than Python): one pass more, never 1000.
+  memory::Estimate top = with(R"(
+for _ in range(1000):
+    out = model(torch.randn(BATCH_SIZE, 100, device="cuda"))
+)");
+  REQUIRE(top.phases.size() == 1);
+  const uint64_t pass = top.phases[0].live_bytes - a;
+  // fc1 saves its input, relu its output (fc2's input, the same storage).
+  CHECK(pass == 32 * 100 * 4 + 32 * 200 * 4);
+  // A sum of outputs that keeps their graphs: every pass is alive.
+  memory::Estimate total = with(R"(
+total = 0
+for _ in range(20):
+    total = total + model(torch.randn(BATCH_SIZE, 100, device="cuda")).sum()
+)");
+  REQUIRE(total.phases.size() == 1);
+  // (sum and + save nothing: their backward needs only the shapes.)
+  CHECK(total.phases[0].live_bytes == a + 20 * pass);
+  // A loop whose backward waits for a condition runs until it does.
+  memory::Estimate later = est(R"(
+import torch
+import torch.nn as nn
+
+model = nn.Sequential(nn.Linear(100, 200), nn.ReLU(), nn.Linear(200, 10)).cuda()
+opt = torch.optim.Adam(model.parameters())
+for step in range(1000):
+    loss = model(torch.randn(32, 100, device="cuda")).pow(2).mean()
+    if step >= 5:
+        loss.backward()
+        opt.step()
+)");
+  REQUIRE(later.phases.size() == 1);
+  CHECK(later.phases[0].line == 10);
+}
