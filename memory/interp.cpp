@@ -185,6 +185,9 @@ bool Interp::forward_loop_steady(const Frame& fr, ir::BlockId header, const ir::
       }
   }
   if (memo->second) return false;
+  // The walk below visits at most the heap and the saved records: charged,
+  // so nested loops of such forwards stay inside the run's budget.
+  charge(heap.size() + saved.size());
   uint64_t modules = 0;
   for (const Obj& ob : heap) modules += (ob.flags & kIsModule) != 0;
   uint64_t live = prune_dead_graphs();
