@@ -30,20 +30,21 @@ const GradProvenance& FileFacts::grad() const {
 
 const ir::DomTree& FileFacts::dom(const ir::Module& m, ir::FunctionId f) const {
   if (dom_.size() < m.functions.size()) dom_.resize(m.functions.size());
-  if (!dom_[f.v]) dom_[f.v] = ir::compute_dominators(m.fn(f));
+  if (!dom_[f.v]) dom_[f.v] = std::make_unique<const ir::DomTree>(ir::compute_dominators(m.fn(f)));
   return *dom_[f.v];
 }
 
 const ir::DomTree& FileFacts::postdom(const ir::Module& m, ir::FunctionId f) const {
   if (postdom_.size() < m.functions.size()) postdom_.resize(m.functions.size());
-  if (!postdom_[f.v]) postdom_[f.v] = ir::compute_post_dominators(m.fn(f));
+  if (!postdom_[f.v]) postdom_[f.v] = std::make_unique<const ir::DomTree>(ir::compute_post_dominators(m.fn(f)));
   return *postdom_[f.v];
 }
 
 const ir::LoopInfo& FileFacts::loops(const ir::Module& m, ir::FunctionId f) const {
   if (loops_.size() < m.functions.size()) loops_.resize(m.functions.size());
   if (!loops_[f.v])
-    loops_[f.v] = ir::may_have_loops(m.fn(f)) ? ir::compute_loops(m.fn(f), dom(m, f)) : ir::no_loops(m.fn(f));
+    loops_[f.v] = std::make_unique<const ir::LoopInfo>(
+        ir::may_have_loops(m.fn(f)) ? ir::compute_loops(m.fn(f), dom(m, f)) : ir::no_loops(m.fn(f)));
   return *loops_[f.v];
 }
 
