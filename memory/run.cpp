@@ -89,6 +89,10 @@ void synthesized_step(Interp& in) {
   if (mo.cls != kNone32 && in.class_lookup(mo.cls, in.intern("checkpoint_units")))
     a.kw.emplace_back(in.intern("labels"), x);
   if (in.cfg.autocast) in.autocast.push_back(in.cfg.autocast);
+  // The synthesized step stands for the one the script would take: the
+  // graphs its own forwards left (the pass of a loop whose backward could
+  // not be followed) are that step's forward, not a second one beside it.
+  in.saved.clear();
   Value out = module_call(in, model, a);
   Value loss;
   if (in.tensor(out)) {

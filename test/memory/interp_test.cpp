@@ -1646,3 +1646,36 @@ for step in range(1000):
   REQUIRE(later.phases.size() == 1);
   CHECK(later.phases[0].line == 10);
 }
+
+TEST_CASE("interp: a synthesized step is one step, not beside the forward the script's loop left") {
+  // The loss comes from a function the interpreter does not know, so the
+  // loop's backward cannot be followed: its pass ran the forward, then a
+  // step is synthesized on the model. The script's forward and the
+  // synthesized one are the same step; before, both graphs were counted.
+  constexpr std::string_view kNoLoop = R"(
+import torch
+import torch.nn as nn
+
+model = nn.Sequential(nn.Linear(100, 200), nn.ReLU(), nn.Linear(200, 10)).cuda()
+opt = torch.optim.Adam(model.parameters())
+)";
+  std::string with_loop(kNoLoop);
+  with_loop += R"(
+from fancy_losses import focal
+for step in range(1000):
+    out = model(torch.randn(32, 100, device="cuda"))
+    loss = focal(out)
+    loss.backward()
+    opt.step()
+)";
+  memory::EstimateOptions o;
+  o.batch_size = 32;
+  memory::Estimate alone = est(kNoLoop, o);
+  memory::Estimate after = est(with_loop, o);
+  REQUIRE(alone.phases.size() == 1);
+  REQUIRE(after.phases.size() == 1);
+  // relu's output (fc2's input); fc1's input is the synthesized batch,
+  // resident anyway and not an activation.
+  CHECK(alone.phases[0].live_bytes == 32 * 200 * 4);
+  CHECK(after.phases[0].live_bytes == alone.phases[0].live_bytes);
+}
