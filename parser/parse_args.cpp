@@ -8,8 +8,6 @@ using ast::NodeKind;
 using ast::Op;
 namespace slot = ast::slot;
 
-bool starts_expression(TokKind k);
-
 namespace {
 // Tags a scratch entry as a keyword (the rest are positional arguments).
 constexpr uint32_t kKeywordTag = 1u << 31;

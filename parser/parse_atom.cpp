@@ -9,7 +9,6 @@ using ast::NodeKind;
 using ast::Op;
 namespace slot = ast::slot;
 
-bool starts_expression(TokKind k);
 NodeId Parser::keyword_constant(ast::Constant::Kind k) {
   NodeId n = node_span(NodeKind::Constant, Span{tok().begin, tok().end});
   ast::Constant c;

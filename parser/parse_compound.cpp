@@ -11,8 +11,6 @@ using ast::NodeKind;
 using ast::Op;
 namespace slot = ast::slot;
 
-bool starts_expression(TokKind k);
-
 // block: NEWLINE INDENT statements DEDENT | simple_stmts
 ast::ListId Parser::block(std::string_view what, uint32_t keyword_begin) {
   uint32_t mk = mark();

@@ -122,8 +122,6 @@ bool has_class(TokKind k, uint8_t c) { return (kOperandClass[static_cast<uint8_t
 
 }  // namespace
 
-/// Tokens that can begin an expression (used for optional values, trailing
-/// commas and the "forgot a comma" hint).
 bool starts_expression(TokKind k) {
   switch (k) {
     case TokKind::Name:
@@ -150,9 +148,6 @@ bool starts_expression(TokKind k) {
   }
 }
 
-// Called where a ',' or a closing bracket was expected after the
-// expression `prev` (which started at `prev_start`): CPython's
-// invalid_expression and invalid_legacy_expression hints, else "invalid syntax".
 uint32_t Parser::expression_lookahead(uint32_t& end) {
   Checkpoint cp = save();
   uint32_t outer_furthest = furthest_;
@@ -167,6 +162,9 @@ uint32_t Parser::expression_lookahead(uint32_t& end) {
   return seen;
 }
 
+// Called where a ',' or a closing bracket was expected after the
+// expression `prev` (which started at `prev_start`): CPython's
+// invalid_expression and invalid_legacy_expression hints, else "invalid syntax".
 void Parser::fail_after_expr(NodeId prev, uint32_t prev_start) {
   if (failed()) return;
   Span where;

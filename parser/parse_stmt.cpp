@@ -11,8 +11,6 @@ using ast::NodeKind;
 using ast::Op;
 namespace slot = ast::slot;
 
-bool starts_expression(TokKind k);
-
 // file: [statements] ENDMARKER
 void Parser::parse_file() {
   uint32_t mk = mark();

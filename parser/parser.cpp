@@ -16,8 +16,6 @@ using ast::NodeKind;
 using ast::Op;
 namespace slot = ast::slot;
 
-bool starts_expression(TokKind k);
-
 namespace {
 
 // CPython builds Python objects from the AST with a recursion limit of

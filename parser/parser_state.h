@@ -39,6 +39,10 @@ struct Parsed {
   uint32_t start = 0;
 };
 
+/// Tokens that can begin an expression (used for optional values, trailing
+/// commas, the "forgot a comma" hint and CPython's look ahead); parse_expr.cpp.
+bool starts_expression(TokKind k);
+
 /// Why a target is being converted (CPython's TARGETS_TYPE + augassign).
 enum class TargetUse : uint8_t { Assign, For, Del, Aug, With, Comp };
 
