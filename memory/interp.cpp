@@ -190,7 +190,8 @@ bool Interp::forward_loop_steady(const Frame& fr, ir::BlockId header, const ir::
   charge(heap.size() + saved.size());
   uint64_t modules = 0;
   for (const Obj& ob : heap) modules += (ob.flags & kIsModule) != 0;
-  uint64_t live = prune_dead_graphs();
+  prune_dead_graphs();
+  uint64_t live = unreleased_activation_bytes();
   if (io.index == 1) {
     forward_loop_bytes[iter] = {live, modules};
     return false;

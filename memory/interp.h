@@ -587,9 +587,12 @@ struct Interp {
   /// Drops the saved tensors of every graph that no tensor the program can
   /// still reach belongs to (`keep`'s graph stays): Python freed it when
   /// the last such tensor died, as a loop's `logits = model(x)` rebinds
-  /// the name each pass. Returns the activation bytes still saved in the
-  /// graphs no backward has freed.
-  uint64_t prune_dead_graphs(int32_t keep = -1);
+  /// the name each pass.
+  void prune_dead_graphs(int32_t keep = -1);
+  /// The activation bytes still saved in the graphs no backward has freed.
+  uint64_t unreleased_activation_bytes();
+  /// Whether a backward freed graph component `g` (a find_graph root).
+  bool graph_released(int32_t g) const;
   /// A script-level `for` loop over a range with gradients on and no
   /// backward in it (a warm-up, an evaluation without no_grad), at the
   /// header after pass `iter` ran once or twice: true when the second pass

@@ -28,7 +28,7 @@ namespace {
 
 void Interp::save_segment(const SavedRecord& r) { segment_saved[r.segment].push_back(r); }
 
-uint64_t Interp::prune_dead_graphs(int32_t keep) {
+void Interp::prune_dead_graphs(int32_t keep) {
   // What the program can reach: every value slot of every frame alive (on
   // the stack, a unit's top level, a closure's), `global` writes, the
   // models and optimizers, and what their containers, attributes and
@@ -67,21 +67,25 @@ uint64_t Interp::prune_dead_graphs(int32_t keep) {
     frame(ob.closure.get());
   }
   if (keep >= 0) live.insert(find_graph(keep));
-  auto is_released = [&](int32_t g) {
-    return std::find(released.begin(), released.end(), g) != released.end();
-  };
   // A freed graph's records stay: they are the phase its backward closed.
   std::erase_if(saved, [&](const SavedRecord& r) {
     int32_t g = find_graph(r.graph);
-    return !live.count(g) && !is_released(g);
+    return !live.count(g) && !graph_released(g);
   });
+}
+
+uint64_t Interp::unreleased_activation_bytes() {
   std::unordered_set<uint32_t> counted;
   uint64_t bytes = 0;
   for (const SavedRecord& r : saved)
-    if (storages[r.storage].role == Role::Activation && !is_released(find_graph(r.graph)) &&
+    if (storages[r.storage].role == Role::Activation && !graph_released(find_graph(r.graph)) &&
         counted.insert(r.storage).second)
       bytes += static_cast<uint64_t>(dims.value(storage_bytes(r.storage)));
   return bytes;
+}
+
+bool Interp::graph_released(int32_t g) const {
+  return std::find(released.begin(), released.end(), g) != released.end();
 }
 
 void Interp::backward(Value loss) {
@@ -99,12 +103,9 @@ void Interp::backward(Value loss) {
   std::unordered_set<uint32_t> seen_live, seen_own;
   DimId live = dims.constant(0), own = dims.constant(0);
   std::vector<std::pair<StrId, DimId>> mods;
-  auto is_released = [&](int32_t g) {
-    return std::find(released.begin(), released.end(), g) != released.end();
-  };
   for (const SavedRecord& r : saved) {
     int32_t g = find_graph(r.graph);
-    if (is_released(g)) continue;
+    if (graph_released(g)) continue;
     const Storage& st = storages[r.storage];
     DimId bytes = storage_bytes(r.storage);
     uint64_t b = static_cast<uint64_t>(dims.value(bytes));
