@@ -21,7 +21,9 @@
 //   gradient accumulation does: the condition is not evaluated); zero_grad
 //   in a helper the loop calls; gradient accumulation across an inner loop
 //   with step and zero_grad in the outer one; DeepSpeed-style engines whose
-//   `engine.backward(loss)` / `engine.step()` clear gradients themselves;
+//   `engine.backward(loss)` / `engine.step()` clear gradients themselves
+//   (also through a helper the engine object is handed to: every step the
+//   helper takes is on an Engine object, dataflow/objects.h);
 //   `torch.autograd.grad` (it does not accumulate); L-BFGS closures; an
 //   optimizer built in the iteration over tensors made in the iteration
 //   (`SGD([x.detach().clone()])`: new leaves every step, whose gradients
@@ -68,7 +70,9 @@ Not flagged
   - zero_grad inside a helper the loop calls
   - accumulation over an inner loop with step and zero_grad in the outer loop
   - engines that clear gradients in their own step (DeepSpeed
-    `engine.backward(loss)` + `engine.step()`)
+    `engine.backward(loss)` + `engine.step()`), also when the engine that
+    deepspeed.initialize returned is handed to a training helper or stored
+    on an object (`train(loader, model_engine)`, `model.network.step()`)
   - `torch.autograd.grad(...)`, which returns gradients instead of accumulating
   - an optimizer built in the iteration over tensors made in the iteration
     (`SGD([x.detach().clone()])`, latent optimization in a sampling loop):
@@ -103,7 +107,38 @@ class Rule {
     if (m.find("zero_grad") != std::string_view::npos || m.find("clear_grad") != std::string_view::npos)
       return true;
     if (touches_grad(ctx_, f_, call_receiver(f_, in))) return true;
-    return is_engine_call(i);
+    if (is_engine_call(i)) return true;
+    // A helper handed a DeepSpeed engine (`train(loader, model_engine)`)
+    // steps through it: the engine clears the gradients.
+    if (calls_file_function(ctx_, fid_, i) && (call_effects(ctx_, fid_, i) & dataflow::kOptimizerStep)) {
+      ir::FunctionId g = ctx_.facts.summaries.callee(fid_, i);
+      if (g.valid() && g != fid_ && steps_engine(g, 0)) return true;
+    }
+    return false;
+  }
+
+  /// Every step function g takes (directly or through the file's helpers)
+  /// is a DeepSpeed engine's (`model.network.step()` on the engine
+  /// deepspeed.initialize returned), by the objects its receivers denote.
+  bool steps_engine(ir::FunctionId g, int depth) const {
+    if (depth > 3) return false;
+    const ir::Function& gf = ctx_.ir.fn(g);
+    const dataflow::Objects& objs = ctx_.facts.objects();
+    bool any = false;
+    for (uint32_t j = 0; j < gf.insts.size(); ++j) {
+      const ir::Inst& x = gf.insts[j];
+      if (x.op != ir::Op::Call) continue;
+      ir::InstId id(j);
+      if (torch_call(ctx_, g, id) == TorchCall::OptimizerStep) {
+        if (!objs.may_be(g, call_receiver(gf, x), dataflow::ObjKind::Engine)) return false;
+        any = true;
+      } else if (calls_file_function(ctx_, g, id) && (call_effects(ctx_, g, id) & dataflow::kOptimizerStep)) {
+        ir::FunctionId h = ctx_.facts.summaries.callee(g, id);
+        if (!h.valid() || h == g || !steps_engine(h, depth + 1)) return false;
+        any = true;
+      }
+    }
+    return any;
   }
 
   bool is_step(ir::InstId i) const {
@@ -225,11 +260,12 @@ class Rule {
   }
 
   bool is_engine_call(ir::InstId i) const {
-    if (engines_.empty()) return false;
     const ir::Inst& in = f_.inst(i);
     std::string_view m = call_method(ctx_, f_, in);
     if (m != "backward" && m != "step") return false;
-    return engines_.count(access_key(ctx_, fid_, call_receiver(f_, in))) != 0;
+    ir::ValueId r = call_receiver(f_, in);
+    if (ctx_.facts.objects().may_be(fid_, r, dataflow::ObjKind::Engine)) return true;
+    return !engines_.empty() && engines_.count(access_key(ctx_, fid_, r)) != 0;
   }
 
   /// The optimizer expression a step call names: `opt` in `opt.step()`,

@@ -29,7 +29,10 @@
 //   training loop on purpose (linear probing of a frozen backbone keeps its
 //   batch-norm statistics fixed, as MoCo's linear evaluation does): no
 //   loop runs both, and the function sets the mode itself on every path to
-//   the step.
+//   the step. Which object is trained is asked of dataflow/objects.h (the
+//   models an optimizer's parameters come from, through wrappers, helpers
+//   and fields); where the objects are not known, of the names this
+//   function runs a forward of with gradients on.
 #include <algorithm>
 
 #include "checks/facts.h"
@@ -75,8 +78,14 @@ Fix
 Not flagged
   - `model.train()` anywhere in the loop, also under a condition
   - validation helpers that call `model.train()` before returning
-  - `eval()` on an object that is not the trained model (batch-norm layers
-    frozen in a loop over `model.modules()`, a teacher or EMA model)
+  - `eval()` on an object that is not the trained model: no optimizer steps
+    its parameters (a teacher, a frozen feature extractor, a reward or
+    reference model, also one a setup helper loads and returns in eval
+    mode), or it is frozen (`requires_grad_(False)`); batch-norm layers
+    frozen in a loop over `model.modules()`
+  - `model.eval()` outside any loop with the step, after which the model is
+    not evaluated before it trains (eval mode chosen for the training,
+    as layer-wise distillation does)
   - `model.eval()` after the last training step
   - a training helper that sets the mode itself (`model.eval()` or
     `model.train()` before each of its steps)
@@ -113,7 +122,7 @@ class Rule {
       // evaluated, so stay quiet.
       uint32_t l = common_loop(ctx_, fid_, e, s);
       if (l != UINT32_MAX && loop_restores(l)) continue;
-      if (l == UINT32_MAX && deliberate_eval_training(e, s)) continue;
+      if (l == UINT32_MAX && (deliberate_eval_training(e, s) || trains_after_eval(e, s))) continue;
       report(e, s, out);
     }
   }
@@ -189,20 +198,85 @@ class Rule {
     if (k == TorchCall::Eval ||
         (k == TorchCall::Train &&
          dataflow::bool_arg(ctx_.ir, ctx_.facts.res, fid_, in, 0, "mode") == dataflow::BoolArg::False)) {
-      return trains(access_key(ctx_, fid_, call_receiver(f_, in)));
+      return trained_value(call_receiver(f_, in));
     }
     if (!calls_file_function(ctx_, fid_, i)) return false;
     uint32_t may = call_effects(ctx_, fid_, i);
     uint32_t must = call_effects_must(ctx_, fid_, i);
     if (!(must & dataflow::kEval) || (may & (dataflow::kTrain | dataflow::kOptimizerStep)))
       return false;
-    // The helper must be handed the trained model (`evaluate(model)`), not
-    // another one (`evaluate(ema_model)`).
+    // The helper must eval the trained model (`evaluate(model)`), not
+    // another one (`evaluate(ema_model)`, a teacher set up by `setup()`).
+    ir::FunctionId g = ctx_.facts.summaries.callee(fid_, i);
+    if (g.valid()) {
+      Known k = evals_trained(g, 0);
+      if (k != Known::Unknown) return k == Known::Yes;
+    }
     auto ops = f_.operands(in);
     for (size_t a = 1; a < ops.size(); ++a)
-      if (trains(access_key(ctx_, fid_, ops[a]))) return true;
+      if (trained_value(ops[a])) return true;
     ir::CallTarget t = ctx_.facts.res.call_target(fid_, i);
-    return t.bound && trains(access_key(ctx_, fid_, t.receiver));
+    return t.bound && trained_value(t.receiver);
+  }
+
+  enum class Known : uint8_t { No, Yes, Unknown };
+
+  /// Whether the models function g (and the helpers it calls that eval)
+  /// puts in eval mode are trained, by the objects they denote.
+  Known evals_trained(ir::FunctionId g, int depth) const {
+    if (depth > 3) return Known::Unknown;
+    const ir::Function& gf = ctx_.ir.fn(g);
+    bool any = false;
+    for (uint32_t j = 0; j < gf.insts.size(); ++j) {
+      const ir::Inst& x = gf.insts[j];
+      if (x.op != ir::Op::Call) continue;
+      ir::InstId id(j);
+      TorchCall k = torch_call(ctx_, g, id);
+      Known r = Known::No;
+      if (k == TorchCall::Eval) {
+        r = object_trained(g, call_receiver(gf, x));
+      } else if (calls_file_function(ctx_, g, id) && (call_effects(ctx_, g, id) & dataflow::kEval)) {
+        ir::FunctionId h = ctx_.facts.summaries.callee(g, id);
+        r = h.valid() && h != g ? evals_trained(h, depth + 1) : Known::Unknown;
+      } else {
+        continue;
+      }
+      if (r != Known::No) return r;
+      any = true;
+    }
+    return any ? Known::No : Known::Unknown;
+  }
+
+  /// Whether the models value v of function g may denote are trained;
+  /// Unknown when it denotes no model the analysis knows, or the file
+  /// shows neither an optimizer nor parameters handed to one.
+  Known object_trained(ir::FunctionId g, ir::ValueId v) const {
+    const dataflow::Objects& objs = ctx_.facts.objects();
+    bool optimizers = false, given = false;
+    for (const dataflow::AbstractObject& a : objs.all()) {
+      optimizers |= a.kind == dataflow::ObjKind::Optimizer;
+      given |= a.params_given;
+    }
+    if (!given && !(optimizers && objs.optimizers_known())) return Known::Unknown;
+    bool any_model = false;
+    for (uint32_t o : objs.of(g, v)) {
+      dataflow::ObjKind k = objs.obj(o).kind;
+      if (k != dataflow::ObjKind::Module && k != dataflow::ObjKind::Engine) continue;
+      any_model = true;
+      if (objs.may_be_trained(o))
+        return Known::Yes;
+    }
+    return any_model ? Known::No : Known::Unknown;
+  }
+
+  /// The value is a model an optimizer steps. Asked of the objects it may
+  /// denote when they are models and every optimizer of the file is known
+  /// with what it steps (a teacher, a frozen feature extractor, a reward
+  /// model: no optimizer steps them); otherwise of the names this function
+  /// runs a forward of with gradients on.
+  bool trained_value(ir::ValueId v) const {
+    Known k = object_trained(fid_, v);
+    return k == Known::Unknown ? trains(access_key(ctx_, fid_, v)) : k == Known::Yes;
   }
 
   /// `x.train()` on anything (not `train(False)`), or a call that may train.
@@ -298,6 +372,54 @@ class Rule {
       }
     }
     return false;
+  }
+
+  /// `model.eval()` outside any loop with the step, after which the model
+  /// is never evaluated before the training that follows (no forward of it
+  /// under no_grad, no helper that evaluates): eval mode chosen for the
+  /// training itself (layer-wise distillation with dropout off), not left
+  /// over from a validation pass. Asked of the objects the receiver
+  /// denotes; false when they are not known.
+  bool trains_after_eval(ir::InstId e, ir::InstId s) const {
+    if (torch_call(ctx_, fid_, e) != TorchCall::Eval) return false;
+    const dataflow::Objects& objs = ctx_.facts.objects();
+    std::vector<uint32_t> model;
+    for (uint32_t o : objs.of(fid_, call_receiver(f_, f_.inst(e))))
+      if (objs.obj(o).kind == dataflow::ObjKind::Module) model.push_back(o);
+    if (model.empty()) return false;
+    auto is_model = [&](ir::ValueId v) {
+      for (uint32_t o : objs.of(fid_, v))
+        for (uint32_t m : model)
+          if (objs.within(o, m) || objs.within(m, o)) return true;
+      return false;
+    };
+    // Only what runs between the eval and the step: blocks that reach the step's.
+    std::vector<uint8_t> to_step(f_.blocks.size(), 0);
+    std::vector<ir::BlockId> work{f_.block_of(s)};
+    to_step[work.back().v] = 1;
+    while (!work.empty()) {
+      ir::BlockId b = work.back();
+      work.pop_back();
+      for (ir::BlockId p : ir::preds(f_, b))
+        if (!to_step[p.v]) {
+          to_step[p.v] = 1;
+          work.push_back(p);
+        }
+    }
+    bool evaluated = false;
+    auto visit = [&](ir::InstId j, const ir::Inst& in) {
+      if (in.op != ir::Op::Call || evaluated || !to_step[f_.block_of(j).v]) return PathStep::Pass;
+      if (calls_file_function(ctx_, fid_, j) && (call_effects(ctx_, fid_, j) & dataflow::kEval)) {
+        evaluated = true;
+        return PathStep::Pass;
+      }
+      if (ctx_.facts.grad_mode(fid_, j) != dataflow::GradMode::Disabled) return PathStep::Pass;
+      auto ops = f_.operands(in);
+      if (is_model(ops[0]) || is_model(call_receiver(f_, in))) evaluated = true;
+      return PathStep::Pass;
+    };
+    reachable(f_, e, visit);
+    return !evaluated;
   }
 
   bool loop_restores(uint32_t loop) const {

@@ -584,6 +584,11 @@ bool module_constructor(const CheckContext& ctx, FunctionId fid, ValueId callee,
       }
       return module_constructor(ctx, t.fn, ret, cf, ci, depth + 1);
     }
+    // `nn.Sequential(...).to(device)`: the module the method returns is its receiver.
+    std::string_view m = call_method(ctx, f, d);
+    if (m == "to" || m == "cuda" || m == "cpu" || m == "half" || m == "float" || m == "double" ||
+        m == "bfloat16" || m == "train" || m == "eval" || m == "requires_grad_")
+      return module_constructor(ctx, fid, call_receiver(f, d), cf, ci, depth + 1);
     cf = fid;
     ci = f.def_id(callee);
     return true;

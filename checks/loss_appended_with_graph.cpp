@@ -20,7 +20,8 @@
 // Not flagged: `.item()`, `.detach()`, values computed under no_grad or
 //   inference_mode; containers created fresh each iteration; containers a
 //   later backward reads (chunked losses summed and backwarded, pipeline
-//   schedules calling `out.backward(grad)`); accumulators backwarded after
+//   schedules calling `out.backward(grad)`); accumulators reset inside the
+//   loop (one window's graphs at most); accumulators backwarded after
 //   the loop; tensors written into a preallocated tensor (`buf[i] = x`);
 //   parameters collected into a list. With no backward in the loop, also
 //   silent when the container leaves the function (returned, stored on an
@@ -70,6 +71,8 @@ Not flagged
   - containers created fresh each iteration
   - stored losses that a later backward uses (chunked losses summed and
     backwarded, pipeline schedules, a total backwarded after the loop)
+  - a running total reset inside the loop (`running_loss = 0` after each
+    optimizer step): it holds one accumulation window, it does not grow
   - values written into a preallocated tensor (`buf[i] = x`), parameters
     collected in a list
   - without a backward in the loop: containers returned or stored on an
@@ -226,11 +229,33 @@ class Rule {
     uint32_t l = li_.loop_with_header(pb);
     if (l == UINT32_MAX || !li_.contains(l, f_.block_of(i))) return false;
     if (!flows_back(ops[0], in.result, 0)) return false;
+    // `running_loss = 0` after the optimizer step: a window that is reset
+    // inside the loop holds at most one accumulation window's graphs, it
+    // does not grow with the run (torchtune's recipes log it per step).
+    if (reset_in_loop(ops[0], l, 0)) return false;
     s.container = ops[0];
     s.value = ops[1];
     s.loop = l;
     s.accumulator = true;
     return true;
+  }
+
+  /// Phi `p` receives, from inside loop `l` (directly or through the phis
+  /// of a branch), a value that carries no graph: the accumulator is reset
+  /// there.
+  bool reset_in_loop(ValueId p, uint32_t l, int depth) const {
+    if (depth > 3) return false;
+    for (ValueId o : f_.operands(f_.def(p))) {
+      if (!o.valid() || o == p) continue;
+      ir::InstId d = f_.def_id(o);
+      if (!d.valid() || !li_.contains(l, f_.block_of(d))) continue;
+      if (f_.def(o).op == Op::Phi) {
+        if (reset_in_loop(o, l, depth + 1)) return true;
+      } else if (ctx_.facts.grad_state(fid_, o) == GradState::NoGraph) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /// Phi `p` receives `v` (directly or through phis of conditional updates).

@@ -205,6 +205,16 @@ class Rule {
           auto ops = f.operands(f.def(src));
           ours = std::find(ops.begin() + 1, ops.end(), a) != ops.end();
         }
+        // Through any nesting of enumerate / tqdm / zip / iter around the
+        // loader (`enumerate(tqdm(loader))`): the same loader object.
+        if (!ours) {
+          const dataflow::Objects& objs = ctx_.facts.objects();
+          for (uint32_t o : objs.of(fid, a))
+            if (objs.obj(o).kind == dataflow::ObjKind::Loader) {
+              auto in_src = objs.of(fid, src);
+              ours |= std::find(in_src.begin(), in_src.end(), o) != in_src.end();
+            }
+        }
         if (!ours) continue;
         for (uint32_t j = 0; j < f.insts.size(); ++j) {
           const ir::Inst& fi = f.insts[j];

@@ -23,6 +23,11 @@ bool FileFacts::may_create_graph() const {
   return *may_create_graph_;
 }
 
+const Objects& FileFacts::objects() const {
+  if (!objects_) objects_ = std::make_unique<const Objects>(compute_objects(*m_, res));
+  return *objects_;
+}
+
 const GradProvenance& FileFacts::grad() const {
   if (!grad_) grad_ = compute_grad_provenance(*m_, res, calls, kinds);
   return *grad_;
@@ -111,7 +116,7 @@ ir::ValueId value_at(const ir::Module& m, const ir::Function& f, std::string_vie
 
 namespace {
 
-constexpr std::string_view kFactNames[] = {"grad", "calls", "summaries", "loops", "resolve", "imports", "all"};
+constexpr std::string_view kFactNames[] = {"grad", "calls", "summaries", "loops", "resolve", "objects", "imports", "all"};
 
 void pad_to(std::string& out, size_t col) {
   size_t line = out.size() - (out.rfind('\n') + 1);
@@ -334,6 +339,10 @@ void dump_facts(const ir::Module& m, const FileFacts& ff, std::string_view which
   section("summaries", dump_summary);
   section("loops", dump_loops);
   section("resolve", dump_resolve);
+  if (all || which == "objects") {
+    if (all) out += "== objects ==\n";
+    dump_objects(m, ff.objects(), out);
+  }
 }
 
 }  // namespace tpf::dataflow

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "dataflow/grad_provenance.h"
+#include "dataflow/objects.h"
 #include "dataflow/summaries.h"
 #include "dataflow/torch_calls.h"
 #include "ir/cfg.h"
@@ -38,6 +39,9 @@ struct FileFacts {
   /// Functions whose provenance hit the solver budget (computes it).
   size_t not_converged() const { return grad().not_converged; }
 
+  /// Abstract objects by allocation site (objects.h), computed on first use.
+  const Objects& objects() const;
+
   /// Dominators, post-dominators and natural loops of a function, computed
   /// on first use (most functions of a file are never asked) and kept.
   const ir::DomTree& dom(const ir::Module& m, ir::FunctionId f) const;
@@ -49,6 +53,7 @@ struct FileFacts {
   const ir::Module* m_ = nullptr;  // the IR these facts are about (it outlives them)
   mutable std::optional<GradProvenance> grad_;
   mutable std::optional<bool> may_create_graph_;
+  mutable std::unique_ptr<const Objects> objects_;
   // One pointer per function until asked (a file of 300,000 functions kept
   // 65 MB of empty optionals once any one of them was).
   mutable std::vector<std::unique_ptr<const ir::DomTree>> dom_, postdom_;

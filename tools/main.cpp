@@ -171,7 +171,7 @@ void add_dump_options(po::options_description& d, Options& opt) {
        "print the AST (--format json: CPython's ast schema)")
       ("dump-ir", po::bool_switch(&opt.dump_ir), "print the SSA IR with resolved names")
       ("dump-facts", po::value<std::string>(&opt.dump_facts),
-       "print dataflow facts: grad, calls, summaries, loops, resolve, imports (the module "
+       "print dataflow facts: grad, calls, summaries, loops, resolve, objects, imports (the module "
        "graph: how each import was resolved) or all");
 }
 
