@@ -14,6 +14,9 @@
 //             correct += 1
 // Fix: compare on the device and sync once: `correct += (preds ==
 //   labels).sum().item()`.
+// Reported once per inner loop, at its first copy in source order (the
+//   loop is what to change); its other copies are notes, and a copy of a
+//   copy's result (`.numpy()` after `.cpu()`) is no second sync.
 // Not flagged: one `.item()` per step for logging (or per micro-batch of
 //   a loop that itself backwards, or per entry of a dict of loss terms:
 //   `{k: v.item() for k, v in losses.items()}`), per-element loops only some steps run
@@ -26,6 +29,10 @@
 //   files not run as a program (test suites, libraries: no `__name__` test,
 //   no `parse_args()`) or in `test_*` functions.
 // TODO(checks): `print(tensor)` per element is not recognized yet.
+#include <algorithm>
+#include <map>
+#include <vector>
+
 #include "checks/facts.h"
 
 namespace tpf::checks::device_sync_in_inner_loop {
@@ -50,6 +57,9 @@ Example
 Fix
   compare on the device and sync once: `correct += (preds ==
   labels).sum().item()`.
+
+  One finding per inner loop, at its first copy; the loop's other copies
+  are listed as notes (`.numpy()` after `.cpu()` is no second sync).
 
 Not flagged
   - one `.item()` per step for logging, or per micro-batch of an inner
@@ -80,6 +90,11 @@ class Rule {
 
   void run(DiagSink& out) {
     if (li_.loops.empty()) return;
+    // Per inner loop, its per-element copies: one finding per loop, since
+    // the fix (compute on the device, sync once) is one change to the loop,
+    // however many copies it makes (`preds[i].item() == y[i].item()`,
+    // `x.cpu().numpy()`).
+    std::map<uint32_t, std::vector<ir::InstId>> per_loop;
     for (uint32_t i = 0; i < f_.insts.size(); ++i) {
       ir::InstId id(i);
       const ir::Inst& in = f_.insts[i];
@@ -112,22 +127,44 @@ class Rule {
       if (over_dict(l)) continue;
       ir::ValueId recv = call_receiver(f_, in);
       if (!recv.valid() || !defined_in(recv, l)) continue;
-      Diagnostic d = make_diagnostic(
-          kRule, in.span,
-          "`" + call_text(ctx_, f_, in) +
-              "` copies to the host and waits for the GPU once per element of this inner "
-              "loop, many syncs every training step",
-          "compute on the device and sync once per step, e.g. `(preds == labels).sum().item()`, "
-          "or call `.tolist()` once before the loop");
-      d.notes.push_back({f_.block(li_.loops[l].header).first < f_.insts.size()
-                             ? f_.insts[f_.block(li_.loops[l].header).first].span
-                             : in.span,
-                         "the per-element loop"});
-      out.report(std::move(d));
+      per_loop[l].push_back(id);
     }
+    for (auto& [l, copies] : per_loop) report(l, copies, out);
   }
 
  private:
+  /// One finding for inner loop `l`, at its first copy in source order;
+  /// the others are notes. A copy of a copy's result (`.numpy()` after
+  /// `.cpu()`) is no second sync: it is left out.
+  void report(uint32_t l, std::vector<ir::InstId>& copies, DiagSink& out) const {
+    std::erase_if(copies, [&](ir::InstId c) {
+      ir::ValueId recv = call_receiver(f_, f_.inst(c));
+      if (f_.def(recv).op != ir::Op::Call) return false;
+      TorchCall k = torch_call(ctx_, fid_, f_.def_id(recv));
+      return k == TorchCall::Cpu || k == TorchCall::Numpy || k == TorchCall::ToList;
+    });
+    if (copies.empty()) return;
+    std::sort(copies.begin(), copies.end(), [&](ir::InstId a, ir::InstId b) {
+      return f_.inst(a).span.begin < f_.inst(b).span.begin;
+    });
+    const ir::Inst& in = f_.inst(copies[0]);
+    Diagnostic d = make_diagnostic(
+        kRule, in.span,
+        "`" + call_text(ctx_, f_, in) +
+            "` copies to the host and waits for the GPU once per element of this inner "
+            "loop, many syncs every training step",
+        "compute on the device and sync once per step, e.g. `(preds == labels).sum().item()`, "
+        "or call `.tolist()` once before the loop");
+    d.notes.push_back({f_.block(li_.loops[l].header).first < f_.insts.size()
+                           ? f_.insts[f_.block(li_.loops[l].header).first].span
+                           : in.span,
+                       "the per-element loop"});
+    for (size_t c = 1; c < copies.size(); ++c)
+      d.notes.push_back({f_.inst(copies[c]).span,
+                         "`" + call_text(ctx_, f_, f_.inst(copies[c])) + "`, another sync per element"});
+    out.report(std::move(d));
+  }
+
   /// Loop `l` is a step loop: it backwards or steps an optimizer in its own
   /// body, not only in a nested loop (the epoch loop around a batch loop
   /// and a validation loop is no step loop).

@@ -818,15 +818,38 @@ uint32_t outermost_loop(const CheckContext& ctx, FunctionId fid, InstId i) {
 
 // ------------------------------------------------- programs and names ----
 
+namespace {
+
+/// `__name__ == "__main__"` (either order, `!=` too) at module level: the
+/// test of a program. Other uses of `__name__` (`logging.getLogger(__name__)`,
+/// the first line of most library modules) say nothing.
+bool tests_main(const CheckContext& ctx, ir::Symbol dunder) {
+  if (dunder == ir::kNoSymbol) return false;
+  const ir::Function& f = ctx.ir.fn(FunctionId(0));
+  for (const ir::Inst& in : f.insts) {
+    if (in.op != Op::Compare) continue;
+    auto ops = f.operands(in);
+    bool name = false, main = false;
+    for (ValueId o : ops) {
+      const ir::Inst& d = f.def(o);
+      name = name || (d.op == Op::LoadGlobal && d.aux == dunder);
+      const ir::ConstValue& c = ctx.facts.res.constant(FunctionId(0), o);
+      main = main || (c.kind == ir::ConstValue::Kind::Str && c.s == "__main__");
+    }
+    if (name && main) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 bool is_program(const CheckContext& ctx) {
-  ir::Symbol dunder = ctx.ir.names.find("__name__");
+  if (tests_main(ctx, ctx.ir.names.find("__name__"))) return true;
   for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
     FunctionId fid(fi);
     const ir::Function& f = ctx.ir.fn(fid);
     for (uint32_t i = 0; i < f.insts.size(); ++i) {
       const ir::Inst& in = f.insts[i];
-      if (fi == 0 && dunder != ir::kNoSymbol && in.op == Op::LoadGlobal && in.aux == dunder)
-        return true;
       if (in.op != Op::Call) continue;
       if (call_method(ctx, f, in) == "parse_args") return true;
       dataflow::TorchCall k = torch_call(ctx, fid, InstId(i));

@@ -259,8 +259,8 @@ uint32_t outermost_loop(const CheckContext& ctx, ir::FunctionId f, ir::InstId i)
 // ------------------------------------------------- programs and names ----
 
 /// The file is run as a program, not imported as a library: it tests
-/// `__name__` at module level, calls `parse_args()`, or backwards in a loop
-/// at module level.
+/// `__name__ == "__main__"` at module level, calls `parse_args()`, or
+/// backwards in a loop at module level.
 bool is_program(const CheckContext& ctx);
 /// The calls of `f` that take `v` as an argument (positional or keyword,
 /// not as the callee or a method's receiver), in layout order.

@@ -22,7 +22,9 @@
 //   variable, expression or string that the script passes to `torch.save`,
 //   or a path built from the same option, `args.out_dir`, as a saved one),
 //   paths the script fixes itself (string constants, joins of constants:
-//   files of the project), paths of unknown origin (a helper of another
+//   files of the project; literal templates whose folder is written out,
+//   `"saved_models/g_%d.pth" % opt.epoch`, `f"ckpt/model_{epoch}.pt"`,
+//   where an option only fills a number or a name), paths of unknown origin (a helper of another
 //   module), and library code: files that are not run as a program (torch
 //   itself calls torch.load on paths its caller chose).
 #include <algorithm>
@@ -66,10 +68,16 @@ Not flagged
     the script passes to `torch.save`, or a path built from the same option
     (`args.out_dir`) as a path it saves to
   - paths the script fixes itself (string constants, joins of constants):
-    files of the project
+    files of the project, also literal templates whose folder is written
+    out, where an option only fills a number or a name
+    (`"saved_models/generator_%d.pth" % opt.epoch`,
+    `f"ckpt/model_{args.epoch}.pt"`); `f"{args.dir}/model.pt"` and
+    `os.path.join(args.dir, "model.pt")` let the option choose the folder
+    and are flagged
   - paths of unknown origin, such as the result of another module's helper
-  - library code: files not run as a program (they test no `__name__`,
-    parse no arguments); torch itself loads paths its caller chose
+  - library code: files not run as a program (they test no
+    `__name__ == "__main__"`, parse no arguments; a logger named after
+    `__name__` is no such test); torch itself loads paths its caller chose
 )";
 
 namespace {
@@ -92,6 +100,24 @@ bool is_download(std::string_view n) {
   return n.find("download") != std::string_view::npos ||
          n.find("urlretrieve") != std::string_view::npos || n.ends_with("cached_path") ||
          n.ends_with("cached_download");
+}
+
+/// The literal text before a template's first placeholder: `%` (not
+/// `%%`) for printf-style templates, `{` (not `{{`) for str.format.
+std::string_view literal_head(std::string_view tmpl, char placeholder) {
+  for (size_t p = tmpl.find(placeholder); p != std::string_view::npos;
+       p = tmpl.find(placeholder, p + 2)) {
+    if (p + 1 >= tmpl.size() || tmpl[p + 1] != placeholder) return tmpl.substr(0, p);
+  }
+  return tmpl;
+}
+
+/// A literal head that fixes no folder: "", "./", "/", "~/". What follows
+/// it chooses the whole path (`"%s/model.pt" % args.dir`); after any other
+/// head (`"saved_models/generator_%d.pth" % opt.epoch`) the argument only
+/// fills a number or a name inside the script's own path.
+bool fixes_no_folder(std::string_view head) {
+  return head.find_first_not_of("./~") == std::string_view::npos;
 }
 
 class Rule {
@@ -197,8 +223,35 @@ class Rule {
             if (!s.empty()) return s;
           }
         return {};
-      case ir::Op::BinOp:
-      case ir::Op::BuildString:
+      case ir::Op::BinOp: {
+        // A template or prefix the script writes (`"ckpt/g_%d.pth" % n`,
+        // `"ckpt/" + name`): outside only when what fills it is the head.
+        auto op = static_cast<ast::Op>(d.aux);
+        const ir::ConstValue& c = ctx_.facts.res.constant(fid, ops[0]);
+        if ((op == ast::Op::Mod || op == ast::Op::Add) && c.kind == ir::ConstValue::Kind::Str) {
+          if (!fixes_no_folder(op == ast::Op::Mod ? literal_head(c.s, '%') : c.s)) return {};
+          const ir::Inst& r = f.def(ops[1]);
+          // `"%s/model.pt" % (args.dir, n)`: the first element fills the head.
+          if (op == ast::Op::Mod && r.op == ir::Op::BuildTuple && r.nops > 0)
+            return outside(fid, f.operands(r)[0], depth + 1);
+          return outside(fid, ops[1], depth + 1);
+        }
+        for (ir::ValueId o : ops) {
+          std::string s = outside(fid, o, depth + 1);
+          if (!s.empty()) return s;
+        }
+        return {};
+      }
+      case ir::Op::BuildString: {
+        // `f"ckpt/model_{epoch}.pt"`: a literal first part fixes the folder.
+        const ir::ConstValue& c = ctx_.facts.res.constant(fid, ops.empty() ? ir::kNoValue : ops[0]);
+        if (c.kind == ir::ConstValue::Kind::Str && !fixes_no_folder(c.s)) return {};
+        for (ir::ValueId o : ops) {
+          std::string s = outside(fid, o, depth + 1);
+          if (!s.empty()) return s;
+        }
+        return {};
+      }
       case ir::Op::FormatValue:
         for (ir::ValueId o : ops) {
           std::string s = outside(fid, o, depth + 1);
@@ -247,6 +300,11 @@ class Rule {
                    n == "builtins.open" || n == "io.open" || m == "format" || m == "joinpath" ||
                    m == "expanduser" || m == "resolve" || m == "absolute" || m == "replace";
     if (!builder) return {};
+    if (m == "format") {
+      // `"ckpt/model_{}.pt".format(n)`: as a `%` template.
+      const ir::ConstValue& c = ctx_.facts.res.constant(fid, call_receiver(f, call));
+      if (c.kind == ir::ConstValue::Kind::Str && !fixes_no_folder(literal_head(c.s, '{'))) return {};
+    }
     auto ops = f.operands(call);
     for (size_t a = 1; a < ops.size(); ++a) {
       std::string s = outside(fid, ops[a], depth + 1);
