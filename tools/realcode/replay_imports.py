@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Replays tools/realcode/imports_judged.tsv and estimates_judged.tsv
-against exported repositories.
+"""Replays tools/realcode/imports_judged.tsv, estimates_judged.tsv and
+findings_judged.tsv against exported repositories.
 
 usage: replay_imports.py TPF_ANALYZE REPOS_DIR
 REPOS_DIR holds one folder per repository, named owner+name (made by
@@ -19,7 +19,7 @@ import sys
 tpf, repos = os.path.abspath(sys.argv[1]), sys.argv[2]
 here = os.path.dirname(os.path.abspath(__file__))
 bad = 0
-rows = [line for name in ("imports_judged.tsv", "estimates_judged.tsv")
+rows = [line for name in ("imports_judged.tsv", "estimates_judged.tsv", "findings_judged.tsv")
         for line in open(os.path.join(here, name))]
 for line in rows:
     if line.startswith("#") or not line.strip():
@@ -48,7 +48,8 @@ for line in rows:
         # a rule anywhere in the file
         ok = (f" {what} " in text) == (expected == "present")
     else:
-        hit = f"{os.path.basename(script)}:{lineno}:" in text and what in text
+        where = f"{os.path.basename(script)}:{lineno}:"
+        hit = any(l.startswith(where) and f" {what} " in l for l in text.splitlines())
         ok = hit == (expected == "present")
     bad += not ok
     print(("ok  " if ok else "FAIL"), repo, path, lineno, what, expected)
