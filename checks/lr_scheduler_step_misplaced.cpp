@@ -236,6 +236,7 @@ class Rule {
   bool per_batch(ir::InstId x) const {
     uint32_t l = li_.loop_of(f_.block_of(x));
     if (l == UINT32_MAX || li_.loops[l].parent == UINT32_MAX) return false;
+    if (periodic(x, l)) return false;
     bool step = false, backward = false;
     for (ir::InstId j : loop_insts(ctx_, fid_, l)) {
       if (f_.inst(j).op != ir::Op::Call) continue;
@@ -245,6 +246,32 @@ class Rule {
       if (e & dataflow::kBackward) backward = true;
     }
     return step && backward;
+  }
+
+  /// `x` runs under a branch of loop `l` on a step count modulo a period
+  /// (`if global_step % eval_every == 0:` around a validation round and its
+  /// `scheduler.step(val_score)`): a few times per epoch, not per batch.
+  bool periodic(ir::InstId x, uint32_t l) const {
+    const ir::DomTree& dom = ctx_.facts.dom(ctx_.ir, fid_);
+    ir::BlockId xb = f_.block_of(x);
+    for (ir::BlockId b = dom.idom(xb); b.valid() && li_.contains(l, b); b = dom.idom(b)) {
+      const ir::Inst& t = f_.terminator(b);
+      if (t.op != ir::Op::Branch) continue;
+      bool guarded = false;
+      for (ir::BlockId sb : f_.block(b).succ)
+        if (sb.valid() && ir::preds(f_, sb).size() == 1 && dom.dominates(sb, xb)) guarded = true;
+      if (guarded && modulo(f_.operands(t)[0], 0)) return true;
+    }
+    return false;
+  }
+  bool modulo(ir::ValueId v, int depth) const {
+    if (!v.valid() || depth > 3) return false;
+    const ir::Inst& d = f_.def(v);
+    if (d.op == ir::Op::BinOp && static_cast<ast::Op>(d.aux) == ast::Op::Mod) return true;
+    if (d.op != ir::Op::Compare && d.op != ir::Op::UnaryOp) return false;
+    for (ir::ValueId o : f_.operands(d))
+      if (modulo(o, depth + 1)) return true;
+    return false;
   }
 
   void report_order(ir::InstId x, ir::InstId s, DiagSink& out) const {
