@@ -45,7 +45,10 @@ const std::string_view kExplain = R"(TPF001 loss_appended_with_graph: a graph-ca
 What it finds
   Inside a loop, a tensor that carries an autograd graph is stored in
   something that outlives the iteration: `losses.append(loss)`,
-  `total += loss`, `history[step] = loss`, `self.hist.append(out.loss)`.
+  `total += loss`, `history[step] = loss`, `self.hist.append(out.loss)`,
+  also inside a record (`rows.append({"loss": loss})`) or through a method
+  of the file's class that keeps its argument (`meter.update(loss)` whose
+  `update` does `self.sum += value * n`).
   A warning when the loop's backward already ran through the value (the
   graph's nodes stay alive); an error when no backward ran on it (every
   activation of every iteration stays alive).
@@ -140,16 +143,35 @@ class Rule {
     Store s{i, ir::kNoValue, ir::kNoValue, UINT32_MAX, false, false};
     if (in.op == Op::Call) {
       ir::CallTarget t = ctx_.facts.res.call_target(fid_, i);
-      if (t.kind != ir::CallTarget::Kind::Method) return std::nullopt;
-      std::string_view m = call_method(ctx_, f_, in);
-      uint32_t npos = positional_count(f_, in);
-      if ((m == "append" || m == "appendleft" || m == "add") && npos == 1)
-        s.value = f_.operands(in)[1];
-      else if (m == "insert" && npos == 2)
-        s.value = f_.operands(in)[2];
-      else
+      if (t.kind == ir::CallTarget::Kind::Function && t.bound && t.fn.valid()) {
+        // `meter.update(loss)` whose method keeps its argument in the
+        // object (`self.vals.append(v)`, `self.sum += v * n`): a store
+        // into the receiver.
+        const ir::CallInfo& ci = f_.call_info(in);
+        for (uint32_t k = 0; k < ci.npos && k < 8; ++k)
+          if (method_keeps_param(t.fn, k + 1)) {
+            s.value = f_.operands(in)[1 + k];
+            s.container = t.receiver;
+            s.attribute = true;
+            break;
+          }
+        if (!s.value.valid()) return std::nullopt;
+      } else if (t.kind != ir::CallTarget::Kind::Method) {
         return std::nullopt;
-      s.container = call_receiver(f_, in);
+      }
+    }
+    if (in.op == Op::Call) {
+      if (!s.value.valid()) {
+        std::string_view m = call_method(ctx_, f_, in);
+        uint32_t npos = positional_count(f_, in);
+        if ((m == "append" || m == "appendleft" || m == "add") && npos == 1)
+          s.value = f_.operands(in)[1];
+        else if (m == "insert" && npos == 2)
+          s.value = f_.operands(in)[2];
+        else
+          return std::nullopt;
+        s.container = call_receiver(f_, in);
+      }
     } else if (in.op == Op::SetItem) {
       // `d["loss"] = loss` overwrites one entry: only a key that changes
       // every iteration (`history[step] = loss`) keeps one graph per step.
@@ -182,6 +204,58 @@ class Rule {
     s.loop = dataflow::outlived_loop(ctx_.facts, ctx_.ir, fid_, base, i);
     if (s.loop == UINT32_MAX) return std::nullopt;
     return s;
+  }
+
+  /// Method g keeps its parameter p in its object: appends it (or an
+  /// expression of it) to a container reached from `self`, or adds it to
+  /// an attribute of `self` (`self.sum += val * n`).
+  bool method_keeps_param(ir::FunctionId g, uint32_t p) const {
+    const ir::Function& gf = ctx_.ir.fn(g);
+    if (gf.params.size() <= p || gf.params[0].kind == ir::ParamKind::VarArgs) return false;
+    ValueId self, pv;
+    for (const ir::Inst& in : gf.insts)
+      if (in.op == Op::Param) {
+        if (in.aux == 0) self = in.result;
+        if (in.aux == p) pv = in.result;
+      }
+    if (!self.valid() || !pv.valid()) return false;
+    auto from_self = [&](ValueId v) {
+      for (int d = 0; v.valid() && d < 4; ++d) {
+        if (v == self) return true;
+        const ir::Inst& di = gf.def(v);
+        if (di.op != Op::GetAttr && di.op != Op::GetItem) return false;
+        v = gf.operands(di)[0];
+      }
+      return false;
+    };
+    auto of_param = [&](ValueId v, auto&& rec, int d) -> bool {
+      if (v == pv) return true;
+      if (!v.valid() || d > 2) return false;
+      const ir::Inst& di = gf.def(v);
+      if (di.op != Op::BinOp && di.op != Op::BuildTuple && di.op != Op::BuildDict) return false;
+      for (ValueId o : gf.operands(di))
+        if (rec(o, rec, d + 1)) return true;
+      return false;
+    };
+    for (const ir::Inst& in : gf.insts) {
+      auto ops = gf.operands(in);
+      if (in.op == Op::Call && ops.size() == 2) {
+        std::string_view m = call_method(ctx_, gf, in);
+        if ((m == "append" || m == "appendleft" || m == "add") && from_self(call_receiver(gf, in)) &&
+            of_param(ops[1], of_param, 0))
+          return true;
+      } else if (in.op == Op::SetItem && from_self(ops[0]) && of_param(ops[2], of_param, 0)) {
+        return true;
+      } else if (in.op == Op::SetAttr && ops[0] == self && gf.def(ops[1]).op == Op::BinOp &&
+                 static_cast<ast::Op>(gf.def(ops[1]).aux) == ast::Op::Add) {
+        auto add = gf.operands(gf.def(ops[1]));
+        const ir::Inst& lhs = gf.def(add[0]);
+        if (lhs.op == Op::GetAttr && lhs.aux == in.aux && gf.operands(lhs)[0] == self &&
+            of_param(add[1], of_param, 0))
+          return true;
+      }
+    }
+    return false;
   }
 
   /// The value changes from one iteration of the loops around `at` to the
@@ -458,12 +532,15 @@ class Rule {
 
   // ---- the check ----
 
-  void check_store(const Store& s, DiagSink& out) const {
+  void check_store(Store s, DiagSink& out) const {
     if (dataflow::under_no_grad(ctx_.facts, fid_, s.at)) return;
+    // `hist.append((loss, preds))`, `rows.append({"loss": loss})`: the
+    // tuple, list or dict built for the store holds the loss.
+    s.value = held_value(s.value);
     if (ctx_.facts.grad_mode(fid_, s.at) != dataflow::GradMode::Enabled) return;
     GradState g = ctx_.facts.grad_state(fid_, s.value);
     if (g == GradState::NoGraph || g == GradState::Bottom) return;
-    bool after_backward = backwarded(s.value) && backward_in_loop(s.loop);
+    bool after_backward = after_backward_value(s.value, 0) && backward_in_loop(s.loop);
     if (!after_backward) {
       // No backward ran on it: claim a graph only when the analysis proves
       // one (Graph, produced by a forward pass or a loss) and the container
@@ -475,6 +552,42 @@ class Rule {
     if (u.backward) return;
     if (!after_backward && u.escapes) return;
     report(s, after_backward, out);
+  }
+
+  /// A backward ran through v, or v is arithmetic on such values and
+  /// values that carry no graph (`loss * x.size(0)` after `loss.backward()`:
+  /// the activations were freed by that backward, only graph nodes stay).
+  bool after_backward_value(ValueId v, int depth) const {
+    if (backwarded(v)) return true;
+    if (depth > 3) return false;
+    const ir::Inst& d = f_.def(v);
+    if (d.op != Op::BinOp && d.op != Op::UnaryOp) return false;
+    bool any = false;
+    for (ValueId o : f_.operands(d)) {
+      if (!o.valid()) continue;
+      GradState g = ctx_.facts.grad_state(fid_, o);
+      if (g == GradState::NoGraph || g == GradState::Bottom) continue;
+      if (!after_backward_value(o, depth + 1)) return false;
+      any = true;
+    }
+    return any;
+  }
+
+  /// The element of a tuple / list / dict literal that carries a graph
+  /// (one a backward ran through first), or v itself.
+  ValueId held_value(ValueId v) const {
+    const ir::Inst& d = f_.def(v);
+    if (d.op != Op::BuildTuple && d.op != Op::BuildList && d.op != Op::BuildDict) return v;
+    auto ops = f_.operands(d);
+    ValueId pick = v;
+    for (size_t k = d.op == Op::BuildDict ? 1 : 0; k < ops.size(); k += d.op == Op::BuildDict ? 2 : 1) {
+      if (!ops[k].valid()) continue;
+      GradState g = ctx_.facts.grad_state(fid_, ops[k]);
+      if (g == GradState::NoGraph || g == GradState::Bottom) continue;
+      if (backwarded(ops[k])) return ops[k];
+      if (pick == v) pick = ops[k];
+    }
+    return pick;
   }
 
   bool backward_in_loop(uint32_t l) const {
