@@ -199,36 +199,7 @@ bool Provenance::callee_context(ir::FunctionId fid, const ir::Function& f, const
     if (v.valid()) out.call[p] = callee_row(fid, f, v, ctx);
     set[p] = true;
   };
-  auto ops = f.operands(in);
-  size_t first = 0;
-  if (t.kind == ir::CallTarget::Kind::InstanceCall) {
-    assign(0, ops[0]);
-    first = 1;
-  } else if (t.kind == ir::CallTarget::Kind::Constructor) {
-    assign(0, ir::kNoValue);  // the new object
-    first = 1;
-  } else if (t.bound) {
-    assign(0, t.receiver);
-    first = 1;
-  }
-  const ir::CallInfo& ci = f.call_info(in);
-  for (uint32_t i = 0; i < ci.npos; ++i) {
-    if (i < 32 && ((ci.star_mask >> i) & 1)) break;  // *args: the rest is unknown
-    size_t p = first + i;
-    if (p < g.params.size() && (g.params[p].kind == ir::ParamKind::PosOnly ||
-                                g.params[p].kind == ir::ParamKind::Normal))
-      assign(p, ops[1 + i]);
-  }
-  for (uint32_t i = 0; i < ci.nkw; ++i) {
-    ir::Symbol kw = f.kw_names[ci.kw_first + i];
-    if (kw == ir::kNoSymbol) continue;
-    for (size_t p = 0; p < g.params.size(); ++p)
-      if (g.params[p].name == kw && g.params[p].kind != ir::ParamKind::VarArgs &&
-          g.params[p].kind != ir::ParamKind::KwArgs) {
-        assign(p, ops[1 + ci.npos + i]);
-        break;
-      }
-  }
+  bind_call_args(f, in, t, g, assign);  // the constructor's new object: kNoValue
   // Parameters left to their defaults (mostly constants) carry no graph.
   for (size_t p = 0; p < g.params.size() && p < kMaxParams; ++p)
     if (!set[p] && g.params[p].has_default) out.param[p] = GradState::NoGraph;

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "dataflow/torch_calls.h"
+
 namespace tpf::dataflow {
 
 using ir::FunctionId;
@@ -494,34 +496,10 @@ class ObjectSolver {
     if (t.fn.valid() && (t.kind == ir::CallTarget::Kind::Function ||
                          t.kind == ir::CallTarget::Kind::Constructor ||
                          t.kind == ir::CallTarget::Kind::InstanceCall)) {
-      const ir::Function& g = m_.fn(t.fn);
-      size_t first = 0;
-      if (t.kind == ir::CallTarget::Kind::InstanceCall) {
-        bind_param(t.fn, 0, arg_pts(ops[0]));
-        first = 1;
-      } else if (t.kind == ir::CallTarget::Kind::Constructor) {
-        first = 1;
-      } else if (t.bound) {
-        bind_param(t.fn, 0, arg_pts(t.receiver));
-        first = 1;
-      }
-      for (uint32_t k = 0; k < ci.npos; ++k) {
-        if (k < 32 && ((ci.star_mask >> k) & 1)) break;
-        size_t p = first + k;
-        if (p < g.params.size() && (g.params[p].kind == ir::ParamKind::PosOnly ||
-                                    g.params[p].kind == ir::ParamKind::Normal))
-          bind_param(t.fn, p, arg_pts(ops[1 + k]));
-      }
-      for (uint32_t k = 0; k < ci.nkw; ++k) {
-        ir::Symbol s = f.kw_names[ci.kw_first + k];
-        if (s == ir::kNoSymbol) continue;
-        for (size_t p = 0; p < g.params.size(); ++p)
-          if (g.params[p].name == s && g.params[p].kind != ir::ParamKind::VarArgs &&
-              g.params[p].kind != ir::ParamKind::KwArgs) {
-            bind_param(t.fn, p, arg_pts(ops[1 + ci.npos + k]));
-            break;
-          }
-      }
+      // (A constructor's `self` is bound where its object is made, below.)
+      bind_call_args(f, in, t, m_.fn(t.fn), [&](size_t p, ValueId v) {
+        if (v.valid()) bind_param(t.fn, p, arg_pts(v));
+      });
       if (t.kind == ir::CallTarget::Kind::Function) {
         put(fid, r, ret_[t.fn.v]);
         put_elems(fid, r, std::vector<Set>(ret_elems_[t.fn.v]));

@@ -113,6 +113,47 @@ BoolArg bool_arg(const ir::Module& m, const ir::Resolution& res, ir::FunctionId 
 ir::ValueId call_arg(const ir::Module& m, const ir::Function& f, const ir::Inst& call, int pos,
                      std::string_view kw);
 
+/// Which parameter of `callee` (the file's function that target `t` of
+/// `call` reaches: Function, Constructor or InstanceCall) receives each
+/// argument: `bind(p, v)` for parameter 0 when it is the receiver of a
+/// bound method or the called instance (`v` = kNoValue: a constructor's
+/// new object), then each positional argument up to the first `*args`, and
+/// each keyword that names a parameter (`**kw` binds nothing).
+template <class Bind>
+void bind_call_args(const ir::Function& f, const ir::Inst& call, const ir::CallTarget& t,
+                    const ir::Function& callee, Bind&& bind) {
+  auto ops = f.operands(call);
+  size_t first = 0;
+  if (t.kind == ir::CallTarget::Kind::InstanceCall) {
+    bind(size_t(0), ops[0]);
+    first = 1;
+  } else if (t.kind == ir::CallTarget::Kind::Constructor) {
+    bind(size_t(0), ir::kNoValue);
+    first = 1;
+  } else if (t.bound) {
+    bind(size_t(0), t.receiver);
+    first = 1;
+  }
+  const ir::CallInfo& ci = f.call_info(call);
+  for (uint32_t i = 0; i < ci.npos; ++i) {
+    if (i < 32 && ((ci.star_mask >> i) & 1)) break;  // *args: the rest is unknown
+    size_t p = first + i;
+    if (p < callee.params.size() && (callee.params[p].kind == ir::ParamKind::PosOnly ||
+                                     callee.params[p].kind == ir::ParamKind::Normal))
+      bind(p, ops[1 + i]);
+  }
+  for (uint32_t i = 0; i < ci.nkw; ++i) {
+    ir::Symbol kw = f.kw_names[ci.kw_first + i];
+    if (kw == ir::kNoSymbol) continue;
+    for (size_t p = 0; p < callee.params.size(); ++p)
+      if (callee.params[p].name == kw && callee.params[p].kind != ir::ParamKind::VarArgs &&
+          callee.params[p].kind != ir::ParamKind::KwArgs) {
+        bind(p, ops[1 + ci.npos + i]);
+        break;
+      }
+  }
+}
+
 /// Classification of every call of every function: kinds[f][inst] (None for
 /// non-calls).
 using CallKinds = std::vector<std::vector<TorchCall>>;
