@@ -507,7 +507,27 @@ struct Tracer {
         return;
       }
     }
-    all = false;
+    // A model handed in as a parameter or kept in a field: the objects it
+    // may be (dataflow/objects.h), each an instance of a module class of
+    // the file.
+    const dataflow::Objects& objs = ctx.facts.objects();
+    auto os = objs.of(fid, callee);
+    if (os.empty()) {
+      all = false;
+      return;
+    }
+    for (uint32_t o : os) {
+      const dataflow::AbstractObject& a = objs.obj(o);
+      ir::Symbol fwd = ctx.ir.names.find("forward");
+      FunctionId g;
+      if (a.cls.valid() && a.fn.valid() && fwd != ir::kNoSymbol && ctx.facts.res.is_module_class(a.cls))
+        g = ctx.facts.res.find_method(a.cls, fwd);
+      if (!g.valid()) {
+        all = false;
+        continue;
+      }
+      if (std::find(out.begin(), out.end(), g) == out.end()) out.push_back(g);
+    }
   }
 
   static bool is_wrapper(std::string_view name) {
@@ -674,9 +694,33 @@ Producer producer_kind(const CheckContext& ctx, const Origin& o, Span* site) {
 
 // -------------------------------------------------------------- losses ----
 
+namespace {
+
+/// The qualified name a loss call targets, or, for `criterion(out, y)`
+/// with the criterion handed in or built by a helper, the class every
+/// object it may be was built as (dataflow/objects.h); "" when unknown.
+std::string_view loss_target(const CheckContext& ctx, FunctionId f, InstId call) {
+  std::string_view n = call_target_name(ctx, f, call);
+  if (!n.empty()) return n;
+  const ir::Function& fn = ctx.ir.fn(f);
+  const ir::Inst& in = fn.inst(call);
+  if (in.op != Op::Call || in.nops == 0) return {};
+  const dataflow::Objects& objs = ctx.facts.objects();
+  for (uint32_t o : objs.of(f, fn.operands(in)[0])) {
+    const dataflow::AbstractObject& a = objs.obj(o);
+    if (a.kind != dataflow::ObjKind::Criterion || !a.fn.valid()) return {};
+    std::string_view built = call_target_name(ctx, a.fn, a.site);
+    if (!n.empty() && built != n) return {};
+    n = built;
+  }
+  return n;
+}
+
+}  // namespace
+
 LossKind loss_kind(const CheckContext& ctx, FunctionId f, InstId call) {
   std::string_view n = call_target_name(ctx, f, call);
-  if (n.empty()) return LossKind::None;
+  if (n.empty()) return named_loss_kind(loss_target(ctx, f, call));
   if (LossKind k = named_loss_kind(n); k != LossKind::None) return k;
   dataflow::TorchCall k = torch_call(ctx, f, call);
   if (k != dataflow::TorchCall::None && (dataflow::info(k).effects & dataflow::kLoss))
@@ -715,7 +759,7 @@ ValueId loss_input(const CheckContext& ctx, FunctionId f, InstId call) {
 }
 
 std::string loss_name(const CheckContext& ctx, FunctionId f, InstId call) {
-  std::string_view n = call_target_name(ctx, f, call);
+  std::string_view n = loss_target(ctx, f, call);
   size_t dot = n.rfind('.');
   return std::string(dot == std::string::npos ? n : n.substr(dot + 1));
 }
