@@ -92,8 +92,13 @@ class Rule {
     for (uint32_t i = 0; i < f_.insts.size(); ++i) {
       ir::InstId x(i);
       const ir::Inst& in = f_.insts[i];
-      if (in.op != ir::Op::Call || torch_call(ctx_, fid_, x) != TorchCall::SchedulerStep) continue;
+      if (in.op != ir::Op::Call) continue;
       ir::ValueId sched = call_receiver(f_, in);
+      TorchCall row = torch_call(ctx_, fid_, x);
+      // A scheduler the resolution cannot name (`MultiStepLR(...) if cfg
+      // else None`, one handed in as a parameter) is one by its objects.
+      if (row != TorchCall::SchedulerStep && !(row == TorchCall::OptimizerStep && scheduler_object(sched)))
+        continue;
       std::string kind = scheduler_class(sched);
       if (kind.empty()) continue;
       // ReduceLROnPlateau steps on a metric (`step(val_loss)`): only its
@@ -108,7 +113,15 @@ class Rule {
       std::string opt;
       if (ctor) {
         const ir::Function& g = ctx_.ir.fn(cf);
-        opt = access_key(ctx_, cf, call_arg(ctx_, g, g.inst(cc), 0, "optimizer"));
+        ir::ValueId ov = call_arg(ctx_, g, g.inst(cc), 0, "optimizer");
+        opt = access_key(ctx_, cf, ov);
+        auto os = ctx_.facts.objects().of(cf, ov);
+        opt_objs_.assign(os.begin(), os.end());
+        // The optimizer's name where the scheduler was built says nothing
+        // in another function (a helper's parameter): its objects do.
+        if (cf != fid_) opt = opt_objs_.empty() ? std::string("?") : std::string();
+      } else {
+        opt_objs_.clear();
       }
       ir::InstId s;
       if (!plateau && steps_first(x, opt, s)) {
@@ -120,19 +133,39 @@ class Rule {
   }
 
  private:
+  /// The one scheduler object v denotes (dataflow/objects.h), built by a
+  /// torch.optim.lr_scheduler class, or null.
+  const dataflow::AbstractObject* scheduler_object(ir::ValueId v) const {
+    if (!v.valid()) return nullptr;
+    const dataflow::Objects& objs = ctx_.facts.objects();
+    auto os = objs.of(fid_, v);
+    if (os.size() != 1) return nullptr;
+    const dataflow::AbstractObject& a = objs.obj(os[0]);
+    if (a.kind != dataflow::ObjKind::Scheduler || !a.fn.valid()) return nullptr;
+    return &a;
+  }
+
   /// "StepLR" for a torch.optim.lr_scheduler.StepLR object, or "".
   std::string scheduler_class(ir::ValueId v) const {
     if (!v.valid()) return {};
     const ir::Referent& r = ctx_.facts.res.ref(fid_, v);
-    if (r.kind != ir::Referent::Kind::Result) return {};
-    std::string p = ctx_.ir.names.str(r.path());
+    std::string p;
+    if (r.kind == ir::Referent::Kind::Result) p = ctx_.ir.names.str(r.path());
+    else if (const dataflow::AbstractObject* a = scheduler_object(v))
+      p = call_target_name(ctx_, a->fn, a->site);
     const std::string_view prefix = "torch.optim.lr_scheduler.";
     if (!p.starts_with(prefix)) return {};
     return p.substr(prefix.size());
   }
 
-  /// The scheduler's constructor call: a local or module-level binding.
+  /// The scheduler's constructor call: a local or module-level binding, or
+  /// the site of the one scheduler object it denotes.
   bool constructor(ir::ValueId v, ir::FunctionId& cf, ir::InstId& cc) const {
+    if (const dataflow::AbstractObject* a = scheduler_object(v)) {
+      cf = a->fn;
+      cc = a->site;
+      return true;
+    }
     const ir::Inst& d = f_.def(v);
     if (d.op == ir::Op::Call) {
       cf = fid_;
@@ -159,19 +192,33 @@ class Rule {
     if (k == TorchCall::OptimizerStep) {
       if (positional_count(f_, in) != 0) return false;
       o = call_receiver(f_, in);
+      if (scheduler_object(o)) return false;  // `sched.step()` on a scheduler handed in
     } else if (k == TorchCall::ScalerStep || k == TorchCall::ScalerStepAmp) {
       o = call_arg(ctx_, f_, in, 0, "optimizer");
     } else if (calls_file_function(ctx_, fid_, j) &&
                (call_effects(ctx_, fid_, j) & dataflow::kOptimizerStep)) {
-      if (opt.empty()) return true;
       auto ops = f_.operands(in);
+      if (!opt_objs_.empty()) {
+        for (size_t a = 1; a < ops.size(); ++a)
+          if (denotes_optimizer(ops[a])) return true;
+        return false;
+      }
+      if (opt.empty()) return true;
       for (size_t a = 1; a < ops.size(); ++a)
         if (same_object(access_key(ctx_, fid_, ops[a]), opt)) return true;
       return false;
     } else {
       return false;
     }
+    if (!opt_objs_.empty()) return denotes_optimizer(o);
     return opt.empty() || access_key(ctx_, fid_, o) == opt;
+  }
+
+  /// v may be the current scheduler's optimizer (by objects).
+  bool denotes_optimizer(ir::ValueId v) const {
+    for (uint32_t x : ctx_.facts.objects().of(fid_, v))
+      if (std::find(opt_objs_.begin(), opt_objs_.end(), x) != opt_objs_.end()) return true;
+    return false;
   }
 
   /// A step of the scheduler's optimizer reachable from `x` within one
@@ -241,7 +288,8 @@ class Rule {
     for (ir::InstId j : loop_insts(ctx_, fid_, l)) {
       if (f_.inst(j).op != ir::Op::Call) continue;
       uint32_t e = call_effects(ctx_, fid_, j);
-      if ((e & dataflow::kOptimizerStep) && torch_call(ctx_, fid_, j) != TorchCall::SchedulerStep)
+      if ((e & dataflow::kOptimizerStep) && torch_call(ctx_, fid_, j) != TorchCall::SchedulerStep &&
+          !scheduler_object(call_receiver(f_, f_.inst(j))))
         step = true;
       if (e & dataflow::kBackward) backward = true;
     }
@@ -355,6 +403,7 @@ class Rule {
 
   const CheckContext& ctx_;
   ir::FunctionId fid_;
+  std::vector<uint32_t> opt_objs_;  // the current scheduler's optimizer objects (may be none)
   const ir::Function& f_;
   const ir::LoopInfo& li_;
 };
@@ -362,10 +411,16 @@ class Rule {
 }  // namespace
 
 void check(const CheckContext& ctx, DiagSink& out) {
+  // A `step()` the resolution cannot name may be a scheduler's (one handed
+  // in, or `Sched(...) if cfg else None`) only in a file that builds one.
+  bool builds = file_calls_any(ctx, [](std::string_view n) {
+    return n.starts_with("torch.optim.lr_scheduler.");
+  });
   for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
-    // Only SchedulerStep calls are reported: skip other functions before
+    // Only scheduler steps are reported: skip other functions before
     // their loops.
-    if (!function_calls(ctx, ir::FunctionId(fi)).has(TorchCall::SchedulerStep)) continue;
+    const FunctionCalls& fc = function_calls(ctx, ir::FunctionId(fi));
+    if (!fc.has(TorchCall::SchedulerStep) && !(builds && fc.has(TorchCall::OptimizerStep))) continue;
     Rule(ctx, ir::FunctionId(fi)).run(out);
   }
 }
