@@ -158,8 +158,8 @@ class Rule {
   /// callee is an attribute of a model the function uses (collect_models)
   /// and that attribute is itself an object, not a method: a wrapper's
   /// module (`DistributedDataParallel.module`, `torch.compile`'s
-  /// `_orig_mod`, PEFT's `base_model`), a module the objects fact puts in
-  /// it (a field of the file's class, a part some other code reads
+  /// `_orig_mod`, PEFT's `base_model`), a module or DeepSpeed engine the
+  /// objects fact puts in it (a field, a part some other code reads
   /// `model.network.x` of), or an attribute this function also reads
   /// attributes of (`model.backbone.eval()`). An attribute only ever
   /// called may be a method (`model.generate(...)`, which HF runs under
@@ -175,10 +175,16 @@ class Rule {
     std::string_view attr = ctx_.ir.names.str(ga.aux);
     if (attr == "module" || attr == "_orig_mod" || attr == "base_model") return true;
     const dataflow::Objects& objs = ctx_.facts.objects();
-    if (objs.may_be(fid_, callee, dataflow::ObjKind::Module)) return true;
+    // A DeepSpeed engine stored there (`model.network, opt, _, _ =
+    // deepspeed.initialize(model=model.network, ...)`) runs its module's forward.
+    if (objs.may_be(fid_, callee, dataflow::ObjKind::Module) ||
+        objs.may_be(fid_, callee, dataflow::ObjKind::Engine))
+      return true;
     for (uint32_t o : objs.of(fid_, base))
       for (const dataflow::AbstractObject& p : objs.all())
-        if (p.parent == o && p.attr == ga.aux && p.kind == dataflow::ObjKind::Module) return true;
+        if (p.parent == o && p.attr == ga.aux &&
+            (p.kind == dataflow::ObjKind::Module || p.kind == dataflow::ObjKind::Engine))
+          return true;
     std::string part = owner + "." + std::string(attr);
     for (const ir::Inst& in : f_.insts)
       if (in.op == Op::GetAttr && in.nops > 0 && access_key(ctx_, fid_, f_.operands(in)[0]) == part)
@@ -234,6 +240,10 @@ class Rule {
           ctx_.ir.names.str(r.path()).starts_with("torch.utils.data."))
         return true;
     }
+    // Items of `range(...)` are indices, not batches: what a helper makes
+    // of one (`sample_z(fix_class=idx)`) is no batch either.
+    bool indices = it.valid() && f_.def(it).op == Op::Call &&
+                   call_target_name(ctx_, fid_, f_.def_id(it)) == "builtins.range";
     BlockId body = f_.block(li_.loops[l].header).succ[0];
     if (!body.valid()) return false;
     InstId next = f_.first_inst(body);
@@ -255,7 +265,8 @@ class Rule {
           if ((m == "to" || m == "cuda") && call_receiver(f_, in) == v) return true;
           // `x = prepare(batch)`, `list(batch)`: what a helper of the file
           // or a container builtin makes of the batch is still the batch.
-          if (!in.result.valid() || std::find(ops.begin() + 1, ops.end(), v) == ops.end()) continue;
+          if (indices || !in.result.valid() || std::find(ops.begin() + 1, ops.end(), v) == ops.end())
+            continue;
           std::string_view n = call_target_name(ctx_, fid_, i);
           if (calls_file_function(ctx_, fid_, i) || n == "builtins.tuple" || n == "builtins.list" ||
               n == "builtins.dict")

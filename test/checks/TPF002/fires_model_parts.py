@@ -3,6 +3,7 @@
 # helper of the file first. Written as a DeepSpeed-style pretraining script.
 import argparse
 
+import deepspeed
 import torch
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
@@ -63,6 +64,22 @@ def probe(model, loader):
     return n
 
 
+def prepare(args, model):
+    model.network, optimizer, _, _ = deepspeed.initialize(
+        args=args, model=model.network, model_parameters=model.parameters()
+    )
+    return model, optimizer
+
+
+# case: the DeepSpeed engine deepspeed.initialize stored on the model
+def validate_engine(model, batches):
+    model.eval()
+    total = 0.0
+    for batch in batches:
+        total += model.network(batch.to("cuda")).item()  # expect: TPF002
+    return total
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--device", default="cuda")
@@ -75,6 +92,8 @@ def main():
     print(score(DistributedDataParallel(model), loader))
     print(evaluate(model, loader, args.device))
     print(probe(model, loader))
+    wrapped, _ = prepare(args, model)
+    print(validate_engine(wrapped, loader))
 
 
 if __name__ == "__main__":

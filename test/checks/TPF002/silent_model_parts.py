@@ -51,6 +51,20 @@ def accumulate(model, micro_batches, device):
     torch.stack(losses).sum().backward()
 
 
+def make_latents(n, cls):
+    return torch.randn(n, 8) + cls
+
+
+# case: a loop over class indices, through a helper: no batches of a loader
+def class_grid(model, n_classes):
+    model.eval()
+    total = 0.0
+    for idx in range(n_classes):
+        z = make_latents(4, idx)
+        total += model(z).sum().item()
+    return total
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--device", default="cuda")
@@ -62,6 +76,7 @@ def main():
     print(sample(model, loader), score(model, loader))
     fit(model, loader, opt, args.device)
     accumulate(model, loader, args.device)
+    print(class_grid(model, 10))
 
 
 if __name__ == "__main__":
