@@ -19,7 +19,11 @@
 //   `TensorDataset`s of tensors already on the GPU, and
 //   a loader no loop trains on over a dataset of the file whose
 //   `__getitem__` calls nothing (the prompts a generation loop samples
-//   before training: nothing to load in a worker or to pin).
+//   before training: nothing to load in a worker or to pin), and a loader
+//   whose items go only to a diffusers or transformers pipeline and
+//   builtins (prompts, wherever the dataset class is defined).
+#include <algorithm>
+
 #include "checks/facts.h"
 
 namespace tpf::checks::dataloader_without_workers {
@@ -52,6 +56,8 @@ Not flagged
   - a loader no loop trains on, over a dataset class of the file whose
     `__getitem__` calls nothing (prompts sampled for generation): nothing
     to load in a worker or to pin
+  - a loader whose items only go to a diffusers or transformers pipeline
+    (and builtins): prompts for generation, strings with nothing to pin
 )";
 
 
@@ -100,6 +106,77 @@ bool nothing_to_load(const CheckContext& ctx, ir::FunctionId fid, const ir::Func
   return true;
 }
 
+/// The loader built at `li` serves text prompts to a generation pipeline
+/// (dreambooth's class-image sampling: `for example in sample_dataloader:
+/// pipeline(example["prompt"])`): some loop of the file over it (followed
+/// through the objects fact: `accelerator.prepare`, `tqdm`, globals) hands
+/// its items, or parts of them, to a diffusers or transformers pipeline,
+/// and no loop moves them to a device, casts them or gives them to torch or
+/// to any other callee than a pipeline or a builtin. The pipeline
+/// tokenizes the prompts itself; the batches hold strings and indices, so
+/// there is nothing for workers to load or for pinned memory to speed up.
+bool serves_prompts(const CheckContext& ctx, ir::FunctionId fid, ir::InstId li) {
+  const dataflow::Objects& objs = ctx.facts.objects();
+  std::vector<uint32_t> mine;
+  for (uint32_t o : objs.of(fid, ctx.ir.fn(fid).inst(li).result))
+    if (objs.obj(o).kind == dataflow::ObjKind::Loader && objs.obj(o).site == li && objs.obj(o).fn == fid)
+      mine.push_back(o);
+  if (mine.empty()) return false;
+  auto is_pipeline = [&](ir::FunctionId g, const ir::Function& f, ir::ValueId callee) {
+    const ir::Inst& d = f.def(callee);
+    if (d.op != ir::Op::Call) return false;
+    std::string_view n = call_target_name(ctx, g, f.def_id(callee));
+    return (n.starts_with("diffusers.") && n.find("Pipeline") != std::string_view::npos) ||
+           n == "transformers.pipeline" || n == "transformers.pipelines.pipeline";
+  };
+  bool prompts = false;
+  for (uint32_t gi = 0; gi < ctx.ir.functions.size(); ++gi) {
+    ir::FunctionId g(gi);
+    const ir::Function& f = ctx.ir.fn(g);
+    for (uint32_t ni = 0; ni < f.insts.size(); ++ni) {
+      const ir::Inst& next = f.insts[ni];
+      if (next.op != ir::Op::NextItem || next.nops == 0 || !next.result.valid()) continue;
+      bool over = false;
+      for (uint32_t o : objs.of(g, f.operands(next)[0]))
+        over |= std::find(mine.begin(), mine.end(), o) != mine.end();
+      if (!over) continue;
+      // The item and what is read out of it: `example["prompt"]`, `a, b = item`.
+      std::vector<ir::ValueId> items{next.result};
+      for (size_t k = 0; k < items.size(); ++k) {
+        if (items.size() > 64) return false;
+        for (ir::InstId u : users_of(f, items[k])) {
+          const ir::Inst& ui = f.inst(u);
+          auto ops = f.operands(ui);
+          switch (ui.op) {
+            case ir::Op::GetItem:
+            case ir::Op::Unpack:
+            case ir::Op::Element:
+            case ir::Op::GetAttr:
+              if (ops[0] == items[k] && ui.result.valid()) items.push_back(ui.result);
+              continue;
+            case ir::Op::Call: {
+              if (ops[0] != items[k] && is_pipeline(g, f, ops[0])) {
+                prompts = true;
+                continue;
+              }
+              std::string_view n = call_target_name(ctx, g, u);
+              if (ops[0] != items[k] && (n == "builtins.list" || n == "builtins.tuple")) {
+                if (ui.result.valid()) items.push_back(ui.result);  // `list(batch)`: the same strings
+                continue;
+              }
+              if (ops[0] != items[k] && n.starts_with("builtins.")) continue;  // len, int, str
+              return false;  // a tensor op, a move, a model, a helper: may be tensors
+            }
+            default:
+              continue;  // arithmetic, formatting, comparisons
+          }
+        }
+      }
+    }
+  }
+  return prompts;
+}
+
 }  // namespace
 
 void check(const CheckContext& ctx, DiagSink& out) {
@@ -124,7 +201,9 @@ void check(const CheckContext& ctx, DiagSink& out) {
       bool no_workers = workers == BoolArg::Absent || workers == BoolArg::False;
       bool no_pin = pin == BoolArg::Absent || pin == BoolArg::False;
       if (!no_workers && !no_pin) continue;
-      if (dataset_on_device(ctx, fid, f, in) || nothing_to_load(ctx, fid, f, in)) continue;
+      if (dataset_on_device(ctx, fid, f, in) || nothing_to_load(ctx, fid, f, in) ||
+          serves_prompts(ctx, fid, ir::InstId(i)))
+        continue;
       std::string text = call_text(ctx, f, in);
       std::string why_workers =
           workers == BoolArg::Absent ? "`num_workers` unset" : "`num_workers=0`";

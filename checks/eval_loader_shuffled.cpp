@@ -23,7 +23,8 @@
 // Fix: `shuffle=False` for evaluation loaders; leave cudnn.benchmark off
 //   (or pad to fixed buckets) when input shapes vary.
 // Not flagged: training loaders (a loop over the loader backwards or
-//   steps), names that also say train (`trainval_loader`), a shuffle the
+//   steps), loaders only ever drawn from once per fresh iterator
+//   (`next(iter(val_loader))` for a grid of sample images), names that also say train (`trainval_loader`), a shuffle the
 //   file does not fix or `**kwargs`, cudnn.benchmark with fixed-size inputs
 //   (resized images, fixed-length sequences: nothing the rule can see
 //   varies), files that build no convolution (benchmark mode only picks
@@ -71,6 +72,8 @@ Fix
 
 Not flagged
   - training loaders: a loop over the loader backwards or steps
+  - loaders only sampled, `next(iter(val_loader))`: one random batch (a
+    grid of images to log) is no evaluation pass
   - names that also say train (`trainval_loader`)
   - a shuffle the file does not fix, and `**kwargs`
   - cudnn.benchmark with fixed-size inputs (resized images, fixed-length
@@ -112,6 +115,63 @@ bool eval_dataset(const CheckContext& ctx, ir::FunctionId fid, const ir::Functio
   return dataflow::bool_arg(ctx.ir, ctx.facts.res, fid, d, -1, "train") == dataflow::BoolArg::False;
 }
 
+/// Every use of the loader built at `li` draws one batch from a fresh
+/// iterator, `next(iter(loader))` (PyTorch-GAN's `sample_images()` logs a
+/// grid of validation images that way), in whichever function of the file:
+/// a random sample is the point there, and no pass over the split runs, so
+/// nothing comes out of order. Uses followed through the objects fact
+/// (module globals, phis, `iter`); any other use (a `for` loop, a helper,
+/// `next(it)` on an iterator kept and drawn again) keeps the finding.
+bool only_sampled(const CheckContext& ctx, ir::FunctionId fid, ir::InstId li) {
+  const dataflow::Objects& objs = ctx.facts.objects();
+  const ir::Function& lf = ctx.ir.fn(fid);
+  std::vector<uint32_t> mine;
+  for (uint32_t o : objs.of(fid, lf.inst(li).result))
+    if (objs.obj(o).kind == dataflow::ObjKind::Loader && objs.obj(o).site == li && objs.obj(o).fn == fid)
+      mine.push_back(o);
+  if (mine.empty()) return false;
+  bool drawn = false;
+  for (uint32_t gi = 0; gi < ctx.ir.functions.size(); ++gi) {
+    ir::FunctionId g(gi);
+    const ir::Function& f = ctx.ir.fn(g);
+    std::vector<uint8_t> denotes(f.values.size(), 0);
+    std::vector<uint32_t> uses(f.values.size(), 0);
+    bool any = false;
+    for (uint32_t v = 0; v < f.values.size(); ++v)
+      for (uint32_t o : objs.of(g, ir::ValueId(v)))
+        if (std::find(mine.begin(), mine.end(), o) != mine.end()) denotes[v] = any = true;
+    if (!any) continue;
+    for (const ir::Inst& in : f.insts)
+      for (ir::ValueId o : f.operands(in))
+        if (o.valid()) ++uses[o.v];
+    for (uint32_t i = 0; i < f.insts.size(); ++i) {
+      const ir::Inst& in = f.insts[i];
+      auto ops = f.operands(in);
+      for (size_t k = 0; k < ops.size(); ++k) {
+        ir::ValueId v = ops[k];
+        if (!v.valid() || !denotes[v.v]) continue;
+        if (in.op == ir::Op::Phi || in.op == ir::Op::StoreGlobal || in.op == ir::Op::StoreFree)
+          continue;  // an alias: its readers denote the loader too
+        if (in.op != ir::Op::Call || k == 0) return false;
+        std::string_view n = call_target_name(ctx, g, ir::InstId(i));
+        if (n == "builtins.iter" || n == "builtins.len") continue;
+        const ir::Inst& d = f.def(v);
+        // `next(iter(loader))`: the iterator is made for this one draw
+        // (used once, in the same block: not `it = iter(l)` before a loop
+        // drawing `next(it)` on every turn).
+        if (n == "builtins.next" && uses[v.v] == 1 && d.op == ir::Op::Call &&
+            call_target_name(ctx, g, f.def_id(v)) == "builtins.iter" &&
+            f.block_of(f.def_id(v)) == f.block_of(ir::InstId(i))) {
+          drawn = true;
+          continue;
+        }
+        return false;
+      }
+    }
+  }
+  return drawn;
+}
+
 void check_shuffled_eval(const CheckContext& ctx, ir::FunctionId fid, ir::InstId li, DiagSink& out) {
   const ir::Function& f = ctx.ir.fn(fid);
   const ir::Inst& in = f.inst(li);
@@ -123,6 +183,7 @@ void check_shuffled_eval(const CheckContext& ctx, ir::FunctionId fid, ir::InstId
   if (!lname.empty() && name_has_word(lname, {"train", "trainval", "training"})) return;
   if (!by_name && !eval_dataset(ctx, fid, f, ds)) return;
   if (in.result.valid() && trained_on(ctx, fid, in.result)) return;
+  if (only_sampled(ctx, fid, li)) return;
   Diagnostic d = make_diagnostic(
       kRule, in.span,
       "`" + call_text(ctx, f, in) + "` shuffles " +

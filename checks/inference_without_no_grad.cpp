@@ -144,12 +144,51 @@ class Rule {
     }
     if (t.kind == ir::CallTarget::Kind::InstanceCall)
       return t.cls.valid() && ctx_.facts.res.is_module_class(t.cls);
+    if (t.kind == ir::CallTarget::Kind::Method) return calls_model_part(in);
     if (t.kind != ir::CallTarget::Kind::Unknown && t.kind != ir::CallTarget::Kind::ResultCall)
       return false;
     std::string key = access_key(ctx_, fid_, f_.operands(in)[0]);
     if (key.empty()) return false;
     for (const std::string& m : models_)
       if (m == key) return true;
+    return calls_model_part(in);
+  }
+
+  /// `model.network(batch)`, `model.module(x)`, `model.backbone(x)`: the
+  /// callee is an attribute of a model the function uses (collect_models)
+  /// and that attribute is itself an object, not a method: a wrapper's
+  /// module (`DistributedDataParallel.module`, `torch.compile`'s
+  /// `_orig_mod`, PEFT's `base_model`), a module or DeepSpeed engine the
+  /// objects fact puts in it (a field, a part some other code reads
+  /// `model.network.x` of), or an attribute this function also reads
+  /// attributes of (`model.backbone.eval()`). An attribute only ever
+  /// called may be a method (`model.generate(...)`, which HF runs under
+  /// no_grad itself): not a forward.
+  bool calls_model_part(const ir::Inst& call) const {
+    ValueId callee = f_.operands(call)[0];
+    const ir::Inst& ga = f_.def(callee);
+    if (ga.op != Op::GetAttr || ga.nops == 0) return false;
+    ValueId base = f_.operands(ga)[0];
+    std::string owner = access_key(ctx_, fid_, base);
+    if (owner.empty() || std::find(models_.begin(), models_.end(), owner) == models_.end())
+      return false;
+    std::string_view attr = ctx_.ir.names.str(ga.aux);
+    if (attr == "module" || attr == "_orig_mod" || attr == "base_model") return true;
+    const dataflow::Objects& objs = ctx_.facts.objects();
+    // A DeepSpeed engine stored there (`model.network, opt, _, _ =
+    // deepspeed.initialize(model=model.network, ...)`) runs its module's forward.
+    if (objs.may_be(fid_, callee, dataflow::ObjKind::Module) ||
+        objs.may_be(fid_, callee, dataflow::ObjKind::Engine))
+      return true;
+    for (uint32_t o : objs.of(fid_, base))
+      for (const dataflow::AbstractObject& p : objs.all())
+        if (p.parent == o && p.attr == ga.aux &&
+            (p.kind == dataflow::ObjKind::Module || p.kind == dataflow::ObjKind::Engine))
+          return true;
+    std::string part = owner + "." + std::string(attr);
+    for (const ir::Inst& in : f_.insts)
+      if (in.op == Op::GetAttr && in.nops > 0 && access_key(ctx_, fid_, f_.operands(in)[0]) == part)
+        return true;
     return false;
   }
 
@@ -201,6 +240,10 @@ class Rule {
           ctx_.ir.names.str(r.path()).starts_with("torch.utils.data."))
         return true;
     }
+    // Items of `range(...)` are indices, not batches: what a helper makes
+    // of one (`sample_z(fix_class=idx)`) is no batch either.
+    bool indices = it.valid() && f_.def(it).op == Op::Call &&
+                   call_target_name(ctx_, fid_, f_.def_id(it)) == "builtins.range";
     BlockId body = f_.block(li_.loops[l].header).succ[0];
     if (!body.valid()) return false;
     InstId next = f_.first_inst(body);
@@ -212,11 +255,23 @@ class Rule {
       for (InstId i : loop_insts(ctx_, fid_, l)) {
         const ir::Inst& in = f_.inst(i);
         auto ops = f_.operands(in);
-        if (in.op == Op::Unpack || in.op == Op::Element || in.op == Op::GetItem) {
+        // GetIter and NextItem: the loop of an inlined comprehension over
+        // the batch (`tuple(t.to(device) for t in batch)`).
+        if (in.op == Op::Unpack || in.op == Op::Element || in.op == Op::GetItem ||
+            in.op == Op::GetIter || in.op == Op::NextItem) {
           if (!ops.empty() && ops[0] == v && in.result.valid()) items.push_back(in.result);
         } else if (in.op == Op::Call) {
           std::string_view m = call_method(ctx_, f_, in);
           if ((m == "to" || m == "cuda") && call_receiver(f_, in) == v) return true;
+          // `x = prepare(batch)`, `list(batch)`: what a helper of the file
+          // or a container builtin makes of the batch is still the batch.
+          if (indices || !in.result.valid() || std::find(ops.begin() + 1, ops.end(), v) == ops.end())
+            continue;
+          std::string_view n = call_target_name(ctx_, fid_, i);
+          if (calls_file_function(ctx_, fid_, i) || n == "builtins.tuple" || n == "builtins.list" ||
+              n == "builtins.dict")
+            if (std::find(items.begin(), items.end(), in.result) == items.end())
+              items.push_back(in.result);
         }
       }
     }
@@ -382,8 +437,9 @@ class Rule {
 /// may run under another file's `torch.no_grad()`.
 /// A call of `f` can be a forward (Rule::is_forward): a row whose grad rule
 /// is Model; without a row, an instance of the file's nn.Module classes, or
-/// an Unknown / ResultCall callee whose key collect_models found, which
-/// needs a call of a method named eval, train, parameters,
+/// an Unknown / ResultCall callee whose key collect_models found, or a
+/// part of such a model called (`model.network(batch)`, a Method target);
+/// both need a call of a method named eval, train, parameters,
 /// named_parameters or state_dict. check_loop reports nothing without a
 /// forward, so other functions are skipped before their loops.
 bool may_forward(const CheckContext& ctx, ir::FunctionId fid) {
@@ -395,7 +451,6 @@ bool may_forward(const CheckContext& ctx, ir::FunctionId fid) {
   }();
   const FunctionCalls& fc = function_calls(ctx, fid);
   if ((fc.rows & kModelRows).any() || fc.module_instance_call) return true;
-  if (!fc.unresolved_call) return false;
   const ir::Function& f = ctx.ir.fn(fid);
   for (const ir::Inst& in : f.insts) {
     if (in.op != Op::Call) continue;

@@ -20,8 +20,14 @@
 //   tensor (a parameter, a helper's result, a custom collate_fn's batch, a
 //   transformers BatchEncoding, whose `.to` moves in place); a tensor never
 //   used again (`torch.zeros(1).cuda()` to initialize CUDA, `out.cpu()` as
-//   a sync point in a benchmark).
+//   a sync point in a benchmark), and a cast to the dtype the tensor is
+//   known to have already (`x = torch.zeros(n, dtype=torch.float32)` then
+//   `x.float()` or `x.to(torch.float32)`: the discarded result equals `x`;
+//   a dtype only the dataflow cannot see stays flagged, as after an
+//   interpolate in fp32 cast back with `.to(orig_dtype)`).
 #include <algorithm>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "checks/facts.h"
@@ -66,6 +72,8 @@ Not flagged
     whose `.to()` works in place (transformers' BatchEncoding)
   - a tensor not used again (`torch.zeros(1).cuda()` to initialize CUDA,
     `out.cpu()` as a synchronization point)
+  - a cast to the dtype the tensor already has (`torch.zeros(n,
+    dtype=torch.float32)` then `.float()`): discarding it changes nothing
 )";
 
 namespace {
@@ -100,6 +108,74 @@ std::optional<Fix> assign_fix(const CheckContext& ctx, ir::FunctionId fid, ir::V
   if (target.find_first_of("\r\n") != std::string::npos) return std::nullopt;
   return make_fix("assign the result to `" + target + "`",
                   Edit{{call_span.begin, call_span.begin}, target + " = "});
+}
+
+/// The canonical name of a torch dtype constant (`torch.float` is
+/// "torch.float32", `torch.half` "torch.float16"), or "" for anything else.
+std::string_view canonical_dtype(std::string_view q) {
+  static constexpr std::pair<std::string_view, std::string_view> kAliases[] = {
+      {"torch.float", "torch.float32"},   {"torch.half", "torch.float16"},
+      {"torch.double", "torch.float64"},  {"torch.long", "torch.int64"},
+      {"torch.int", "torch.int32"},       {"torch.short", "torch.int16"},
+      {"torch.cfloat", "torch.complex64"}, {"torch.cdouble", "torch.complex128"}};
+  static constexpr std::string_view kDtypes[] = {
+      "torch.float32", "torch.float16", "torch.float64", "torch.bfloat16", "torch.int64",
+      "torch.int32",   "torch.int16",   "torch.int8",    "torch.uint8",    "torch.bool",
+      "torch.complex64", "torch.complex128"};
+  for (const auto& [alias, name] : kAliases)
+    if (q == alias) return name;
+  for (std::string_view d : kDtypes)
+    if (q == d) return d;
+  return {};
+}
+
+/// The dtype constant a value names, canonical, or "".
+std::string_view dtype_constant(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId v) {
+  if (!v.valid()) return {};
+  ir::PathId q = ctx.facts.res.qualname(fid, v);
+  return q.valid() ? canonical_dtype(ctx.ir.names.str(q)) : std::string_view();
+}
+
+/// The dtype a cast call converts to: `.float()`, `.half()`, `.double()`,
+/// `.bfloat16()`, or `.to(dtype)` / `.to(dtype=...)` with nothing else
+/// passed (a device or `copy=True` changes more than the dtype). "" when
+/// the call is no such cast.
+std::string_view cast_dtype(const CheckContext& ctx, ir::FunctionId fid, const ir::Inst& call) {
+  const ir::Function& f = ctx.ir.fn(fid);
+  std::string_view m = call_method(ctx, f, call);
+  if (m == "float") return "torch.float32";
+  if (m == "half") return "torch.float16";
+  if (m == "double") return "torch.float64";
+  if (m == "bfloat16") return "torch.bfloat16";
+  if (m != "to" || call.nops != 2) return {};
+  return dtype_constant(ctx, fid, call_arg(ctx, f, call, 0, "dtype"));
+}
+
+/// The dtype a tensor value has on every path, as far as the function
+/// shows: the result of a cast (cast_dtype), of a torch function given
+/// `dtype=` (`torch.zeros(n, dtype=torch.float32)`),
+/// or a phi whose operands agree. "" when not known: a parameter, a call
+/// without `dtype=` (PyTorch's default dtype can be changed by
+/// `torch.set_default_dtype`), anything else.
+std::string_view known_dtype(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId v,
+                             int depth = 0) {
+  const ir::Function& f = ctx.ir.fn(fid);
+  if (!v.valid() || depth > 8) return {};
+  const ir::Inst& d = f.def(v);
+  if (d.op == ir::Op::Phi) {
+    std::string_view common;
+    for (ir::ValueId o : f.operands(d)) {
+      std::string_view t = known_dtype(ctx, fid, o, depth + 1);
+      if (t.empty() || (!common.empty() && t != common)) return {};
+      common = t;
+    }
+    return common;
+  }
+  if (d.op != ir::Op::Call) return {};
+  if (std::string_view c = cast_dtype(ctx, fid, d); !c.empty()) return c;
+  std::string_view kw = dtype_constant(ctx, fid, call_arg(ctx, f, d, -1, "dtype"));
+  if (kw.empty()) return {};
+  return call_target_name(ctx, fid, f.def_id(v)).starts_with("torch.") ? kw : std::string_view();
 }
 
 bool is_move(std::string_view m) {
@@ -146,6 +222,10 @@ void check_function(const CheckContext& ctx, ir::FunctionId fid, const MoveSymbo
                          return PathStep::Pass;
                        }).empty();
     if (!used_after || !is_tensor(ctx, fid, recv)) continue;
+    // A cast to the dtype the tensor has already returns a tensor equal to
+    // it: nothing is lost by discarding it.
+    if (std::string_view to = cast_dtype(ctx, fid, in); !to.empty() && known_dtype(ctx, fid, recv) == to)
+      continue;
     std::string key = access_key(ctx, fid, recv);
     std::string moved = value_text(ctx, f, in.result);
     Diagnostic d =
