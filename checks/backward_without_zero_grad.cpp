@@ -80,6 +80,8 @@ Not flagged
     under two tests of the same counter (`if i % k == 0: zero_grad()` at
     the top, `if (i + 1) % k == 0: step()` at the bottom)
   - zero_grad inside a helper the loop calls
+  - a profiler's or scheduler's `step()` (`self._profiler.step()`,
+    `lr_scheduler.step()`) every iteration: it is no optimizer step
   - accumulation over an inner loop with step and zero_grad in the outer loop
   - engines that clear gradients in their own step (DeepSpeed
     `engine.backward(loss)` + `engine.step()`), also when the engine that
@@ -168,12 +170,33 @@ class Rule {
     if (k == TorchCall::OptimizerStep) {
       // `env.step(action)`, `sampler.step(x)`: a bare `step` with arguments is
       // an optimizer only when the receiver is one (`opt.step(closure)`).
-      if (positional_count(f_, in) == 0) return true;
+      if (positional_count(f_, in) == 0) return !named_other_stepper(call_receiver(f_, in));
       return is_optimizer(call_receiver(f_, in));
     }
     if (k == TorchCall::ScalerStep || k == TorchCall::ScalerStepAmp) return true;
     return calls_file_function(ctx_, fid_, i) &&
            (call_effects(ctx_, fid_, i) & dataflow::kOptimizerStep);
+  }
+
+  /// `self._profiler.step()`, `self._lr_scheduler.step()`: a bare step of
+  /// an object the objects fact knows to be no optimizer (a scheduler), or
+  /// whose name says it is a profiler, scheduler, timer or environment.
+  bool named_other_stepper(ir::ValueId recv) const {
+    if (!recv.valid()) return false;
+    const dataflow::Objects& objs = ctx_.facts.objects();
+    auto os = objs.of(fid_, recv);
+    if (!os.empty()) {
+      bool optimizer = false;
+      for (uint32_t o : os) {
+        dataflow::ObjKind k = objs.obj(o).kind;
+        optimizer |= k == dataflow::ObjKind::Optimizer || k == dataflow::ObjKind::Engine;
+      }
+      if (!optimizer) return true;
+    }
+    std::string key = access_key(ctx_, fid_, recv);
+    std::string_view last = key;
+    if (size_t dot = last.rfind('.'); dot != std::string_view::npos) last = last.substr(dot + 1);
+    return name_has_word(last, {"profiler", "prof", "scheduler", "schedule", "sched", "warmup", "timer", "env"});
   }
 
   bool is_backward(ir::InstId i) const {

@@ -2,6 +2,7 @@
 # the loop resets, and with the clear and the step under separate tests of the
 # same counter. Every path from a step to the next step clears the gradients
 # first, or the tests pick the same iterations.
+import torch
 import torch.nn.functional as F
 
 
@@ -38,3 +39,16 @@ def accumulate_windows(net, batches, opt, window):
         if micro == window:
             opt.step()
             micro = 0
+
+
+# case: the profiler and the schedule step every iteration; the optimizer
+# steps and clears together every `window` micro-batches
+def accumulate_profiled(net, batches, opt, lr_schedule, window):
+    with torch.profiler.profile() as profiler:
+        for n, (x, y) in enumerate(batches):
+            (F.l1_loss(net(x), y) / window).backward()
+            if (n + 1) % window == 0:
+                opt.step()
+                opt.zero_grad(set_to_none=True)
+            lr_schedule.step()
+            profiler.step()
