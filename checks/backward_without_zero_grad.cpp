@@ -1,10 +1,13 @@
 // TPF003 backward_without_zero_grad
 //
-// What it finds: a loop whose body runs `loss.backward()` and
-//   `optimizer.step()` (directly or through the file's own helpers) but
-//   never clears the gradients: no `zero_grad()` (optimizer's or model's,
-//   any `set_to_none`), no `p.grad = None`, no `p.grad.zero_()` anywhere in
-//   that loop.
+// What it finds: a loop with a path from one `optimizer.step()` to the
+//   next (around the loop) that runs `loss.backward()` (directly or through
+//   the file's own helpers) and clears no gradients: no `zero_grad()`
+//   (optimizer's or model's, any `set_to_none`), no `p.grad = None`, no
+//   `p.grad.zero_()` on it. Also a clear on some paths only (`if step %
+//   log_every == 0: opt.zero_grad()` with a step every iteration). A loop
+//   that calls a helper whose own loop has the finding is that finding
+//   (reported once, in the helper, with the call as a note).
 // Why it costs: `backward()` adds into `.grad` (PyTorch 2.x,
 //   torch/autograd/__init__.py: "gradients are accumulated in the leaves").
 //   Without clearing, step k applies the sum of the gradients of steps
@@ -17,9 +20,11 @@
 //         optimizer.step()
 // Fix: call `optimizer.zero_grad(set_to_none=True)` once per step, before
 //   `backward()` (or right after `step()`).
-// Not flagged: zero_grad anywhere in the loop (also under a condition, as
-//   gradient accumulation does: the condition is not evaluated); zero_grad
-//   in a helper the loop calls; gradient accumulation across an inner loop
+// Not flagged: zero_grad on every path from a step to the next; gradient
+//   accumulation (step and zero_grad under one guard, or under two tests
+//   of one counter: `if i % k == 0: zero_grad()` ... `if (i + 1) % k == 0:
+//   step()`; conditions are not evaluated); zero_grad in a helper the loop
+//   calls, or in a loop over the parameters; gradient accumulation across an inner loop
 //   with step and zero_grad in the outer one; DeepSpeed-style engines whose
 //   `engine.backward(loss)` / `engine.step()` clear gradients themselves
 //   (also through a helper the engine object is handed to: every step the
@@ -28,6 +33,8 @@
 //   optimizer built in the iteration over tensors made in the iteration
 //   (`SGD([x.detach().clone()])`: new leaves every step, whose gradients
 //   start empty).
+#include <map>
+#include <optional>
 #include <set>
 
 #include "checks/facts.h"
@@ -40,10 +47,12 @@ constexpr const RuleInfo& kRule = rule_info(RuleId::TPF003);
 const std::string_view kExplain = R"(TPF003 backward_without_zero_grad: gradients are never cleared between optimizer steps
 
 What it finds
-  A loop that runs `loss.backward()` and `optimizer.step()` every iteration
-  (directly or through helper functions of the same file) and never clears
-  the gradients: no `optimizer.zero_grad()`, `model.zero_grad()`,
-  `p.grad = None` or `p.grad.zero_()` anywhere in the loop.
+  A loop where some path from one `optimizer.step()` to the next runs
+  `loss.backward()` (directly or through helper functions of the same file)
+  and clears no gradients: no `optimizer.zero_grad()`, `model.zero_grad()`,
+  `p.grad = None` or `p.grad.zero_()` on that path. A clear that runs on
+  some iterations only (`if step % log_every == 0: optimizer.zero_grad()`,
+  or only in an `else`) while the step runs on others is such a path.
 
 Why it costs
   `backward()` adds into each parameter's `.grad`; it does not overwrite it.
@@ -65,9 +74,14 @@ Fix
       optimizer.step()
 
 Not flagged
-  - zero_grad anywhere in the loop, also under a condition (gradient
-    accumulation: `if (i + 1) % k == 0: optimizer.step(); optimizer.zero_grad()`)
+  - zero_grad on every path from a step to the next
+  - gradient accumulation: step and zero_grad under one guard
+    (`if (i + 1) % k == 0: optimizer.step(); optimizer.zero_grad()`), or
+    under two tests of the same counter (`if i % k == 0: zero_grad()` at
+    the top, `if (i + 1) % k == 0: step()` at the bottom)
   - zero_grad inside a helper the loop calls
+  - a profiler's or scheduler's `step()` (`self._profiler.step()`,
+    `lr_scheduler.step()`) every iteration: it is no optimizer step
   - accumulation over an inner loop with step and zero_grad in the outer loop
   - engines that clear gradients in their own step (DeepSpeed
     `engine.backward(loss)` + `engine.step()`), also when the engine that
@@ -83,10 +97,18 @@ namespace {
 
 using dataflow::TorchCall;
 
-struct Events {
-  std::vector<ir::InstId> steps, backwards;
-  bool clears = false;  // some instruction of the loop clears gradients
+/// A path that steps on gradients nothing cleared: from a step, around
+/// the loop, through `backward` to `step`.
+struct Finding {
+  ir::FunctionId fn;
+  ir::InstId backward, step;
+  ir::InstId skipped;  // a clear of the loop the path goes around, if any
+  std::vector<DiagNote> chain;  // outer loops that reach it through helpers
+  bool dropped = false;         // the same bug as a finding inside the helper it calls
 };
+
+/// What an instruction of a loop does to gradients, for the path search.
+enum class Event : uint8_t { None, Clears, Backward, Step, BackwardStep };
 
 class Rule {
  public:
@@ -148,12 +170,33 @@ class Rule {
     if (k == TorchCall::OptimizerStep) {
       // `env.step(action)`, `sampler.step(x)`: a bare `step` with arguments is
       // an optimizer only when the receiver is one (`opt.step(closure)`).
-      if (positional_count(f_, in) == 0) return true;
+      if (positional_count(f_, in) == 0) return !named_other_stepper(call_receiver(f_, in));
       return is_optimizer(call_receiver(f_, in));
     }
     if (k == TorchCall::ScalerStep || k == TorchCall::ScalerStepAmp) return true;
     return calls_file_function(ctx_, fid_, i) &&
            (call_effects(ctx_, fid_, i) & dataflow::kOptimizerStep);
+  }
+
+  /// `self._profiler.step()`, `self._lr_scheduler.step()`: a bare step of
+  /// an object the objects fact knows to be no optimizer (a scheduler), or
+  /// whose name says it is a profiler, scheduler, timer or environment.
+  bool named_other_stepper(ir::ValueId recv) const {
+    if (!recv.valid()) return false;
+    const dataflow::Objects& objs = ctx_.facts.objects();
+    auto os = objs.of(fid_, recv);
+    if (!os.empty()) {
+      bool optimizer = false;
+      for (uint32_t o : os) {
+        dataflow::ObjKind k = objs.obj(o).kind;
+        optimizer |= k == dataflow::ObjKind::Optimizer || k == dataflow::ObjKind::Engine;
+      }
+      if (!optimizer) return true;
+    }
+    std::string key = access_key(ctx_, fid_, recv);
+    std::string_view last = key;
+    if (size_t dot = last.rfind('.'); dot != std::string_view::npos) last = last.substr(dot + 1);
+    return name_has_word(last, {"profiler", "prof", "scheduler", "schedule", "sched", "warmup", "timer", "env"});
   }
 
   bool is_backward(ir::InstId i) const {
@@ -165,42 +208,225 @@ class Rule {
            (call_effects(ctx_, fid_, i) & dataflow::kBackward);
   }
 
-  void run(DiagSink& out) {
+  /// The finding of each loop with a path from a step to the next step
+  /// through a backward without a clear; only the innermost such loop of a
+  /// nest (an outer loop around it is the same finding).
+  void run(std::vector<Finding>& found) {
     const ir::LoopInfo& li = loops_of(ctx_, fid_);
-    std::vector<Events> ev;
-    ev.reserve(li.loops.size());
-    for (uint32_t l = 0; l < li.loops.size(); ++l) ev.push_back(events(l));
-    auto flagged = [&](uint32_t l) {
-      return !ev[l].clears && !ev[l].steps.empty() && !ev[l].backwards.empty();
-    };
-    std::set<uint32_t> reported;  // first backward of each flagged loop
+    std::vector<std::optional<Finding>> per_loop;
+    per_loop.reserve(li.loops.size());
+    for (uint32_t l = 0; l < li.loops.size(); ++l) per_loop.push_back(search(l));
+    std::set<uint32_t> reported;  // the backward of each finding
     for (uint32_t l = 0; l < li.loops.size(); ++l) {
-      if (!flagged(l)) continue;
-      // Report the innermost such loop only: an outer loop around it is the
-      // same finding. (Inner loops come after the loops containing them.)
+      if (!per_loop[l]) continue;
+      // Inner loops come after the loops containing them.
       bool inner_flagged = false;
       for (uint32_t m = l + 1; m < li.loops.size() && !inner_flagged; ++m)
-        inner_flagged = li.contains(l, li.loops[m].header) && flagged(m);
-      if (inner_flagged) continue;
-      ir::InstId b = ev[l].backwards.front(), s = ev[l].steps.front();
-      if (!reported.insert(b.v).second) continue;
-      report(b, s, out);
+        inner_flagged = li.contains(l, li.loops[m].header) && per_loop[m];
+      if (inner_flagged || !reported.insert(per_loop[l]->backward.v).second) continue;
+      found.push_back(std::move(*per_loop[l]));
     }
   }
 
+  void report(const Finding& fd, DiagSink& out) const { report(fd.backward, fd.step, fd.skipped, fd.chain, out); }
+
  private:
-  Events events(uint32_t loop) const {
-    Events ev;
+  /// Limits the pairs of steps tried per loop: a loop has a handful of
+  /// steps and backwards; past this the loop is generated code, not a
+  /// training loop worth a finding.
+  static constexpr size_t kMaxTries = 64;
+
+  std::vector<Event> events(uint32_t loop, bool& any_clear) const {
+    std::vector<Event> ev(f_.insts.size(), Event::None);
+    any_clear = false;
     for (ir::InstId i : loop_insts(ctx_, fid_, loop)) {
-      if (clears(i)) ev.clears = true;
-      else if (is_backward(i)) {
-        ev.backwards.push_back(i);
-        if (is_step(i)) ev.steps.push_back(i);  // a helper that does both
+      if (clears(i)) {
+        ev[i.v] = Event::Clears;
+        any_clear = true;
+      } else if (is_backward(i)) {
+        ev[i.v] = is_step(i) ? Event::BackwardStep : Event::Backward;  // a helper may do both
       } else if (is_step(i) && !fresh_step(i, loop)) {
-        ev.steps.push_back(i);
+        ev[i.v] = Event::Step;
       }
     }
     return ev;
+  }
+
+  /// Path-sensitive: some path of the loop from one step to the next runs
+  /// a backward and no clear. A clear under a condition (`if step %
+  /// log_every == 0: opt.zero_grad()`) leaves the path that skips it; a
+  /// clear in a nested loop (`for p in model.parameters(): p.grad = None`)
+  /// is taken to run, as a loop over parameters does. Gradient
+  /// accumulation stays silent: its step and clear share one guard, so the
+  /// step is followed by the clear, or they sit under two tests of the same
+  /// counter (`if i % k == 0: zero_grad()` ... `if (i + 1) % k == 0:
+  /// step()`), which pick the same iterations; the conditions are not
+  /// evaluated, a shared counter is taken to mean that.
+  std::optional<Finding> search(uint32_t l) {
+    bool any_clear = false;
+    std::vector<Event> ev = events(l, any_clear);
+    std::vector<ir::InstId> steps, clear_insts;
+    bool any_backward = false;
+    for (uint32_t i = 0; i < ev.size(); ++i) {
+      if (ev[i] == Event::Step || ev[i] == Event::BackwardStep) steps.push_back(ir::InstId(i));
+      if (ev[i] == Event::Backward || ev[i] == Event::BackwardStep) any_backward = true;
+      if (ev[i] == Event::Clears) clear_insts.push_back(ir::InstId(i));
+    }
+    if (steps.empty() || !any_backward) return std::nullopt;
+    const ir::LoopInfo& li = loops_of(ctx_, fid_);
+    // Headers of loops nested in l that clear: entering one clears.
+    std::set<uint32_t> clearing_headers;
+    for (uint32_t m = l + 1; m < li.loops.size(); ++m) {
+      if (!li.contains(l, li.loops[m].header)) continue;
+      for (ir::InstId c : clear_insts)
+        if (li.contains(m, f_.block_of(c))) {
+          clearing_headers.insert(f_.block(li.loops[m].header).first);
+          break;
+        }
+    }
+    auto blocked = [&](ir::InstId i) {
+      return ev[i.v] == Event::Clears || clearing_headers.count(i.v) != 0;
+    };
+    size_t tries = 0;
+    for (ir::InstId s : steps) {
+      std::vector<ir::InstId> bws = reachable_in_loop(ctx_, fid_, l, s, [&](ir::InstId i, const ir::Inst&) {
+        if (blocked(i)) return PathStep::Kill;
+        return ev[i.v] == Event::Backward || ev[i.v] == Event::BackwardStep ? PathStep::Target
+                                                                           : PathStep::Pass;
+      });
+      for (ir::InstId b : bws) {
+        std::vector<ir::InstId> next;
+        if (ev[b.v] == Event::BackwardStep) next.push_back(b);
+        else
+          next = reachable_in_loop(ctx_, fid_, l, b, [&](ir::InstId i, const ir::Inst&) {
+            if (blocked(i)) return PathStep::Kill;
+            return ev[i.v] == Event::Step || ev[i.v] == Event::BackwardStep ? PathStep::Target
+                                                                           : PathStep::Pass;
+          });
+        for (ir::InstId s2 : next) {
+          if (++tries > kMaxTries) return std::nullopt;
+          // From one step of an optimizer to its next: between the steps
+          // of two optimizers (a GAN's, `opt_a` then `opt_b`) each clears
+          // its own gradients at its own place.
+          if (optimizer_text(s2) != optimizer_text(s)) continue;
+          if (opposite_arms(l, s, s2)) continue;
+          if (!clear_insts.empty() && same_iterations(l, s2, clear_insts)) continue;
+          Finding fd;
+          fd.fn = fid_;
+          fd.backward = b;
+          fd.step = s2;
+          if (!clear_insts.empty()) fd.skipped = clear_insts.front();
+          return fd;
+        }
+      }
+    }
+    return std::nullopt;
+  }
+
+  /// `a` and `b` lie in the two arms of a branch of loop l whose condition
+  /// is the same in every iteration (`if use_amp:` on a flag of the
+  /// function): no run goes from one arm to the other, so no path from `a`
+  /// to `b` around the loop is taken.
+  bool opposite_arms(uint32_t l, ir::InstId a, ir::InstId b) const {
+    const ir::DomTree& dom = ctx_.facts.dom(ctx_.ir, fid_);
+    const ir::LoopInfo& li = loops_of(ctx_, fid_);
+    ir::BlockId ab = f_.block_of(a), bb = f_.block_of(b);
+    for (ir::BlockId d = dom.idom(ab); d.valid() && li.contains(l, d); d = dom.idom(d)) {
+      const ir::Inst& t = f_.terminator(d);
+      if (t.op != ir::Op::Branch || !invariant_in(l, f_.operands(t)[0], 0)) continue;
+      const ir::Block& db = f_.block(d);
+      for (int k = 0; k < 2; ++k) {
+        ir::BlockId mine = db.succ[k], other = db.succ[1 - k];
+        if (mine.valid() && other.valid() && dom.dominates(mine, ab) && dom.dominates(other, bb))
+          return true;
+      }
+    }
+    return false;
+  }
+
+  /// The value is the same in every iteration of l: defined before the
+  /// loop, or computed in it from such values and constants (`args.amp`).
+  bool invariant_in(uint32_t l, ir::ValueId v, int depth) const {
+    if (!v.valid() || depth > 6) return false;
+    if (!loops_of(ctx_, fid_).contains(l, f_.block_of(f_.def_id(v)))) return true;
+    const ir::Inst& d = f_.def(v);
+    switch (d.op) {
+      case ir::Op::Const:
+        return true;
+      case ir::Op::GetAttr:
+      case ir::Op::Compare:
+      case ir::Op::BinOp:
+      case ir::Op::UnaryOp:
+        for (ir::ValueId o : f_.operands(d))
+          if (!invariant_in(l, o, depth + 1)) return false;
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  /// The step and some clear run under two different branches of the loop
+  /// that test the same value changing per iteration (the loop's item, a
+  /// counter carried around it): an accumulation window.
+  bool same_iterations(uint32_t l, ir::InstId step, const std::vector<ir::InstId>& clear_insts) const {
+    std::vector<std::pair<ir::InstId, std::set<std::string>>> sg = guards(l, step);
+    if (sg.empty()) return false;
+    for (ir::InstId c : clear_insts)
+      for (const auto& [cb, cleaves] : guards(l, c))
+        for (const auto& [sb, sleaves] : sg) {
+          if (cb == sb) continue;  // two arms of one branch run in different iterations
+          for (const std::string& k : cleaves)
+            if (sleaves.count(k)) return true;
+        }
+    return false;
+  }
+
+  /// The branches of loop l that decide whether `i` runs (they dominate it
+  /// and `i` does not post-dominate them), each with the per-iteration
+  /// values its condition reads.
+  std::vector<std::pair<ir::InstId, std::set<std::string>>> guards(uint32_t l, ir::InstId i) const {
+    const ir::DomTree& dom = ctx_.facts.dom(ctx_.ir, fid_);
+    const ir::DomTree& postdom = ctx_.facts.postdom(ctx_.ir, fid_);
+    const ir::LoopInfo& li = loops_of(ctx_, fid_);
+    std::vector<std::pair<ir::InstId, std::set<std::string>>> out;
+    ir::BlockId ib = f_.block_of(i);
+    for (ir::BlockId d = dom.idom(ib); d.valid() && li.contains(l, d); d = dom.idom(d)) {
+      const ir::Inst& t = f_.terminator(d);
+      if (t.op != ir::Op::Branch || postdom.dominates(ib, d)) continue;
+      std::set<std::string> leaves;
+      varying_leaves(l, f_.operands(t)[0], leaves, 0);
+      if (!leaves.empty()) out.emplace_back(ir::InstId(f_.block(d).first + f_.block(d).count - 1), std::move(leaves));
+    }
+    return out;
+  }
+
+  /// The values a condition is computed from (through comparisons,
+  /// arithmetic and `not`) that change per iteration of l: the loop's item
+  /// and its parts, phis in the loop (counters), attributes read in the
+  /// loop (`self.global_step`) by their access key.
+  void varying_leaves(uint32_t l, ir::ValueId v, std::set<std::string>& out, int depth) const {
+    if (!v.valid() || depth > 6) return;
+    const ir::Inst& d = f_.def(v);
+    const ir::LoopInfo& li = loops_of(ctx_, fid_);
+    switch (d.op) {
+      case ir::Op::Compare:
+      case ir::Op::BinOp:
+      case ir::Op::UnaryOp:
+        for (ir::ValueId o : f_.operands(d)) varying_leaves(l, o, out, depth + 1);
+        return;
+      case ir::Op::Phi:
+      case ir::Op::NextItem:
+      case ir::Op::Element:
+        if (li.contains(l, f_.block_of(f_.def_id(v)))) out.insert("%" + std::to_string(v.v));
+        return;
+      case ir::Op::GetAttr: {
+        std::string k = access_key(ctx_, fid_, v);
+        if (!k.empty() && li.contains(l, f_.block_of(f_.def_id(v)))) out.insert(k);
+        return;
+      }
+      default:
+        return;
+    }
   }
 
   /// `opt.step()` of an optimizer built in this iteration over tensors
@@ -282,13 +508,17 @@ class Rule {
     return t.empty() ? std::string("optimizer") : t;
   }
 
-  void report(ir::InstId b, ir::InstId s, DiagSink& out) const {
+  void report(ir::InstId b, ir::InstId s, ir::InstId skipped, const std::vector<DiagNote>& chain,
+              DiagSink& out) const {
     const ir::Inst& bi = f_.inst(b);
     std::string btext = call_text(ctx_, f_, bi);
     std::string stext = call_text(ctx_, f_, f_.inst(s));
     std::string opt = optimizer_text(s);
     std::string message;
-    if (b == s)
+    if (skipped.valid())
+      message = "`" + btext + "` adds to gradients that are cleared on some iterations only; on the "
+                "others `" + stext + "` applies the sum of the gradients since the last clear";
+    else if (b == s)
       message = "`" + btext + "` runs backward and step every iteration and nothing in the loop "
                 "clears the gradients; each step applies the sum of all earlier gradients";
     else
@@ -298,6 +528,11 @@ class Rule {
         kRule, bi.span, std::move(message),
         "call `" + opt + ".zero_grad(set_to_none=True)` once per iteration, before the backward pass");
     if (b != s) d.notes.push_back({f_.inst(s).span, "the optimizer steps here"});
+    if (skipped.valid())
+      d.notes.push_back({f_.inst(skipped).span,
+                         "this clears the gradients on some iterations only; the path that "
+                         "skips it steps on summed gradients"});
+    for (const DiagNote& n : chain) d.notes.push_back(n);
     d.fix = zero_grad_fix(s);
     out.report(std::move(d));
   }
@@ -340,7 +575,76 @@ class Rule {
 
 }  // namespace
 
+namespace {
+
+/// One bug, one finding: a loop that calls a helper whose own loop has
+/// the finding (`for epoch in ...: one_epoch(...)` where one_epoch's batch
+/// loop never clears) is the same bug, fixed inside the helper. Links such
+/// findings to the helper's, and resolves where each is reported.
+class Findings {
+ public:
+  Findings(const CheckContext& ctx, std::vector<Finding> all) : ctx_(ctx), all_(std::move(all)) {
+    for (uint32_t k = 0; k < all_.size(); ++k) by_fn_.emplace(all_[k].fn.v, k);
+  }
+
+  /// Drops each finding at a call whose helper has one of its own, with
+  /// the call as a note on the helper's.
+  void merge() {
+    for (uint32_t k = 0; k < all_.size(); ++k) {
+      uint32_t t = through_call(all_[k].fn, all_[k].backward, 0);
+      if (t == UINT32_MAX || t == k) continue;
+      all_[k].dropped = true;
+      const ir::Function& f = ctx_.ir.fn(all_[k].fn);
+      const ir::Inst& call = f.inst(all_[k].backward);
+      all_[t].chain.push_back({call.span, "an outer loop runs it through `" + call_text(ctx_, f, call) + "` here"});
+    }
+  }
+
+  const std::vector<Finding>& all() const { return all_; }
+
+ private:
+  /// Nesting of helpers followed: a training loop is rarely more than a few
+  /// calls below the epoch loop, and recursion must end.
+  static constexpr int kMaxDepth = 4;
+
+  /// The finding a call of fn's instruction i leads to, inside the file
+  /// function it calls (or one that function calls), or UINT32_MAX.
+  uint32_t through_call(ir::FunctionId fn, ir::InstId i, int depth) const {
+    if (depth > kMaxDepth || !calls_file_function(ctx_, fn, i)) return UINT32_MAX;
+    if (!(call_effects(ctx_, fn, i) & dataflow::kBackward)) return UINT32_MAX;
+    ir::FunctionId g = ctx_.facts.summaries.callee(fn, i);
+    if (!g.valid() || g == fn) return UINT32_MAX;
+    return in_function(g, depth + 1);
+  }
+
+  /// The finding reported for g: its own (or, when its own is itself at a
+  /// call of a helper with one, that helper's), else one reached through
+  /// g's calls.
+  uint32_t in_function(ir::FunctionId g, int depth) const {
+    auto it = by_fn_.find(g.v);
+    if (it != by_fn_.end()) {
+      uint32_t deeper = through_call(g, all_[it->second].backward, depth);
+      return deeper != UINT32_MAX ? deeper : it->second;
+    }
+    const ir::Function& gf = ctx_.ir.fn(g);
+    for (uint32_t j = 0; j < gf.insts.size(); ++j) {
+      if (gf.insts[j].op != ir::Op::Call) continue;
+      uint32_t t = through_call(g, ir::InstId(j), depth);
+      if (t != UINT32_MAX) return t;
+    }
+    return UINT32_MAX;
+  }
+
+  const CheckContext& ctx_;
+  std::vector<Finding> all_;
+  std::multimap<uint32_t, uint32_t> by_fn_;  // function -> its findings, in order
+};
+
+}  // namespace
+
 void check(const CheckContext& ctx, DiagSink& out) {
+  std::map<uint32_t, Rule> rules;
+  std::vector<Finding> found;
   for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
     // A flagged loop has a backward (is_backward) and a step (is_step) of
     // this function: skip functions whose calls can be neither, before
@@ -348,8 +652,12 @@ void check(const CheckContext& ctx, DiagSink& out) {
     const FunctionCalls& fc = function_calls(ctx, ir::FunctionId(fi));
     if (!may_backward(fc) || !may_step(fc)) continue;
     if (loops_of(ctx, ir::FunctionId(fi)).loops.empty()) continue;
-    Rule(ctx, ir::FunctionId(fi)).run(out);
+    rules.try_emplace(fi, ctx, ir::FunctionId(fi)).first->second.run(found);
   }
+  Findings all(ctx, std::move(found));
+  all.merge();
+  for (const Finding& fd : all.all())
+    if (!fd.dropped) rules.at(fd.fn.v).report(fd, out);
 }
 
 }  // namespace tpf::checks::backward_without_zero_grad

@@ -267,8 +267,10 @@ bool same_object(std::string_view a, std::string_view b) {
 
 // ------------------------------------------------------------- paths ----
 
-std::vector<InstId> reachable(const ir::Function& f, InstId from,
-                              const std::function<PathStep(InstId, const ir::Inst&)>& visit) {
+namespace {
+std::vector<InstId> reachable_where(const ir::Function& f, InstId from,
+                                    const std::function<PathStep(InstId, const ir::Inst&)>& visit,
+                                    const ir::LoopInfo* li, uint32_t loop) {
   std::vector<InstId> found;
   std::vector<uint8_t> seen(f.blocks.size(), 0);
   std::vector<ir::BlockId> work;
@@ -280,7 +282,7 @@ std::vector<InstId> reachable(const ir::Function& f, InstId from,
       if (s == PathStep::Target) found.push_back(InstId(i));
     }
     for (ir::BlockId s : bl.succ)
-      if (s.valid() && !seen[s.v]) {
+      if (s.valid() && !seen[s.v] && (!li || li->contains(loop, s))) {
         seen[s.v] = 1;
         work.push_back(s);
       }
@@ -296,6 +298,18 @@ std::vector<InstId> reachable(const ir::Function& f, InstId from,
   found.erase(std::unique(found.begin(), found.end()), found.end());
   return found;
 }
+}  // namespace
+
+std::vector<InstId> reachable(const ir::Function& f, InstId from,
+                              const std::function<PathStep(InstId, const ir::Inst&)>& visit) {
+  return reachable_where(f, from, visit, nullptr, 0);
+}
+
+std::vector<InstId> reachable_in_loop(const CheckContext& ctx, FunctionId fid, uint32_t loop,
+                                      InstId from,
+                                      const std::function<PathStep(InstId, const ir::Inst&)>& visit) {
+  return reachable_where(ctx.ir.fn(fid), from, visit, &loops_of(ctx, fid), loop);
+}
 
 const ir::LoopInfo& loops_of(const CheckContext& ctx, FunctionId f) {
   return ctx.facts.loops(ctx.ir, f);
@@ -308,6 +322,37 @@ uint32_t common_loop(const CheckContext& ctx, FunctionId fid, InstId a, InstId b
   for (uint32_t l = li.loop_of(f.block_of(a)); l != UINT32_MAX; l = li.loops[l].parent)
     if (li.contains(l, bb)) return l;
   return UINT32_MAX;
+}
+
+namespace {
+/// Phases, modes and splits are a handful of names written out; 8 leaves
+/// room for train/val/test and a few extra modes while a longer literal
+/// (a sweep over values, a table of cases) is left to what the loop does.
+constexpr size_t kFewConstants = 8;
+}  // namespace
+
+bool over_constants(const CheckContext& ctx, FunctionId fid, uint32_t loop) {
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::LoopInfo& li = loops_of(ctx, fid);
+  if (loop >= li.loops.size()) return false;
+  const ir::Inst& t = f.terminator(li.loops[loop].header);
+  if (t.op != Op::ForIter) return false;
+  const ir::Inst& it = f.def(f.operands(t)[0]);
+  if (it.op != Op::GetIter || it.aux != 0) return false;
+  const ir::Inst& src = f.def(f.operands(it)[0]);
+  if (src.op != Op::BuildList && src.op != Op::BuildTuple && src.op != Op::BuildSet) return false;
+  auto elems = f.operands(src);
+  if (elems.empty() || elems.size() > kFewConstants) return false;
+  for (ValueId e : elems)
+    if (f.def(e).op != Op::Const) return false;
+  return true;
+}
+
+uint32_t enclosing_data_loop(const CheckContext& ctx, FunctionId fid, uint32_t loop) {
+  const ir::LoopInfo& li = loops_of(ctx, fid);
+  uint32_t p = loop < li.loops.size() ? li.loops[loop].parent : UINT32_MAX;
+  while (p != UINT32_MAX && over_constants(ctx, fid, p)) p = li.loops[p].parent;
+  return p;
 }
 
 std::vector<InstId> loop_insts(const CheckContext& ctx, FunctionId fid, uint32_t loop) {

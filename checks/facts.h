@@ -168,10 +168,26 @@ enum class PathStep : uint8_t {
 std::vector<ir::InstId> reachable(const ir::Function& f, ir::InstId from,
                                   const std::function<PathStep(ir::InstId, const ir::Inst&)>& visit);
 
+/// reachable, kept to the blocks of one loop of `f` (`from` lies in it):
+/// a path that leaves the loop ends there, one that takes its back edge
+/// goes around into the next iteration.
+std::vector<ir::InstId> reachable_in_loop(const CheckContext& ctx, ir::FunctionId f, uint32_t loop,
+                                          ir::InstId from,
+                                          const std::function<PathStep(ir::InstId, const ir::Inst&)>& visit);
+
 /// The natural loops of a function (computed on first use, kept).
 const ir::LoopInfo& loops_of(const CheckContext& ctx, ir::FunctionId f);
 /// The innermost natural loop containing both instructions, or UINT32_MAX.
 uint32_t common_loop(const CheckContext& ctx, ir::FunctionId f, ir::InstId a, ir::InstId b);
+/// The loop runs over a literal list, tuple or set of at most
+/// kFewConstants constants written in place (`for phase in ["train",
+/// "val"]:`, `for split in ("val", "test"):`): a loop over phases or modes
+/// around the batch loop, not a batch loop, and not the epoch loop either.
+bool over_constants(const CheckContext& ctx, ir::FunctionId f, uint32_t loop);
+/// The loop around `loop` that is no loop over constants (over_constants
+/// ones are skipped: the epoch loop around a phase loop is still the epoch
+/// loop), or UINT32_MAX.
+uint32_t enclosing_data_loop(const CheckContext& ctx, ir::FunctionId f, uint32_t loop);
 /// Instructions of a loop's blocks, in layout order.
 std::vector<ir::InstId> loop_insts(const CheckContext& ctx, ir::FunctionId f, uint32_t loop);
 

@@ -26,7 +26,8 @@
 //   CyclicLR, LambdaLR, CosineAnnealingLR, transformers warmup schedules);
 //   schedulers whose kind or arguments are not known; `scheduler.step(epoch)`
 //   with an explicit epoch; fast-forwarding a scheduler before the training
-//   loop on resume; stepping after the batch loop.
+//   loop on resume; stepping after the batch loop, also inside a loop over
+//   phases (`for phase in ["train", "val"]:`) that holds the batch loop.
 #include <algorithm>
 
 #include "checks/facts.h"
@@ -75,7 +76,8 @@ Not flagged
   - schedulers whose class or arguments are not known (stays silent)
   - `scheduler.step(epoch)` with an explicit epoch
   - fast-forwarding a scheduler on resume, before the training loop
-  - `scheduler.step()` after the batch loop
+  - `scheduler.step()` after the batch loop, also in a loop over phases
+    (`for phase in ["train", "val"]:`) around it, once per phase of an epoch
 )";
 
 namespace {
@@ -279,10 +281,13 @@ class Rule {
   }
 
   /// `x` runs once per batch: it is in a loop that steps the optimizer and
-  /// runs backward, and that loop is inside another loop (the epochs).
+  /// runs backward, and that loop is inside another loop (the epochs). A
+  /// loop over a few constants (`for phase in ["train", "val"]:` around the
+  /// batch loop) is neither: a step there runs once per phase of an epoch.
   bool per_batch(ir::InstId x) const {
     uint32_t l = li_.loop_of(f_.block_of(x));
-    if (l == UINT32_MAX || li_.loops[l].parent == UINT32_MAX) return false;
+    if (l == UINT32_MAX || over_constants(ctx_, fid_, l)) return false;
+    if (enclosing_data_loop(ctx_, fid_, l) == UINT32_MAX) return false;
     if (periodic(x, l)) return false;
     bool step = false, backward = false;
     for (ir::InstId j : loop_insts(ctx_, fid_, l)) {

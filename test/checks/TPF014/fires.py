@@ -16,7 +16,7 @@ def train(model, loader, optimizer):
 def train_logging(model, loader, opt, log_every=100):
     for i, (x, y) in enumerate(loader):
         loss = F.mse_loss(model(x), y)
-        loss.backward()
+        loss.backward()  # expect: TPF003
         if i % log_every == 0:
             print(loss.item())
             opt.zero_grad(set_to_none=True)  # expect: TPF014
