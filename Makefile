@@ -22,7 +22,7 @@ ifeq ($(CI),true)
 MESON_OPTS += -Dwerror=true
 endif
 
-.PHONY: all deps build run test test-corpus bench clean test-sanitize fuzz install
+.PHONY: all deps build run test test-corpus bench clean test-sanitize test-threads fuzz install
 
 all: build
 
@@ -80,7 +80,12 @@ install: build
 
 # ---- robustness (issue 7) ----
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
 FUZZ_BUILD ?= build-fuzz
+# Trees test-threads analyzes with two threads (imported modules are shared
+# between them): the multi-file fixtures and the examples by default; add
+# real repositories with THREAD_TREES="... /path/to/repo".
+THREAD_TREES ?= test/projects examples
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= lexer parser grammar ir pipeline fix
 
@@ -90,6 +95,16 @@ test-sanitize: deps
 	ninja -C $(ASAN_BUILD) -j $(JOBS)
 	meson test -C $(ASAN_BUILD) --print-errorlogs --timeout-multiplier 4
 	$(PYTHON) $(SHARED)/tools/astcompare.py --tpf $(ASAN_BUILD)/tools/tpf-analyze $(TORCH_DIR) $(STDLIB_DIR)
+
+# ThreadSanitizer over whole trees at -j2: files analyzed in parallel share
+# the modules they import (ModuleStore, ProjectFacts). Any report fails.
+test-threads: deps
+	test -f $(TSAN_BUILD)/build.ninja || meson setup $(TSAN_BUILD) -Db_sanitize=thread -Dallocator=system -Dbuildtype=debugoptimized
+	ninja -C $(TSAN_BUILD) -j $(JOBS) tools/tpf-analyze
+	for t in $(THREAD_TREES); do \
+	  TSAN_OPTIONS=halt_on_error=1 $(TSAN_BUILD)/tools/tpf-analyze --isolated -j 2 --fail-on never \
+	    --format json --target h100 $$t > /dev/null || exit 1; \
+	done
 
 # libFuzzer targets (clang), seeded from the fixtures and a corpus sample,
 # each run for FUZZ_SECONDS; crashes land in $(FUZZ_BUILD)/crashes.

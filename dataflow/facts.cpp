@@ -8,9 +8,9 @@
 
 namespace tpf::dataflow {
 
-FileFacts compute_facts(ir::Module& m, const ProjectView* project) {
+FileFacts compute_facts(ir::Module& m, const ProjectView* project, ir::Resolution* res) {
   FileFacts ff;
-  ff.res = ir::compute_resolution(m);
+  ff.res = res ? std::move(*res) : ir::compute_resolution(m);
   ff.calls = TorchCalls(m);
   ff.kinds = classify_all(m, ff.res, ff.calls);
   ff.summaries = compute_summaries(m, ff.res, ff.kinds, project);

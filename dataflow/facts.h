@@ -49,7 +49,7 @@ struct FileFacts {
   const ir::LoopInfo& loops(const ir::Module& m, ir::FunctionId f) const;
 
  private:
-  friend FileFacts compute_facts(ir::Module& m, const ProjectView* project);
+  friend FileFacts compute_facts(ir::Module& m, const ProjectView* project, ir::Resolution* res);
   const ir::Module* m_ = nullptr;  // the IR these facts are about (it outlives them)
   mutable std::optional<GradProvenance> grad_;
   mutable std::optional<bool> may_create_graph_;
@@ -63,7 +63,10 @@ struct FileFacts {
 /// Resolution, call classification and summaries, in that order (grad mode
 /// and provenance, dominators and loops on demand). Interns paths in m.names (resolution).
 /// `project`: the module's view of its project (null: the file alone).
-FileFacts compute_facts(ir::Module& m, const ProjectView* project = nullptr);
+/// `res`: the module's resolution when already computed (an imported
+/// module's, made when it was loaded: LoadedModule::res), moved in.
+FileFacts compute_facts(ir::Module& m, const ProjectView* project = nullptr,
+                        ir::Resolution* res = nullptr);
 
 // ---- queries ----
 

@@ -21,12 +21,15 @@ const FileFacts* ProjectFacts::facts(const ir::LoadedModule* m) {
   if (std::find(computing_.begin(), computing_.end(), m) != computing_.end()) return nullptr;
   computing_.push_back(m);
   ProjectView pv{this, &m->ctx, &m->imports};
-  auto ff = std::make_unique<FileFacts>(compute_facts(*m->ir, &pv));
+  auto ff = std::make_unique<FileFacts>(compute_facts(*m->ir, &pv, m->res.get()));
+  m->res.reset();
   // Everything a FileFacts computes on demand is computed now, under the
   // lock: importers of every thread read these facts, and never write them.
   ff->grad();
   ff->may_create_graph();
+  ff->objects();
   for (uint32_t f = 0; f < m->ir->functions.size(); ++f) {
+    ff->dom(*m->ir, ir::FunctionId(f));
     ff->loops(*m->ir, ir::FunctionId(f));
     ff->postdom(*m->ir, ir::FunctionId(f));
   }

@@ -114,6 +114,8 @@ const LoadedModule* ModuleStore::load(const ModuleContext& importer, const std::
           m->ast.reset();
         } else {
           m->ir = std::make_unique<Module>(build(*m->ast, *m->src, diags, false));
+          m->res = std::make_unique<Resolution>(compute_resolution(*m->ir));
+          m->ir->names.build_texts();  // from here on, readers of every thread only read
           m->imports = scan_imports(*m->ast, *m->src, c);
         }
       }

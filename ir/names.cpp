@@ -123,4 +123,8 @@ const std::string& Names::str(PathId p) const {
   return texts_[slot];
 }
 
+void Names::build_texts() const {
+  for (uint32_t p = 0; p < nodes_.size(); ++p) str(PathId(p));
+}
+
 }  // namespace tpf::ir

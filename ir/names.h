@@ -54,6 +54,10 @@ class Names {
   /// first use and kept (rules compare call targets by name many times per
   /// file); the reference stays valid as long as this Names.
   const std::string& str(PathId p) const;
+  /// Builds the text of every path now, so that later str() calls only
+  /// read (a module shared between threads: ModuleStore calls it once the
+  /// module's names are final).
+  void build_texts() const;
   size_t path_count() const { return nodes_.size(); }
 
  private:

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "ir/resolve.h"
 #include "lexer/version.h"
 
 namespace tpf::ir {
@@ -92,6 +93,12 @@ struct LoadedModule {
   std::unique_ptr<SourceFile> src;
   std::unique_ptr<ast::Module> ast;
   std::unique_ptr<Module> ir;
+  /// The module's resolution, computed when it is loaded: resolving interns
+  /// paths in ir->names, and once the module is published every thread may
+  /// read those names (importers' summaries, the estimator), so nothing may
+  /// write them after load. ProjectFacts moves it into the module's
+  /// FileFacts, once, under its lock.
+  mutable std::unique_ptr<Resolution> res;
   std::vector<ImportEdge> imports;
   std::string error;  ///< why it could not be loaded ("" when ir is set)
   uint32_t id = 0;    ///< position in the store (stable for the run)
