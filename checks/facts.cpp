@@ -703,11 +703,26 @@ Producer producer_kind(const CheckContext& ctx, const Origin& o, Span* site) {
   if (d.op != Op::Call) return Producer::Unknown;
   InstId ci = f.def_id(o.value);
   ir::CallTarget t = ctx.facts.res.call_target(o.fn, ci);
+  // exp(log_softmax(x)) is softmax(x), written out.
+  auto exp_of_log_softmax = [&](ValueId arg) {
+    if (!arg.valid()) return false;
+    Origins os = trace_origins(ctx, o.fn, arg);
+    if (!os.complete || os.leaves.empty()) return false;
+    for (const Origin& l : os.leaves)
+      if (producer_kind(ctx, l) != Producer::LogSoftmax) return false;
+    return true;
+  };
   switch (t.kind) {
-    case ir::CallTarget::Kind::External:
-      return by_name(call_target_name(ctx, o.fn, ci));
+    case ir::CallTarget::Kind::External: {
+      std::string_view name = call_target_name(ctx, o.fn, ci);
+      if (name == "torch.exp" && exp_of_log_softmax(call_arg(ctx, f, d, 0, "input")))
+        return Producer::Softmax;
+      return by_name(name);
+    }
     case ir::CallTarget::Kind::Method: {
       std::string_view m = call_method(ctx, f, d);
+      if (m == "exp" && positional_count(f, d) == 0 && exp_of_log_softmax(call_receiver(f, d)))
+        return Producer::Softmax;
       if (m == "softmax") return Producer::Softmax;
       if (m == "log_softmax") return Producer::LogSoftmax;
       if (m == "sigmoid") return Producer::Sigmoid;

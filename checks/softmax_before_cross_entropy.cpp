@@ -101,6 +101,11 @@ std::optional<Fix> site_fix(const CheckContext& ctx, const Origin& leaf, Span si
   const ir::Inst& d = f.def(leaf.value);
   ast::NodeId call = node_at(ctx, site, NodeKind::Call);
   if (!call.valid()) return std::nullopt;
+  // `torch.exp(log_softmax(x))` written out: which of the two calls to
+  // drop depends on the code around it; no automatic fix.
+  std::string_view m = call_method(ctx, f, d);
+  if (m == "exp" || call_target_name(ctx, leaf.fn, f.def_id(leaf.value)) == "torch.exp")
+    return std::nullopt;
   if (!(site == d.span)) {
     // The last layer of an nn.Sequential(...).
     for (uint32_t i = 0; i < ctx.ast.nodes.size(); ++i) {
