@@ -484,12 +484,13 @@ struct Tracer {
           trace_returns(t.fn, idx, depth + 1);
           return;
         }
-        if (t.kind != ir::CallTarget::Kind::Method || m == "module") {
+        if (t.kind != ir::CallTarget::Kind::Method || m == "module" || m == "forward") {
           // A model behind a phi or a wrapper: `model = DDP(model)` on some
-          // path, `torch.compile(model)`, `model.module`.
+          // path, `torch.compile(model)`, `model.module`; `model.forward(x)`
+          // spelled out.
           std::vector<FunctionId> fwd;
           bool all = true;
-          collect_forwards(fid, f.operands(d)[0], fwd, all, 0);
+          collect_forwards(fid, m == "forward" ? call_receiver(f, d) : f.operands(d)[0], fwd, all, 0);
           if (!fwd.empty()) {
             for (FunctionId g : fwd) trace_returns(g, idx, depth + 1);
             if (!all) leaf(fid, v);
@@ -675,6 +676,17 @@ bool module_constructor(const CheckContext& ctx, FunctionId fid, ValueId callee,
     if (!only) return false;
     return module_constructor(ctx, only->fn, only->value, cf, ci, depth + 1);
   }
+  // A module handed in as a parameter (or otherwise not bound here): the
+  // one object it denotes, when it was built at a call of the file.
+  auto os = ctx.facts.objects().of(fid, callee);
+  if (os.size() == 1) {
+    const dataflow::AbstractObject& a = ctx.facts.objects().obj(os[0]);
+    if (a.fn.valid() && a.site.valid() && ctx.ir.fn(a.fn).inst(a.site).op == Op::Call) {
+      cf = a.fn;
+      ci = a.site;
+      return true;
+    }
+  }
   return false;
 }
 
@@ -694,6 +706,48 @@ Origins trace_origins(const CheckContext& ctx, FunctionId f, ValueId v) {
   t.trace(f, v, idx, 0);
   return std::move(t.out);
 }
+
+namespace {
+
+/// What calling an nn.Sequential the value denotes produces: its last
+/// module, given to the constructor (`nn.Sequential(..., last)`) or added
+/// last (`seq.add_module("softmax", nn.Softmax())`). `site` is set to that
+/// module's construction. Unknown for anything else.
+Producer module_output(const CheckContext& ctx, FunctionId fn, ValueId module, Span* site) {
+  FunctionId cf;
+  InstId cc;
+  if (!module_constructor(ctx, fn, module, cf, cc)) return Producer::Unknown;
+  if (call_target_name(ctx, cf, cc) != "torch.nn.Sequential") return Producer::Unknown;
+  const ir::Function& g = ctx.ir.fn(cf);
+  const ir::Inst& ctor = g.inst(cc);
+  const ir::CallInfo& info = g.call_info(ctor);
+  if (info.star_mask) return Producer::Unknown;
+  ValueId last = info.npos ? g.operands(ctor)[info.npos] : ir::kNoValue;
+  // Modules added after construction come after the constructor's, on the
+  // Sequential itself or on the attribute it was stored in (`self.fc`).
+  std::string key;
+  for (const ir::Inst& in : g.insts)
+    if (in.op == Op::SetAttr && g.operands(in)[1] == ctor.result) {
+      std::string base = access_key(ctx, cf, g.operands(in)[0]);
+      if (!base.empty()) key = base + "." + std::string(ctx.ir.names.str(in.aux));
+    }
+  for (uint32_t i = cc.v + 1; i < g.insts.size(); ++i) {
+    const ir::Inst& in = g.insts[i];
+    if (in.op != Op::Call || call_method(ctx, g, in) != "add_module" || positional_count(g, in) != 2)
+      continue;
+    ValueId r = call_receiver(g, in);
+    if (r != ctor.result && (key.empty() || access_key(ctx, cf, r) != key)) continue;
+    last = g.operands(in)[2];
+  }
+  if (!last.valid()) return Producer::Unknown;
+  const ir::Inst& ld = g.def(last);
+  if (ld.op != Op::Call) return Producer::Unknown;
+  Producer p = by_name(call_target_name(ctx, cf, g.def_id(last)));
+  if (site && p != Producer::Unknown) *site = ld.span;
+  return p;
+}
+
+}  // namespace
 
 Producer producer_kind(const CheckContext& ctx, const Origin& o, Span* site) {
   const ir::Function& f = ctx.ir.fn(o.fn);
@@ -726,26 +780,14 @@ Producer producer_kind(const CheckContext& ctx, const Origin& o, Span* site) {
       if (m == "softmax") return Producer::Softmax;
       if (m == "log_softmax") return Producer::LogSoftmax;
       if (m == "sigmoid") return Producer::Sigmoid;
+      // `model.forward(x)` spelled out: what calling the model produces.
+      if (m == "forward") return module_output(ctx, o.fn, call_receiver(f, d), site);
       return Producer::Unknown;
     }
     case ir::CallTarget::Kind::ResultCall: {
       std::string_view name = call_target_name(ctx, o.fn, ci);
       if (name != "torch.nn.Sequential") return by_name(name);
-      // nn.Sequential(..., last): what the last module produces.
-      FunctionId cf;
-      InstId cc;
-      if (!module_constructor(ctx, o.fn, f.operands(d)[0], cf, cc)) return Producer::Unknown;
-      if (call_target_name(ctx, cf, cc) != "torch.nn.Sequential") return Producer::Unknown;
-      const ir::Function& g = ctx.ir.fn(cf);
-      const ir::Inst& ctor = g.inst(cc);
-      const ir::CallInfo& info = g.call_info(ctor);
-      if (info.npos == 0 || info.star_mask) return Producer::Unknown;
-      ValueId last = g.operands(ctor)[info.npos];
-      const ir::Inst& ld = g.def(last);
-      if (ld.op != Op::Call) return Producer::Unknown;
-      Producer p = by_name(call_target_name(ctx, cf, g.def_id(last)));
-      if (site && p != Producer::Unknown) *site = ld.span;
-      return p;
+      return module_output(ctx, o.fn, f.operands(d)[0], site);
     }
     default:
       return Producer::Unknown;
@@ -766,7 +808,10 @@ std::string_view loss_target(const CheckContext& ctx, FunctionId f, InstId call)
   const ir::Inst& in = fn.inst(call);
   if (in.op != Op::Call || in.nops == 0) return {};
   const dataflow::Objects& objs = ctx.facts.objects();
-  for (uint32_t o : objs.of(f, fn.operands(in)[0])) {
+  ValueId callee = fn.operands(in)[0];
+  // `criterion.forward(out, y)` spelled out: the criterion's.
+  if (call_method(ctx, fn, in) == "forward") callee = call_receiver(fn, in);
+  for (uint32_t o : objs.of(f, callee)) {
     const dataflow::AbstractObject& a = objs.obj(o);
     if (a.kind != dataflow::ObjKind::Criterion || !a.fn.valid()) return {};
     std::string_view built = call_target_name(ctx, a.fn, a.site);
