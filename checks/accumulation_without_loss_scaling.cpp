@@ -36,7 +36,8 @@ const std::string_view kExplain = R"(TPF004 accumulation_without_loss_scaling: g
 
 What it finds
   Gradient accumulation: backward runs every iteration, the optimizer step
-  only when `i % N` (`(i + 1) % N == 0`, ...) or a counter says so, and the
+  only when `i % N` (`(i + 1) % N == 0`, ...) or a counter says so, or once
+  after an inner `for micro in range(N):` loop of backwards, and the
   loss is not divided by N (or scaled by an equivalent factor) before
   `backward()`.
 
@@ -97,9 +98,64 @@ class Rule {
 
   void run(DiagSink& out) {
     for (uint32_t l = 0; l < li_.loops.size(); ++l) check_loop(l, out);
+    for (uint32_t l = 0; l < li_.loops.size(); ++l) check_micro_steps(l, out);
   }
 
  private:
+  /// Accumulation as an inner loop: `for micro in range(N):` runs a
+  /// backward every iteration and no step or clear, and the loop around it
+  /// steps once after it (nanoGPT's shape). The loss must be divided by N.
+  void check_micro_steps(uint32_t m, DiagSink& out) {
+    uint32_t l = li_.loops[m].parent;
+    if (l == UINT32_MAX) return;
+    const ir::Inst& head = f_.terminator(li_.loops[m].header);
+    if (head.op != Op::ForIter) return;
+    const ir::Inst& it = f_.def(f_.operands(head)[0]);
+    if (it.op != Op::GetIter || f_.def(f_.operands(it)[0]).op != Op::Call) return;
+    const ir::Inst& range = f_.def(f_.operands(it)[0]);
+    if (call_target_name(ctx_, fid_, f_.def_id(f_.operands(it)[0])) != "builtins.range" ||
+        positional_count(f_, range) != 1)
+      return;
+    ValueId n = f_.operands(range)[1];
+    const ir::ConstValue& c = ctx_.facts.res.constant(fid_, n);
+    if (c.known() && (c.kind != ir::ConstValue::Kind::Int || c.i < 2)) return;
+    InstId backward;
+    for (InstId i : loop_insts(ctx_, fid_, m)) {
+      const ir::Inst& in = f_.inst(i);
+      if (in.op == Op::GetAttr && ctx_.ir.names.str(in.aux) == "grad") return;
+      if (in.op == Op::WithEnter && is_framework_accumulation(in)) return;
+      if (in.op != Op::Call) continue;
+      if (is_clear(i) || is_step(i)) return;
+      TorchCall k = torch_call(ctx_, fid_, i);
+      if (k == TorchCall::Backward && positional_count(f_, in) > 0) return;
+      if ((k == TorchCall::Backward || k == TorchCall::AutogradBackward) && !backward.valid() &&
+          li_.loop_of(f_.block_of(i)) == m && every_iteration(m, i))
+        backward = i;
+    }
+    if (!backward.valid()) return;
+    InstId step;
+    for (InstId i : loop_insts(ctx_, fid_, l))
+      if (li_.loop_of(f_.block_of(i)) == l && f_.inst(i).op == Op::Call && is_step(i)) {
+        if (step_is_engine(i)) return;
+        if (!step.valid()) step = i;
+      }
+    if (!step.valid()) return;
+    ValueId loss = backward_loss(backward);
+    if (!loss.valid() || scaling(fid_, loss, 0) != Scaling::Unscaled) return;
+    const ir::Inst& bi = f_.inst(backward);
+    std::string btext = call_text(ctx_, f_, bi);
+    std::string ntext = value_text(ctx_, f_, n);
+    Diagnostic d = make_diagnostic(
+        kRule, bi.span,
+        "`" + btext + "` accumulates gradients over the `range(" + ntext +
+            ")` micro-steps before one optimizer step without dividing the loss; each step "
+            "applies the sum, not the mean, of `" + ntext + "` gradients",
+        "divide the loss by the accumulation count before backward: `(loss / " + ntext +
+            ").backward()`");
+    d.notes.push_back({f_.inst(step).span, "the optimizer steps here, once per `range(" + ntext + ")` pass"});
+    out.report(std::move(d));
+  }
+
   void check_loop(uint32_t l, DiagSink& out) {
     std::vector<InstId> backwards, steps;
     bool clears_every_iteration = false;

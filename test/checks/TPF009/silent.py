@@ -121,7 +121,7 @@ def micro_batched(model, opt, batches, n_micro):
     rewards = []
     for step, (xs, ys, rs) in enumerate(batches):
         for m in range(n_micro):
-            F.cross_entropy(model(xs[m]), ys[m]).backward()
+            (F.cross_entropy(model(xs[m]), ys[m]) / n_micro).backward()
             rewards.append(rs[m].mean().item())
         opt.step()
         opt.zero_grad()
