@@ -284,15 +284,24 @@ class Rule {
           break;
         }
     }
+    ir::InstId current;  // the step whose next step the search looks for
     auto blocked = [&](ir::InstId i) {
-      return ev[i.v] == Event::Clears || clearing_headers.count(i.v) != 0;
+      if (clearing_headers.count(i.v) != 0) return true;
+      return ev[i.v] == Event::Clears && !clears_other_optimizer(i, current);
     };
     size_t tries = 0;
     for (ir::InstId s : steps) {
+      current = s;
       std::vector<ir::InstId> bws = reachable_in_loop(ctx_, fid_, l, s, [&](ir::InstId i, const ir::Inst&) {
         if (blocked(i)) return PathStep::Kill;
         return ev[i.v] == Event::Backward || ev[i.v] == Event::BackwardStep ? PathStep::Target
                                                                            : PathStep::Pass;
+      });
+      // Report a backward the loop writes (`loss.backward()`) before a
+      // helper that may run one.
+      std::stable_partition(bws.begin(), bws.end(), [&](ir::InstId b) {
+        TorchCall k = torch_call(ctx_, fid_, b);
+        return k == TorchCall::Backward || k == TorchCall::AutogradBackward;
       });
       for (ir::InstId b : bws) {
         std::vector<ir::InstId> next;
@@ -496,6 +505,43 @@ class Rule {
 
   /// The optimizer expression a step call names: `opt` in `opt.step()`,
   /// `opt` in `scaler.step(opt)`; "optimizer" when not written there.
+  /// The optimizer value a step steps (`opt` in `opt.step()` and in
+  /// `scaler.step(opt)`), or kNoValue.
+  ir::ValueId stepped_optimizer(ir::InstId s) const {
+    const ir::Inst& in = f_.inst(s);
+    TorchCall k = torch_call(ctx_, fid_, s);
+    if (k == TorchCall::ScalerStep || k == TorchCall::ScalerStepAmp)
+      return call_arg(ctx_, f_, in, 0, "optimizer");
+    if (k == TorchCall::OptimizerStep) return call_receiver(f_, in);
+    return ir::kNoValue;
+  }
+
+  /// `other.zero_grad()` on an optimizer known (by objects) to be another
+  /// than the one step `s` steps, over models unrelated to that one's
+  /// (`optimizer_E.zero_grad()` never clears `optimizer_D`'s gradients).
+  /// False whenever either side is not known: the clear is taken to clear.
+  bool clears_other_optimizer(ir::InstId c, ir::InstId s) const {
+    if (!s.valid()) return false;
+    const ir::Inst& in = f_.inst(c);
+    if (in.op != ir::Op::Call || torch_call(ctx_, fid_, c) != TorchCall::ZeroGrad) return false;
+    const dataflow::Objects& objs = ctx_.facts.objects();
+    auto cleared = objs.of(fid_, call_receiver(f_, in));
+    auto stepped = objs.of(fid_, stepped_optimizer(s));
+    if (cleared.empty() || stepped.empty()) return false;
+    for (uint32_t a : cleared) {
+      const dataflow::AbstractObject& ca = objs.obj(a);
+      if (ca.kind != dataflow::ObjKind::Optimizer || !ca.steps_known) return false;
+      for (uint32_t b : stepped) {
+        const dataflow::AbstractObject& sb = objs.obj(b);
+        if (a == b || sb.kind != dataflow::ObjKind::Optimizer || !sb.steps_known) return false;
+        for (uint32_t x : ca.steps)
+          for (uint32_t y : sb.steps)
+            if (objs.within(x, y) || objs.within(y, x)) return false;
+      }
+    }
+    return true;
+  }
+
   std::string optimizer_text(ir::InstId s) const {
     const ir::Inst& in = f_.inst(s);
     TorchCall k = torch_call(ctx_, fid_, s);
@@ -515,7 +561,12 @@ class Rule {
     std::string stext = call_text(ctx_, f_, f_.inst(s));
     std::string opt = optimizer_text(s);
     std::string message;
-    if (skipped.valid())
+    bool other = skipped.valid() && clears_other_optimizer(skipped, s);
+    if (other)
+      message = "`" + btext + "` adds to gradients that nothing in the loop clears: `" +
+                call_text(ctx_, f_, f_.inst(skipped)) + "` clears another optimizer's; each `" +
+                stext + "` applies the sum of all earlier steps' gradients";
+    else if (skipped.valid())
       message = "`" + btext + "` adds to gradients that are cleared on some iterations only; on the "
                 "others `" + stext + "` applies the sum of the gradients since the last clear";
     else if (b == s)
@@ -528,7 +579,10 @@ class Rule {
         kRule, bi.span, std::move(message),
         "call `" + opt + ".zero_grad(set_to_none=True)` once per iteration, before the backward pass");
     if (b != s) d.notes.push_back({f_.inst(s).span, "the optimizer steps here"});
-    if (skipped.valid())
+    if (other)
+      d.notes.push_back({f_.inst(skipped).span,
+                         "this clears the parameters of another optimizer only"});
+    else if (skipped.valid())
       d.notes.push_back({f_.inst(skipped).span,
                          "this clears the gradients on some iterations only; the path that "
                          "skips it steps on summed gradients"});
