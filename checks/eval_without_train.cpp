@@ -252,12 +252,8 @@ class Rule {
   /// shows neither an optimizer nor parameters handed to one.
   Known object_trained(ir::FunctionId g, ir::ValueId v) const {
     const dataflow::Objects& objs = ctx_.facts.objects();
-    bool optimizers = false, given = false;
-    for (const dataflow::AbstractObject& a : objs.all()) {
-      optimizers |= a.kind == dataflow::ObjKind::Optimizer;
-      given |= a.params_given;
-    }
-    if (!given && !(optimizers && objs.optimizers_known())) return Known::Unknown;
+    if (!objs.any_params_given() && !(objs.has_optimizer() && objs.optimizers_known()))
+      return Known::Unknown;
     bool any_model = false;
     for (uint32_t o : objs.of(g, v)) {
       dataflow::ObjKind k = objs.obj(o).kind;

@@ -562,9 +562,9 @@ struct Tracer {
       all = false;
       return;
     }
+    ir::Symbol fwd = ctx.ir.names.find("forward");
     for (uint32_t o : os) {
       const dataflow::AbstractObject& a = objs.obj(o);
-      ir::Symbol fwd = ctx.ir.names.find("forward");
       FunctionId g;
       if (a.cls.valid() && a.fn.valid() && fwd != ir::kNoSymbol && ctx.facts.res.is_module_class(a.cls))
         g = ctx.facts.res.find_method(a.cls, fwd);
@@ -678,14 +678,11 @@ bool module_constructor(const CheckContext& ctx, FunctionId fid, ValueId callee,
   }
   // A module handed in as a parameter (or otherwise not bound here): the
   // one object it denotes, when it was built at a call of the file.
-  auto os = ctx.facts.objects().of(fid, callee);
-  if (os.size() == 1) {
-    const dataflow::AbstractObject& a = ctx.facts.objects().obj(os[0]);
-    if (a.fn.valid() && a.site.valid() && ctx.ir.fn(a.fn).inst(a.site).op == Op::Call) {
-      cf = a.fn;
-      ci = a.site;
-      return true;
-    }
+  const dataflow::AbstractObject* a = ctx.facts.objects().single(fid, callee);
+  if (a && a->fn.valid() && a->site.valid() && ctx.ir.fn(a->fn).inst(a->site).op == Op::Call) {
+    cf = a->fn;
+    ci = a->site;
+    return true;
   }
   return false;
 }

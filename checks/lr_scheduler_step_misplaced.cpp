@@ -112,18 +112,16 @@ class Rule {
       ir::FunctionId cf;
       ir::InstId cc;
       bool ctor = constructor(sched, cf, cc);
-      std::string opt;
+      Scheduled opt;
       if (ctor) {
         const ir::Function& g = ctx_.ir.fn(cf);
         ir::ValueId ov = call_arg(ctx_, g, g.inst(cc), 0, "optimizer");
-        opt = access_key(ctx_, cf, ov);
         auto os = ctx_.facts.objects().of(cf, ov);
-        opt_objs_.assign(os.begin(), os.end());
+        opt.objs.assign(os.begin(), os.end());
         // The optimizer's name where the scheduler was built says nothing
         // in another function (a helper's parameter): its objects do.
-        if (cf != fid_) opt = opt_objs_.empty() ? std::string("?") : std::string();
-      } else {
-        opt_objs_.clear();
+        if (cf == fid_) opt.key = access_key(ctx_, cf, ov);
+        else opt.none = opt.objs.empty();
       }
       ir::InstId s;
       if (!plateau && steps_first(x, opt, s)) {
@@ -138,13 +136,8 @@ class Rule {
   /// The one scheduler object v denotes (dataflow/objects.h), built by a
   /// torch.optim.lr_scheduler class, or null.
   const dataflow::AbstractObject* scheduler_object(ir::ValueId v) const {
-    if (!v.valid()) return nullptr;
-    const dataflow::Objects& objs = ctx_.facts.objects();
-    auto os = objs.of(fid_, v);
-    if (os.size() != 1) return nullptr;
-    const dataflow::AbstractObject& a = objs.obj(os[0]);
-    if (a.kind != dataflow::ObjKind::Scheduler || !a.fn.valid()) return nullptr;
-    return &a;
+    const dataflow::AbstractObject* a = ctx_.facts.objects().single(fid_, v);
+    return a && a->kind == dataflow::ObjKind::Scheduler && a->fn.valid() ? a : nullptr;
   }
 
   /// "StepLR" for a torch.optim.lr_scheduler.StepLR object, or "".
@@ -184,9 +177,30 @@ class Rule {
     return false;
   }
 
-  /// An optimizer step of `opt` ("" when not known: any optimizer): a
-  /// direct step, or a helper of the file that steps and is handed `opt`.
-  bool is_step(ir::InstId j, const std::string& opt) const {
+  /// The optimizer a scheduler schedules, as far as it is known.
+  struct Scheduled {
+    std::vector<uint32_t> objs;  // its objects (dataflow/objects.h); when known, they decide
+    std::string key;             // else its name in this function ("": any optimizer)
+    bool none = false;           // named only in another function: no step matches
+  };
+
+  /// v denotes the scheduled optimizer; `contains`: or an object that
+  /// holds it (a helper handed `self` or `trainer`).
+  bool is_scheduled(const Scheduled& opt, ir::ValueId v, bool contains) const {
+    if (!opt.objs.empty()) {
+      for (uint32_t x : ctx_.facts.objects().of(fid_, v))
+        if (std::find(opt.objs.begin(), opt.objs.end(), x) != opt.objs.end()) return true;
+      return false;
+    }
+    if (opt.none) return false;
+    if (opt.key.empty()) return true;
+    std::string k = access_key(ctx_, fid_, v);
+    return contains ? same_object(k, opt.key) : k == opt.key;
+  }
+
+  /// An optimizer step of `opt`: a direct step, or a helper of the file
+  /// that steps and is handed `opt`.
+  bool is_step(ir::InstId j, const Scheduled& opt) const {
     const ir::Inst& in = f_.inst(j);
     if (in.op != ir::Op::Call) return false;
     TorchCall k = torch_call(ctx_, fid_, j);
@@ -199,33 +213,20 @@ class Rule {
       o = call_arg(ctx_, f_, in, 0, "optimizer");
     } else if (calls_file_function(ctx_, fid_, j) &&
                (call_effects(ctx_, fid_, j) & dataflow::kOptimizerStep)) {
+      if (opt.objs.empty() && !opt.none && opt.key.empty()) return true;
       auto ops = f_.operands(in);
-      if (!opt_objs_.empty()) {
-        for (size_t a = 1; a < ops.size(); ++a)
-          if (denotes_optimizer(ops[a])) return true;
-        return false;
-      }
-      if (opt.empty()) return true;
       for (size_t a = 1; a < ops.size(); ++a)
-        if (same_object(access_key(ctx_, fid_, ops[a]), opt)) return true;
+        if (is_scheduled(opt, ops[a], true)) return true;
       return false;
     } else {
       return false;
     }
-    if (!opt_objs_.empty()) return denotes_optimizer(o);
-    return opt.empty() || access_key(ctx_, fid_, o) == opt;
-  }
-
-  /// v may be the current scheduler's optimizer (by objects).
-  bool denotes_optimizer(ir::ValueId v) const {
-    for (uint32_t x : ctx_.facts.objects().of(fid_, v))
-      if (std::find(opt_objs_.begin(), opt_objs_.end(), x) != opt_objs_.end()) return true;
-    return false;
+    return is_scheduled(opt, o, false);
   }
 
   /// A step of the scheduler's optimizer reachable from `x` within one
   /// iteration of a loop around both.
-  bool steps_first(ir::InstId x, const std::string& opt, ir::InstId& found) const {
+  bool steps_first(ir::InstId x, const Scheduled& opt, ir::InstId& found) const {
     std::vector<ir::InstId> cands;
     for (uint32_t j = 0; j < f_.insts.size(); ++j)
       if (is_step(ir::InstId(j), opt)) cands.push_back(ir::InstId(j));
@@ -408,7 +409,6 @@ class Rule {
 
   const CheckContext& ctx_;
   ir::FunctionId fid_;
-  std::vector<uint32_t> opt_objs_;  // the current scheduler's optimizer objects (may be none)
   const ir::Function& f_;
   const ir::LoopInfo& li_;
 };

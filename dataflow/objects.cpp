@@ -378,23 +378,23 @@ class ObjectSolver {
       case Op::BuildSet:
         for (size_t k = 0; k < ops.size(); ++k)
           if (ops[k].valid()) {
-            put(fid, r, contents(fid, ops[k]));
+            put(fid, r, pts(fid, ops[k]));
             if (in.op != Op::BuildSet) put_elem(fid, r, k, pts(fid, ops[k]));
           }
         return;
       case Op::BuildDict:
         for (size_t k = 1; k < ops.size(); k += 2)
-          if (ops[k].valid()) put(fid, r, contents(fid, ops[k]));
+          if (ops[k].valid()) put(fid, r, pts(fid, ops[k]));
         return;
       case Op::ListAppend:
       case Op::ListExtend:
       case Op::SetAdd:
       case Op::DictUpdate:
-        if (ops.size() >= 2 && ops[0].valid() && ops[1].valid()) put(fid, ops[0], contents(fid, ops[1]));
+        if (ops.size() >= 2 && ops[0].valid() && ops[1].valid()) put(fid, ops[0], pts(fid, ops[1]));
         return;
       case Op::MapAdd:
       case Op::SetItem:
-        if (ops.size() >= 3 && ops[0].valid() && ops[2].valid()) put(fid, ops[0], contents(fid, ops[2]));
+        if (ops.size() >= 3 && ops[0].valid() && ops[2].valid()) put(fid, ops[0], pts(fid, ops[2]));
         return;
       case Op::BinOp:  // list(a.parameters()) + list(b.parameters())
         for (ValueId v : ops)
@@ -460,9 +460,6 @@ class ObjectSolver {
     }
   }
 
-  /// What putting v into a container puts there (a copy: the container's
-  /// own set may be v's).
-  Set contents(FunctionId f, ValueId v) { return pts(f, v); }
   Set items(const Set& s) const {
     Set out;
     for (uint32_t o : s) {
@@ -643,36 +640,27 @@ class ObjectSolver {
   }
 
   /// deepspeed.initialize(...) -> (engine, optimizer, loader, scheduler).
+  /// The engine, its optimizer and (given training_data) its loader are
+  /// made on the first visit of the call.
   void deepspeed(FunctionId fid, InstId id, ValueId r, ValueId model, ValueId opt,
                  ValueId model_params, ValueId data, ValueId sched) {
-    uint64_t key = (uint64_t(fid.v) << 32) | id.v;
-    auto it = sites_.find(key);
-    uint32_t engine;
-    if (it == sites_.end()) {
-      engine = site_object(fid, id, ObjKind::Engine);
-      AbstractObject a = object_at(ObjKind::Optimizer, fid, id);
-      uint32_t o = make(a);
-      ds_optimizer_.emplace(engine, o);
-      optimizer_args_.emplace(o, std::make_pair(fid, model_params.valid() ? model_params : model));
-    } else {
-      engine = it->second;
+    auto [it, first] = ds_.try_emplace((uint64_t(fid.v) << 32) | id.v);
+    DeepSpeedSite& ds = it->second;
+    if (first) {
+      ds.engine = make(object_at(ObjKind::Engine, fid, id));
+      ds.optimizer = make(object_at(ObjKind::Optimizer, fid, id));
+      optimizer_args_.emplace(ds.optimizer, std::make_pair(fid, model_params.valid() ? model_params : model));
+      if (data.valid()) ds.loader = make(object_at(ObjKind::Loader, fid, id));
     }
-    Set e{engine};
+    Set e{ds.engine};
     if (model.valid()) add_all(e, pts(fid, model));
     put(fid, r, e);
     put_elem(fid, r, 0, e);
-    Set o{ds_optimizer_[engine]};
+    Set o{ds.optimizer};
     if (opt.valid()) add_all(o, pts(fid, opt));
     put_elem(fid, r, 1, o);
-    put_elem(fid, r, 2, data.valid() ? Set{loader_of(engine, fid, id)} : Set{});
+    put_elem(fid, r, 2, ds.loader != UINT32_MAX ? Set{ds.loader} : Set{});
     put_elem(fid, r, 3, sched.valid() ? pts(fid, sched) : Set{});
-  }
-  uint32_t loader_of(uint32_t engine, FunctionId fid, InstId id) {
-    auto it = ds_loader_.find(engine);
-    if (it != ds_loader_.end()) return it->second;
-    uint32_t l = make(object_at(ObjKind::Loader, fid, id));
-    ds_loader_.emplace(engine, l);
-    return l;
   }
 
   /// What each optimizer steps: the models of the parameter objects its
@@ -690,7 +678,10 @@ class ObjectSolver {
       opt.steps_known = !opt.steps.empty();
     }
     for (const AbstractObject& a : o_.objs_)
-      if (a.kind == ObjKind::Optimizer && !a.steps_known) o_.optimizers_known_ = false;
+      if (a.kind == ObjKind::Optimizer) {
+        o_.has_optimizer_ = true;
+        if (!a.steps_known) o_.optimizers_known_ = false;
+      }
     // Parameters handed to a call that is no known optimizer, clipping or
     // builtin: an optimizer built by a factory (`config.instantiate(cfg,
     // model.parameters())`).
@@ -720,7 +711,10 @@ class ObjectSolver {
         for (size_t a = 1; a < ops.size(); ++a) {
           if (!ops[a].valid()) continue;
           for (uint32_t x : pts(fid, ops[a]))
-            if (o_.objs_[x].kind == ObjKind::Params) o_.objs_[o_.objs_[x].parent].params_given = true;
+            if (o_.objs_[x].kind == ObjKind::Params) {
+              o_.objs_[o_.objs_[x].parent].params_given = true;
+              o_.any_params_given_ = true;
+            }
         }
       }
     }
@@ -769,7 +763,11 @@ class ObjectSolver {
   std::vector<std::vector<Set>> ret_elems_;
   std::vector<Set> self_;  // [class]
   std::unordered_map<uint64_t, uint32_t> sites_, parts_;
-  std::unordered_map<uint32_t, uint32_t> params_of_, ds_optimizer_, ds_loader_, owner_;
+  std::unordered_map<uint32_t, uint32_t> params_of_, owner_;
+  struct DeepSpeedSite {
+    uint32_t engine = UINT32_MAX, optimizer = UINT32_MAX, loader = UINT32_MAX;
+  };
+  std::unordered_map<uint64_t, DeepSpeedSite> ds_;  // by call site
   std::unordered_map<uint64_t, Set> fields_;
   std::unordered_map<uint64_t, std::vector<Set>> elems_;
   std::unordered_map<ir::Symbol, Set> stored_globals_;
@@ -779,6 +777,11 @@ class ObjectSolver {
 std::span<const uint32_t> Objects::of(FunctionId f, ValueId v) const {
   if (!v.valid() || f.v >= pts_.size() || v.v >= pts_[f.v].size()) return {};
   return pts_[f.v][v.v];
+}
+
+const AbstractObject* Objects::single(FunctionId f, ValueId v) const {
+  auto s = of(f, v);
+  return s.size() == 1 ? &objs_[s[0]] : nullptr;
 }
 
 bool Objects::may_be(FunctionId f, ValueId v, ObjKind k) const {
@@ -799,9 +802,14 @@ bool Objects::within(uint32_t a, uint32_t b) const {
   return false;
 }
 
+bool Objects::frozen(uint32_t o) const {
+  for (uint32_t x = o; x != UINT32_MAX; x = objs_[x].parent)
+    if (objs_[x].frozen) return true;
+  return false;
+}
+
 bool Objects::trained(uint32_t module) const {
-  for (uint32_t x = module; x != UINT32_MAX; x = objs_[x].parent)
-    if (objs_[x].frozen) return false;
+  if (frozen(module)) return false;
   for (const AbstractObject& a : objs_) {
     if (a.kind != ObjKind::Optimizer) continue;
     for (uint32_t s : a.steps)
@@ -812,8 +820,7 @@ bool Objects::trained(uint32_t module) const {
 
 bool Objects::may_be_trained(uint32_t module) const {
   if (trained(module)) return true;
-  for (uint32_t x = module; x != UINT32_MAX; x = objs_[x].parent)
-    if (objs_[x].frozen) return false;
+  if (frozen(module)) return false;
   for (uint32_t o = 0; o < objs_.size(); ++o)
     if (objs_[o].params_given && (within(module, o) || within(o, module))) return true;
   return false;

@@ -71,12 +71,18 @@ class Objects {
   const AbstractObject& obj(uint32_t o) const { return objs_[o]; }
   /// The objects value v of function f may denote (empty: not known).
   std::span<const uint32_t> of(ir::FunctionId f, ir::ValueId v) const;
+  /// The one object v denotes, or null (none known, or several).
+  const AbstractObject* single(ir::FunctionId f, ir::ValueId v) const;
   /// Some object v may denote has kind k.
   bool may_be(ir::FunctionId f, ir::ValueId v, ObjKind k) const;
   /// `a` is `b` or one of its parts (through Params and attribute parents).
   bool within(uint32_t a, uint32_t b) const;
   /// Every optimizer of the file is known and knows what it steps.
   bool optimizers_known() const { return optimizers_known_; }
+  /// The file builds an optimizer the analysis knows.
+  bool has_optimizer() const { return has_optimizer_; }
+  /// Some model's parameters are handed to a call that may build an optimizer.
+  bool any_params_given() const { return any_params_given_; }
   /// Some optimizer steps parameters of the model (of it, a part of it, or
   /// a model it is part of), and it is not frozen.
   bool trained(uint32_t module) const;
@@ -86,9 +92,13 @@ class Objects {
 
  private:
   friend class ObjectSolver;
+  /// o or an object it is a part of is frozen.
+  bool frozen(uint32_t o) const;
   std::vector<AbstractObject> objs_;
   std::vector<std::vector<std::vector<uint32_t>>> pts_;  // [fn][value]
   bool optimizers_known_ = true;
+  bool has_optimizer_ = false;
+  bool any_params_given_ = false;
 };
 
 Objects compute_objects(const ir::Module& m, const ir::Resolution& res);
