@@ -343,6 +343,26 @@ bool fail(SourceFile& out, DiagSink& diags, uint32_t at, std::string message) {
   return false;
 }
 
+/// An encoding neither CPython nor this build knows: often a codec that a
+/// package registers when imported (`# -*- coding: future_fstrings -*-`,
+/// `pyxl`), which rewrites the source before CPython decodes it. When the
+/// bytes are valid UTF-8 they are read as UTF-8 and the file is analyzed,
+/// with a note at the declaration; otherwise it is CPython's SyntaxError.
+bool read_as_utf8(SourceFile& out, DiagSink& diags, std::string_view body, uint32_t at,
+                  const std::string& spec) {
+  uint32_t bad = 0;
+  if (!detail::utf8_error(body, bad).empty()) return fail(out, diags, 0, "unknown encoding: " + spec);
+  Diagnostic d;
+  d.code = "UnknownEncoding";
+  d.severity = Severity::Note;
+  d.span = Span{at, at};
+  d.message = "unknown encoding " + spec + ", read as UTF-8";
+  diags.report(std::move(d));
+  out.text = body;
+  out.lines = LineIndex(out.text);
+  return true;
+}
+
 }  // namespace
 
 bool make_source(std::string path, std::string bytes, SourceFile& out, DiagSink& diags) {
@@ -362,16 +382,21 @@ bool make_source(std::string path, std::string bytes, SourceFile& out, DiagSink&
   size_t next = 0;
   const std::string_view line1 = first_line(body, next);
   std::optional<std::string> spec = coding_spec(line1);
+  std::string_view spec_line = line1;  // the line declaring it (for the note's position)
   if (!spec && blank_or_comment(line1) && next < body.size()) {
     size_t unused = 0;
-    spec = coding_spec(first_line(body.substr(next), unused));
+    spec_line = first_line(body.substr(next), unused);
+    spec = coding_spec(spec_line);
   }
+  const size_t coding = spec_line.find("coding");
+  const auto spec_at = static_cast<uint32_t>(
+      (spec_line.data() - body.data()) + (coding == std::string_view::npos ? 0 : coding));
   out.text = body;
   if (spec && *spec != "utf-8") {
     if (bom) return fail(out, diags, 0, "encoding problem: " + *spec + " with BOM");
     PyKind kind = PyKind::Other;
     const std::string_view module = find_module(*spec, kind);
-    if (module.empty()) return fail(out, diags, 0, "unknown encoding: " + *spec);
+    if (module.empty()) return read_as_utf8(out, diags, body, spec_at, *spec);
     if (kind == PyKind::Binary)
       return fail(out, diags, 0,
                   "'" + *spec +
@@ -419,7 +444,7 @@ bool make_source(std::string path, std::string bytes, SourceFile& out, DiagSink&
           return fail(out, diags, 0, std::string(codec->arg));
       }
     } else {
-      return fail(out, diags, 0, "unknown encoding: " + *spec);
+      return read_as_utf8(out, diags, body, spec_at, *spec);
     }
   }
   out.lines = LineIndex(out.text);

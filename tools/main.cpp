@@ -231,6 +231,8 @@ std::unique_ptr<tpf::SourceFile> load(const std::string& path, const Options& op
     tpf::tools::append_input_errors(*src, shown, diags, errors);
     return nullptr;
   }
+  // Notes of a file that loads (an unknown coding declaration read as UTF-8).
+  if (!diags.diagnostics().empty()) tpf::tools::render_diagnostics(es, *src, shown, diags);
   return src;
 }
 

@@ -19,7 +19,8 @@ std::string load_error(std::string bytes) {
   SourceFile src;
   DiagSink diags;
   const bool ok = make_source("t.py", std::move(bytes), src, diags);
-  if (ok != diags.diagnostics().empty()) return "inconsistent";
+  if (ok != !diags.has_errors()) return "inconsistent";
+  if (ok && !diags.diagnostics().empty()) return "ok, " + diags.diagnostics().front().message;
   return ok ? "ok" : diags.diagnostics().front().message;
 }
 
@@ -69,10 +70,25 @@ TEST_CASE("lexer: PEP 263 declarations transcode to UTF-8") {
 }
 
 TEST_CASE("lexer: coding declaration errors") {
-  CHECK(load_error("# coding: fake\nx\n") == "unknown encoding: fake");
-  CHECK(load_error("#coding=fake") == "unknown encoding: fake");
-  CHECK(load_error("\n# vim: set fileencoding=fake :\n") == "unknown encoding: fake");
-  CHECK(load_error("# coding: mbcs\n") == "unknown encoding: mbcs");
+  // An encoding no one knows here (a codec a package registers on import,
+  // such as future_fstrings): valid UTF-8 is read as UTF-8, with a note at
+  // the declaration; anything else is CPython's error.
+  CHECK(load_error("# coding: fake\nx\n") == "ok, unknown encoding fake, read as UTF-8");
+  CHECK(load_error("#coding=fake") == "ok, unknown encoding fake, read as UTF-8");
+  CHECK(load_error("\n# vim: set fileencoding=fake :\n") == "ok, unknown encoding fake, read as UTF-8");
+  CHECK(load_error("# coding: mbcs\n") == "ok, unknown encoding mbcs, read as UTF-8");
+  CHECK(load_error("# coding: fake\nx = '\xff'\n") == "unknown encoding: fake");
+  {
+    SourceFile src;
+    DiagSink diags;
+    REQUIRE(make_source("t.py", "#!/usr/bin/env python\n# -*- coding: future_fstrings -*-\ny = 1\n", src, diags));
+    REQUIRE(diags.diagnostics().size() == 1);
+    const Diagnostic& d = diags.diagnostics().front();
+    CHECK(d.severity == Severity::Note);
+    CHECK(src.pos(d.span.begin).line == 2);
+    CHECK(src.pos(d.span.begin).col == 6);  // at `coding` (0-based, as col_offset)
+    CHECK(src.text == "#!/usr/bin/env python\n# -*- coding: future_fstrings -*-\ny = 1\n");
+  }
   CHECK(load_error("# coding: rot13\n") ==
         "'rot13' is not a text encoding; use codecs.decode() to handle arbitrary codecs");
   CHECK(load_error("\xEF\xBB\xBF# coding: latin-1\nx\n") ==
@@ -92,8 +108,8 @@ TEST_CASE("lexer: codec names are looked up as Python's registry does") {
   CHECK(load_error("# coding: 437\nx = '\x80'\n") == "ok");  // cp437
   CHECK(load_error("# coding: csISOLatin2\nx = '\xb1'\n") == "ok");
   CHECK(load_error("# coding: ANSI_X3.4-1968\nx = 1\n") == "ok");  // '.' kept, then '_'
-  CHECK(load_error("# coding: lat_in1\nx = 1\n") == "unknown encoding: lat_in1");
-  CHECK(load_error("# coding: x.y\nx = 1\n") == "unknown encoding: x.y");
+  CHECK(load_error("# coding: lat_in1\nx = 1\n") == "ok, unknown encoding lat_in1, read as UTF-8");
+  CHECK(load_error("# coding: x.y\nx = 1\n") == "ok, unknown encoding x.y, read as UTF-8");
   // Single-byte codecs decode with Python's own table, undefined bytes included.
   auto box = lex("# coding: cp437\nx = '\xc9'\n");
   REQUIRE(box->loaded);
