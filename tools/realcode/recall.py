@@ -4,10 +4,11 @@ repositories, each at the commit where it was read. Each row's repository
 tree is exported at that commit (export_repo.py, from the fetched mirror in
 MIRRORS/OWNER+NAME/repo) into WORK/OWNER+NAME@COMMIT7, and the analyzer runs
 on the file from the tree's root, as a user would (project imports followed).
-A row is found when its rule fires within 2 lines of the labeled line; it is
-found elsewhere when the rule fires only at other lines of the file (TPF008
-and TPF002 report a helper's eval or loop at the call that runs it). Both
-counts are printed.
+A row is found when its rule fires within 2 lines of the labeled line, or of
+a line its `accept` column names (PATH:LINE, space-separated: alternatives
+the label itself gave when it was written, such as the call site of a helper
+that evals, or the module defining a model's forward); it is found elsewhere
+when the rule fires only at other lines of the file. Both counts are printed.
 Development tool, not CI: never commit what it exports.
 
 usage: recall.py TPF_ANALYZE WORK [MIRRORS [COPIES]]
@@ -30,7 +31,12 @@ found_all = elsewhere_all = total = 0
 for line in open(os.path.join(here, "recall_labeled.tsv")):
     if line.startswith("#") or not line.strip():
         continue
-    repo, commit, path, lineno, rule = line.rstrip("\n").split("\t")[:5]
+    cols = line.rstrip("\n").split("\t")
+    repo, commit, path, lineno, rule = cols[:5]
+    accepted = [(path, int(lineno))]
+    for a in (cols[8].split() if len(cols) > 8 else []):
+        apath, aline = a.rsplit(":", 1)
+        accepted.append((apath, int(aline)))
     git_dir = os.path.join(mirrors, repo.replace("/", "+"), "repo")
     root = os.path.join(work, repo.replace("/", "+") + "@" + commit[:7])
     if not os.path.exists(os.path.join(root, path)) and os.path.isdir(git_dir):
@@ -48,9 +54,10 @@ for line in open(os.path.join(here, "recall_labeled.tsv")):
         continue
     p = subprocess.run([tpf, "--isolated", "--format", "concise", "--fail-on", "never", path],
                        cwd=root, capture_output=True, text=True, timeout=120)
-    hits = [l for l in p.stdout.splitlines() if l.startswith(path + ":") and f" {rule} " in l]
-    lines = [int(l.split(":")[1]) for l in hits]
-    found = any(abs(n - int(lineno)) <= 2 for n in lines)
+    hits = [l.split(":")[:2] for l in p.stdout.splitlines() if f" {rule} " in l and l.count(":") >= 2]
+    hits = [(h[0], int(h[1])) for h in hits if h[1].isdigit()]
+    lines = [n for hp, n in hits if hp == path]
+    found = any(hp == ap and abs(n - al) <= 2 for hp, n in hits for ap, al in accepted)
     elsewhere = not found and bool(lines)
     total += 1
     found_all += found
