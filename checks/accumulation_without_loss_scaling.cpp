@@ -91,6 +91,116 @@ Scaling join(Scaling a, Scaling b) {
 // attribute reads; deeper chains are not worth following.
 constexpr int kMaxDepth = 12;
 
+/// How the value a backward differentiates is scaled. `elem`: the tuple
+/// element wanted (`logits, loss = model(x, y)`), or -1 for the value itself.
+Scaling scaling(const CheckContext& c, ir::FunctionId fid, ValueId v, int depth, int elem = -1);
+
+/// What a function returns, scaled or not, on every return.
+Scaling returns_scaling(const CheckContext& c, ir::FunctionId g, int depth, int elem) {
+  const ir::Function& gf = c.ir.fn(g);
+  if (gf.is_generator) return Scaling::Unknown;
+  Scaling s = Scaling::Unscaled;
+  bool any = false;
+  for (const ir::Inst& r : gf.insts) {
+    if (r.op != Op::Return || r.nops == 0) continue;
+    any = true;
+    s = join(s, scaling(c, g, gf.operands(r)[0], depth + 1, elem));
+  }
+  return any ? s : Scaling::Unknown;
+}
+
+Scaling call_scaling(const CheckContext& c, ir::FunctionId fid, InstId ci, int depth, int elem) {
+  const ir::Function& f = c.ir.fn(fid);
+  const ir::Inst& in = f.inst(ci);
+  std::string_view m = call_method(c, f, in);
+  static constexpr std::string_view kScale[] = {"div", "div_", "mul", "mul_", "true_divide"};
+  for (std::string_view s : kScale)
+    if (m == s) return Scaling::Scaled;
+  std::string_view name = call_target_name(c, fid, ci);
+  if (name == "torch.div" || name == "torch.mul" || name == "torch.true_divide")
+    return Scaling::Scaled;
+  ir::CallTarget t = c.facts.res.call_target(fid, ci);
+  bool local_module = t.kind == ir::CallTarget::Kind::InstanceCall && t.cls.valid() &&
+                      c.facts.res.is_module_class(t.cls);
+  // A helper of the file or a local module's forward: what it returns.
+  if ((t.kind == ir::CallTarget::Kind::Function || local_module) && t.fn.valid())
+    return returns_scaling(c, t.fn, depth, elem);
+  // A function or a model of another project module (`calc_loss(...)`,
+  // `model(x, y)` with `model = GPT(...)` from model.py): read there.
+  const dataflow::ForeignFunction* ff = c.facts.summaries.foreign_callee(fid, ci);
+  if (!ff && in.nops > 0)
+    ff = foreign_forward(c, fid, m == "forward" ? call_receiver(f, in) : f.operands(in)[0]);
+  if (ff && ff->module->src && ff->module->ast)
+    return returns_scaling(foreign_context(*ff), ff->fn, depth, elem);
+  // Reductions and casts keep the scale of their receiver.
+  static constexpr std::string_view kKeep[] = {"mean", "sum", "float", "to", "squeeze", "cuda"};
+  for (std::string_view s : kKeep)
+    if (m == s) return scaling(c, fid, call_receiver(f, in), depth + 1);
+  // Raw losses: a loss function or module, a model's forward, or a
+  // callable handed in as a parameter (`criterion(out, y)`, `model(x)`).
+  if (loss_kind(c, fid, ci) != LossKind::None) return Scaling::Unscaled;
+  TorchCall k = torch_call(c, fid, ci);
+  if (k != TorchCall::None && (dataflow::info(k).effects & (dataflow::kForward | dataflow::kLoss)))
+    return Scaling::Unscaled;
+  if (local_module) return Scaling::Unscaled;  // a local module whose forward is not known
+  const ir::Inst& callee = f.def(f.operands(in)[0]);
+  if (callee.op == Op::Param) return Scaling::Unscaled;
+  return Scaling::Unknown;
+}
+
+Scaling scaling(const CheckContext& c, ir::FunctionId fid, ValueId v, int depth, int elem) {
+  if (!v.valid() || depth > kMaxDepth) return Scaling::Unknown;
+  const ir::Function& f = c.ir.fn(fid);
+  const ir::Inst& d = f.def(v);
+  auto ops = f.operands(d);
+  switch (d.op) {
+    case Op::BinOp: {
+      ast::Op op = static_cast<ast::Op>(d.aux);
+      if (op == ast::Op::Div || op == ast::Op::Mult || op == ast::Op::FloorDiv) return Scaling::Scaled;
+      if (op == ast::Op::Add || op == ast::Op::Sub) {
+        Scaling s = Scaling::Unscaled;
+        for (ValueId o : ops) {
+          if (c.facts.res.constant(fid, o).known()) continue;
+          s = join(s, scaling(c, fid, o, depth + 1));
+        }
+        return s;
+      }
+      return Scaling::Unknown;
+    }
+    case Op::UnaryOp:
+      return scaling(c, fid, ops[0], depth + 1);
+    case Op::Phi: {
+      // `loss = None` on the paths without targets: no backward runs on those.
+      Scaling s = Scaling::Unscaled;
+      for (ValueId o : ops)
+        if (o != v && f.def(o).op != Op::Undef &&
+            c.facts.res.constant(fid, o).kind != ir::ConstValue::Kind::None)
+          s = join(s, scaling(c, fid, o, depth + 1, elem));
+      return s;
+    }
+    case Op::BuildTuple:  // `return logits, loss`
+      if (elem < 0 || static_cast<size_t>(elem) >= ops.size()) return Scaling::Unknown;
+      return scaling(c, fid, ops[static_cast<size_t>(elem)], depth + 1);
+    case Op::GetAttr:  // outputs.loss
+      return scaling(c, fid, ops[0], depth + 1);
+    case Op::GetItem: {  // out["loss"], out[0]
+      const ir::ConstValue& k = c.facts.res.constant(fid, ops[1]);
+      if (k.kind == ir::ConstValue::Kind::Int && k.i >= 0)
+        return scaling(c, fid, ops[0], depth + 1, static_cast<int>(k.i));
+      return scaling(c, fid, ops[0], depth + 1);
+    }
+    case Op::Element: {  // loss, logits = step(...)
+      const ir::Inst& u = f.def(ops[0]);
+      if (u.op != Op::Unpack || (d.flags & ir::kStarElem)) return Scaling::Unknown;
+      return scaling(c, fid, f.operands(u)[0], depth + 1, static_cast<int>(d.aux));
+    }
+    case Op::Call:
+      return call_scaling(c, fid, f.def_id(v), depth, elem);
+    default:
+      return Scaling::Unknown;
+  }
+}
+
 class Rule {
  public:
   Rule(const CheckContext& ctx, ir::FunctionId fid)
@@ -141,7 +251,7 @@ class Rule {
       }
     if (!step.valid()) return;
     ValueId loss = backward_loss(backward);
-    if (!loss.valid() || scaling(fid_, loss, 0) != Scaling::Unscaled) return;
+    if (!loss.valid() || scaling(ctx_, fid_, loss, 0) != Scaling::Unscaled) return;
     const ir::Inst& bi = f_.inst(backward);
     std::string btext = call_text(ctx_, f_, bi);
     std::string ntext = value_text(ctx_, f_, n);
@@ -189,7 +299,7 @@ class Rule {
       for (InstId b : backwards) {
         ValueId loss = backward_loss(b);
         if (!loss.valid()) continue;
-        if (scaling(fid_, loss, 0) != Scaling::Unscaled) continue;
+        if (scaling(ctx_, fid_, loss, 0) != Scaling::Unscaled) continue;
         report(b, s, guard, l, out);
         return;  // one finding per loop
       }
@@ -334,92 +444,6 @@ class Rule {
     if (rd.op == Op::Call && call_method(ctx_, f_, rd) == "scale" && positional_count(f_, rd) == 1)
       return f_.operands(rd)[1];
     return r;
-  }
-
-  Scaling scaling(ir::FunctionId fid, ValueId v, int depth) const {
-    if (!v.valid() || depth > kMaxDepth) return Scaling::Unknown;
-    const ir::Function& f = ctx_.ir.fn(fid);
-    const ir::Inst& d = f.def(v);
-    auto ops = f.operands(d);
-    switch (d.op) {
-      case Op::BinOp: {
-        ast::Op op = static_cast<ast::Op>(d.aux);
-        if (op == ast::Op::Div || op == ast::Op::Mult || op == ast::Op::FloorDiv) return Scaling::Scaled;
-        if (op == ast::Op::Add || op == ast::Op::Sub) {
-          Scaling s = Scaling::Unscaled;
-          for (ValueId o : ops) {
-            if (ctx_.facts.res.constant(fid, o).known()) continue;
-            s = join(s, scaling(fid, o, depth + 1));
-          }
-          return s;
-        }
-        return Scaling::Unknown;
-      }
-      case Op::UnaryOp:
-        return scaling(fid, ops[0], depth + 1);
-      case Op::Phi: {
-        Scaling s = Scaling::Unscaled;
-        for (ValueId o : ops)
-          if (o != v && f.def(o).op != Op::Undef) s = join(s, scaling(fid, o, depth + 1));
-        return s;
-      }
-      case Op::GetAttr:  // outputs.loss
-        return scaling(fid, ops[0], depth + 1);
-      case Op::GetItem: {  // out["loss"], out[0]
-        return scaling(fid, ops[0], depth + 1);
-      }
-      case Op::Element: {  // loss, logits = step(...)
-        const ir::Inst& u = f.def(ops[0]);
-        if (u.op != Op::Unpack) return Scaling::Unknown;
-        return scaling(fid, f.operands(u)[0], depth + 1);
-      }
-      case Op::Call:
-        return call_scaling(fid, f.def_id(v), depth);
-      default:
-        return Scaling::Unknown;
-    }
-  }
-
-  Scaling call_scaling(ir::FunctionId fid, InstId ci, int depth) const {
-    const ir::Function& f = ctx_.ir.fn(fid);
-    const ir::Inst& in = f.inst(ci);
-    std::string_view m = call_method(ctx_, f, in);
-    static constexpr std::string_view kScale[] = {"div", "div_", "mul", "mul_", "true_divide"};
-    for (std::string_view s : kScale)
-      if (m == s) return Scaling::Scaled;
-    std::string_view name = call_target_name(ctx_, fid, ci);
-    if (name == "torch.div" || name == "torch.mul" || name == "torch.true_divide")
-      return Scaling::Scaled;
-    ir::CallTarget t = ctx_.facts.res.call_target(fid, ci);
-    bool local_module = t.kind == ir::CallTarget::Kind::InstanceCall && t.cls.valid() &&
-                        ctx_.facts.res.is_module_class(t.cls);
-    if ((t.kind == ir::CallTarget::Kind::Function || local_module) && t.fn.valid()) {
-      // A helper of the file or a local module's forward: what it returns.
-      const ir::Function& g = ctx_.ir.fn(t.fn);
-      if (g.is_generator) return Scaling::Unknown;
-      Scaling s = Scaling::Unscaled;
-      bool any = false;
-      for (const ir::Inst& r : g.insts) {
-        if (r.op != Op::Return || r.nops == 0) continue;
-        any = true;
-        s = join(s, scaling(t.fn, g.operands(r)[0], depth + 1));
-      }
-      return any ? s : Scaling::Unknown;
-    }
-    // Reductions and casts keep the scale of their receiver.
-    static constexpr std::string_view kKeep[] = {"mean", "sum", "float", "to", "squeeze", "cuda"};
-    for (std::string_view s : kKeep)
-      if (m == s) return scaling(fid, call_receiver(f, in), depth + 1);
-    // Raw losses: a loss function or module, a model's forward, or a
-    // callable handed in as a parameter (`criterion(out, y)`, `model(x)`).
-    if (loss_kind(ctx_, fid, ci) != LossKind::None) return Scaling::Unscaled;
-    TorchCall k = torch_call(ctx_, fid, ci);
-    if (k != TorchCall::None && (dataflow::info(k).effects & (dataflow::kForward | dataflow::kLoss)))
-      return Scaling::Unscaled;
-    if (local_module) return Scaling::Unscaled;  // a local module whose forward is not known
-    const ir::Inst& callee = f.def(f.operands(in)[0]);
-    if (callee.op == Op::Param) return Scaling::Unscaled;
-    return Scaling::Unknown;
   }
 
   void report(InstId b, InstId s, ValueId guard, uint32_t l, DiagSink& out) const {

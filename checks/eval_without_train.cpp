@@ -441,6 +441,31 @@ class Rule {
         kRule, ei.span,
         what + "; later steps train with dropout off and frozen batch-norm statistics",
         "call `" + model + ".train()` after evaluating, or at the start of every epoch");
+    if (!direct) {
+      // The chain down to the eval itself: each helper call, then the eval.
+      ir::FunctionId g = ctx_.facts.summaries.callee(fid_, e);
+      for (int depth = 0; g.valid() && depth <= 3; ++depth) {
+        const ir::Function& gf = ctx_.ir.fn(g);
+        ir::FunctionId next;
+        for (uint32_t j = 0; j < gf.insts.size() && !next.valid(); ++j) {
+          const ir::Inst& x = gf.insts[j];
+          if (x.op != ir::Op::Call) continue;
+          ir::InstId id(j);
+          if (torch_call(ctx_, g, id) == TorchCall::Eval) {
+            d.notes.push_back({x.span, "the model is put in eval mode here, and not back in train mode"});
+            g = ir::FunctionId();
+            break;
+          }
+          if (calls_file_function(ctx_, g, id) && (call_effects_must(ctx_, g, id) & dataflow::kEval)) {
+            next = ctx_.facts.summaries.callee(g, id);
+            if (next == g) next = ir::FunctionId();
+            if (next.valid()) d.notes.push_back({x.span, "which calls `" + call_text(ctx_, gf, x) + "`"});
+          }
+        }
+        if (!g.valid()) break;
+        g = next;
+      }
+    }
     d.notes.push_back({f_.inst(s).span, "the next training step, still in eval mode"});
     out.report(std::move(d));
   }

@@ -746,7 +746,71 @@ Producer module_output(const CheckContext& ctx, FunctionId fn, ValueId module, S
 
 }  // namespace
 
+namespace {
+/// producer_kind within the file (no other module's forward).
+Producer local_producer_kind(const CheckContext& ctx, const Origin& o, Span* site);
+}  // namespace
+
+const dataflow::ForeignFunction* foreign_forward(const CheckContext& ctx, FunctionId f, ValueId callee) {
+  if (!callee.valid() || ctx.facts.summaries.foreign_ctors.empty()) return nullptr;
+  const dataflow::ForeignFunction* out = nullptr;
+  for (uint32_t o : ctx.facts.objects().of(f, callee)) {
+    const dataflow::AbstractObject& a = ctx.facts.objects().obj(o);
+    // `DDP(model)`, `torch.compile(model)`: calling it runs the wrapped model.
+    if (a.kind == dataflow::ObjKind::Module && a.fn.valid() && a.site.valid() &&
+        Tracer::is_wrapper(call_target_name(ctx, a.fn, a.site)))
+      continue;
+    if (a.kind != dataflow::ObjKind::Module || !a.fn.valid() || !a.site.valid()) return nullptr;
+    const dataflow::ForeignFunction* ff = ctx.facts.summaries.foreign_forward(a.fn, a.site);
+    if (!ff || (out && (out->module != ff->module || out->fn != ff->fn))) return nullptr;
+    out = ff;
+  }
+  return out;
+}
+
+CheckContext foreign_context(const dataflow::ForeignFunction& ff) {
+  return CheckContext{*ff.module->src, *ff.module->ast, *ff.module->ir, *ff.facts};
+}
+
+Producer foreign_model_output(const CheckContext& ctx, const Origin& o, std::string* where) {
+  const ir::Function& f = ctx.ir.fn(o.fn);
+  const ir::Inst& d = f.def(o.value);
+  if (d.op != Op::Call || d.nops == 0) return Producer::Unknown;
+  ValueId callee = call_method(ctx, f, d) == "forward" ? call_receiver(f, d) : f.operands(d)[0];
+  const dataflow::ForeignFunction* ff = foreign_forward(ctx, o.fn, callee);
+  if (!ff || !ff->module->src || !ff->module->ast) return Producer::Unknown;
+  CheckContext fctx = foreign_context(*ff);
+  const ir::Function& g = fctx.ir.fn(ff->fn);
+  if (g.is_generator) return Producer::Unknown;
+  Producer p = Producer::Unknown;
+  bool any = false;
+  for (const ir::Inst& r : g.insts) {
+    if (r.op != Op::Return || r.nops == 0) continue;
+    Origins os = trace_origins(fctx, ff->fn, g.operands(r)[0]);
+    if (!os.complete || os.leaves.empty()) return Producer::Unknown;
+    for (const Origin& l : os.leaves) {
+      Span site;
+      Producer q = producer_kind(fctx, l, &site);
+      if (q == Producer::Unknown || (any && q != p)) return Producer::Unknown;
+      p = q;
+      any = true;
+      if (where)
+        *where = "`" + ff->name + "` (" + ff->file.substr(ff->file.rfind('/') + 1) + ":" +
+                 std::to_string(fctx.src.pos(site.begin).line) + ")";
+    }
+  }
+  return p;
+}
+
 Producer producer_kind(const CheckContext& ctx, const Origin& o, Span* site) {
+  Producer p = local_producer_kind(ctx, o, site);
+  if (p != Producer::Unknown) return p;
+  return foreign_model_output(ctx, o);
+}
+
+namespace {
+
+Producer local_producer_kind(const CheckContext& ctx, const Origin& o, Span* site) {
   const ir::Function& f = ctx.ir.fn(o.fn);
   const ir::Inst& d = f.def(o.value);
   if (site) *site = d.span;
@@ -790,6 +854,8 @@ Producer producer_kind(const CheckContext& ctx, const Origin& o, Span* site) {
       return Producer::Unknown;
   }
 }
+
+}  // namespace
 
 // -------------------------------------------------------------- losses ----
 

@@ -232,6 +232,20 @@ enum class Producer : uint8_t {
 /// call, or the `nn.Softmax(...)` inside a Sequential.
 Producer producer_kind(const CheckContext& ctx, const Origin& o, Span* site = nullptr);
 
+/// The `forward` of another project module's nn.Module class that every
+/// object the callee value may denote was built from (dataflow's
+/// Summaries::foreign_forward at each object's constructor call), or null.
+const dataflow::ForeignFunction* foreign_forward(const CheckContext& ctx, ir::FunctionId f,
+                                                 ir::ValueId callee);
+/// The foreign function's module, as a rule sees a file.
+CheckContext foreign_context(const dataflow::ForeignFunction& ff);
+/// What calling such a model produces (a leaf `model(x)` or
+/// `model.forward(x)` whose class is another module's): its forward's
+/// producer on every return path, read in that module; Unknown otherwise.
+/// `where` gets the forward and the activation's place,
+/// "`network.Network.forward` (network.py:42)".
+Producer foreign_model_output(const CheckContext& ctx, const Origin& o, std::string* where = nullptr);
+
 // -------------------------------------------------------------- losses ----
 
 enum class LossKind : uint8_t { None, CrossEntropy, Nll, Bce, BceWithLogits, Other };

@@ -144,9 +144,11 @@ class Rule {
     }
     if (t.kind == ir::CallTarget::Kind::InstanceCall)
       return t.cls.valid() && ctx_.facts.res.is_module_class(t.cls);
-    if (t.kind == ir::CallTarget::Kind::Method) return calls_model_part(in);
-    if (t.kind != ir::CallTarget::Kind::Unknown && t.kind != ir::CallTarget::Kind::ResultCall)
+    if (t.kind != ir::CallTarget::Kind::Unknown && t.kind != ir::CallTarget::Kind::ResultCall &&
+        t.kind != ir::CallTarget::Kind::Method)
       return false;
+    // `self.model(x)` is a Method target too (an attribute of self called):
+    // a forward when the function treats `self.model` as a model.
     std::string key = access_key(ctx_, fid_, f_.operands(in)[0]);
     if (key.empty()) return false;
     for (const std::string& m : models_)
@@ -233,7 +235,51 @@ class Rule {
   /// The loop iterates a data loader: the iterable is a
   /// `torch.utils.data.DataLoader`, or the loop moves what it gets to a
   /// device (`x.to(device)`, `batch.cuda()`), as batches from a loader are.
+  /// A value is a data loader: a DataLoader object (dataflow/objects.h),
+  /// or, handed in, named as one (`self.val_data_loader`).
+  bool is_loader(ValueId v) const {
+    if (ctx_.facts.objects().may_be(fid_, v, dataflow::ObjKind::Loader)) return true;
+    std::string key = access_key(ctx_, fid_, v);
+    std::string_view last = std::string_view(key).substr(key.rfind('.') + 1);
+    return !key.empty() && name_has_word(last, {"loader", "dataloader"});
+  }
+
+  /// The loop pulls its batches by hand from an iterator of a data loader
+  /// (`it = loader.__iter__()` or `iter(loader)`, then `batch = it.next()`
+  /// or `next(it)` in a `for i in range(n)` loop).
+  bool pulls_from_loader(uint32_t l) const {
+    for (InstId i : loop_insts(ctx_, fid_, l)) {
+      const ir::Inst& in = f_.inst(i);
+      if (in.op != Op::Call || in.nops == 0) continue;
+      ValueId iter;
+      std::string_view m = call_method(ctx_, f_, in);
+      if ((m == "next" || m == "__next__") && positional_count(f_, in) == 0)
+        iter = call_receiver(f_, in);
+      else if (positional_count(f_, in) >= 1 && call_target_name(ctx_, fid_, i) == "builtins.next")
+        iter = f_.operands(in)[1];
+      if (!iter.valid()) continue;
+      std::vector<ValueId> defs{iter};
+      for (size_t k = 0; k < defs.size() && k < 8; ++k) {
+        const ir::Inst& d = f_.def(defs[k]);
+        if (d.op == Op::Phi) {
+          for (ValueId o : f_.operands(d))
+            if (std::find(defs.begin(), defs.end(), o) == defs.end() && f_.def(o).op != Op::Undef)
+              defs.push_back(o);
+          continue;
+        }
+        if (d.op != Op::Call) continue;
+        InstId di = f_.def_id(defs[k]);
+        if (call_method(ctx_, f_, d) == "__iter__" && is_loader(call_receiver(f_, d))) return true;
+        if (positional_count(f_, d) == 1 && call_target_name(ctx_, fid_, di) == "builtins.iter" &&
+            is_loader(f_.operands(d)[1]))
+          return true;
+      }
+    }
+    return false;
+  }
+
   bool iterates_loader(uint32_t l, ValueId it, const std::vector<InstId>& forwards) const {
+    if (pulls_from_loader(l)) return true;
     if (it.valid()) {
       const ir::Referent& r = ctx_.facts.res.ref(fid_, it);
       if (r.kind == ir::Referent::Kind::Result &&
@@ -348,6 +394,50 @@ class Rule {
     return !reachable(f_, fw, visit).empty();
   }
 
+  /// A call of a helper of the project that may backward or step, or
+  /// stores anything beyond its locals (an attribute, a global, a free
+  /// variable, an item or an append to a container it was handed): it may
+  /// keep a graph it is handed for a later backward.
+  bool helper_keeps(InstId call) const {
+    if (call_effects(ctx_, fid_, call) & (dataflow::kBackward | dataflow::kOptimizerStep)) return true;
+    if (const dataflow::ForeignFunction* ff = ctx_.facts.summaries.foreign_callee(fid_, call))
+      return !ff->module->src || !ff->module->ast || function_keeps(foreign_context(*ff), ff->fn, 0);
+    return function_keeps(ctx_, ctx_.facts.summaries.callee(fid_, call), 0);
+  }
+
+  /// helper_keeps for function g of context c (the file or another project
+  /// module), looking into the project functions it calls (3 levels).
+  static bool function_keeps(const CheckContext& c, ir::FunctionId g, int depth) {
+    if (!g.valid() || depth > 3) return true;
+    const ir::Function& gf = c.ir.fn(g);
+    if (gf.is_generator) return true;
+    for (uint32_t i = 0; i < gf.insts.size(); ++i) {
+      const ir::Inst& in = gf.insts[i];
+      if (in.op == Op::SetAttr || in.op == Op::StoreGlobal || in.op == Op::StoreFree) return true;
+      if (in.op == Op::SetItem && gf.def(gf.operands(in)[0]).op == Op::Param) return true;
+      if (in.op != Op::Call) continue;
+      // Appending to a list it was handed or an attribute's (a local list
+      // it returns carries on as its result).
+      if (call_method(c, gf, in) == "append") {
+        ir::ValueId r = call_receiver(gf, in);
+        ir::Op rop = r.valid() ? gf.def(r).op : Op::Param;
+        if (rop == Op::Param || rop == Op::GetAttr || rop == Op::LoadGlobal || rop == Op::LoadFree)
+          return true;
+      }
+      if (!calls_file_function(c, g, InstId(i))) continue;
+      if (call_effects(c, g, InstId(i)) & (dataflow::kBackward | dataflow::kOptimizerStep)) return true;
+      ir::FunctionId h = c.facts.summaries.callee(g, InstId(i));
+      if (h == g) return true;
+      if (h.valid()) {
+        if (function_keeps(c, h, depth + 1)) return true;
+      } else if (const dataflow::ForeignFunction* ff = c.facts.summaries.foreign_callee(g, InstId(i))) {
+        if (!ff->module->src || !ff->module->ast || function_keeps(foreign_context(*ff), ff->fn, depth + 1))
+          return true;
+      }
+    }
+    return false;
+  }
+
   /// A forward's result leaves the function (returned, yielded, stored on
   /// an object): a caller may still backward through it.
   bool outputs_escape(const std::vector<InstId>& forwards) const {
@@ -376,7 +466,14 @@ class Rule {
           case Op::SetAttr:
             return true;
           case Op::Call:
-            if (calls_file_function(ctx_, fid_, u)) return true;
+            // A helper of the file: the graph gets away when it trains or
+            // stores what it is given; otherwise what it returns carries on.
+            if (calls_file_function(ctx_, fid_, u)) {
+              if (helper_keeps(u)) return true;
+              // What it returns carries no graph (`.item()` of it): nothing gets through.
+              if (ui.result.valid() && ctx_.facts.grad_state(fid_, ui.result) == dataflow::GradState::NoGraph)
+                continue;
+            }
             if (torch_call(ctx_, fid_, u) != TorchCall::None &&
                 dataflow::info(torch_call(ctx_, fid_, u)).grad == dataflow::GradRule::NoGraph)
               continue;  // `.item()`, `.argmax()`: nothing of the graph gets through

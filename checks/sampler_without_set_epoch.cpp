@@ -128,27 +128,95 @@ class Rule {
     return false;
   }
 
-  /// The DistributedSampler call a sampler argument denotes (through a
-  /// phi: `sampler = DistributedSampler(ds) if dist else None`, and a
-  /// BatchSampler's inner sampler), or an invalid id.
-  ir::InstId sampler_ctor(ir::FunctionId fid, ir::ValueId v, int depth = 0) const {
+  /// Where a shuffling sampler is built: its constructor call (in `fn`,
+  /// the loader's function or a helper of the file that returns it), and
+  /// its `shuffle` argument, read at the helper's call site when the helper
+  /// passes a parameter on (`data_sampler(ds, shuffle=True, ...)`).
+  struct SamplerSite {
+    ir::FunctionId fn;
+    ir::InstId ctor;
+    ir::InstId helper_call;  ///< in the loader's function, when a helper builds it
+    dataflow::BoolArg shuffle = dataflow::BoolArg::Unknown;
+  };
+
+  /// The value is the DistributedSampler class itself, or names it on some
+  /// path (`train_sampler = RandomSampler if rank == -1 else DistributedSampler`).
+  bool names_distributed_sampler(ir::FunctionId fid, ir::ValueId v, int depth = 0) const {
+    if (!v.valid() || depth > 4) return false;
     const ir::Function& f = ctx_.ir.fn(fid);
-    if (!v.valid() || depth > 4) return {};
+    const ir::Referent& r = ctx_.facts.res.ref(fid, v);
+    if (r.kind == ir::Referent::Kind::External && is_distributed_sampler(ctx_.ir.names.str(r.path())))
+      return true;
+    const ir::Inst& d = f.def(v);
+    if (d.op != ir::Op::Phi) return false;
+    for (ir::ValueId o : f.operands(d))
+      if (o != v && names_distributed_sampler(fid, o, depth + 1)) return true;
+    return false;
+  }
+
+  /// A boolean a value holds: a constant, or, for a parameter of helper
+  /// `g` called at `call` of `caller`, the argument bound to it there.
+  dataflow::BoolArg value_bool(ir::FunctionId g, ir::ValueId v, ir::FunctionId caller,
+                               ir::InstId call) const {
+    if (!v.valid()) return dataflow::BoolArg::Unknown;
+    const ir::ConstValue& c = ctx_.facts.res.constant(g, v);
+    if (c.kind == ir::ConstValue::Kind::Bool) return c.i ? dataflow::BoolArg::True : dataflow::BoolArg::False;
+    const ir::Function& gf = ctx_.ir.fn(g);
+    if (gf.def(v).op != ir::Op::Param || !call.valid()) return dataflow::BoolArg::Unknown;
+    const ir::Function& f = ctx_.ir.fn(caller);
+    ir::ValueId bound;
+    dataflow::bind_call_args(f, f.inst(call), ctx_.facts.res.call_target(caller, call), gf,
+                   [&](size_t p, ir::ValueId a) {
+                     if (p == gf.def(v).aux) bound = a;
+                   });
+    const ir::ConstValue& b = ctx_.facts.res.constant(caller, bound);
+    if (bound.valid() && b.kind == ir::ConstValue::Kind::Bool)
+      return b.i ? dataflow::BoolArg::True : dataflow::BoolArg::False;
+    return dataflow::BoolArg::Unknown;
+  }
+
+  /// The DistributedSampler call a sampler argument denotes (through a
+  /// phi: `sampler = DistributedSampler(ds) if dist else None`, a
+  /// BatchSampler's inner sampler, a variable naming the class, and a
+  /// helper of the file returning one), or nullopt.
+  std::optional<SamplerSite> sampler_ctor(ir::FunctionId fid, ir::ValueId v, int depth = 0) const {
+    const ir::Function& f = ctx_.ir.fn(fid);
+    if (!v.valid() || depth > 4) return std::nullopt;
     const ir::Inst& d = f.def(v);
     if (d.op == ir::Op::Phi) {
       for (ir::ValueId o : f.operands(d))
-        if (o != v) {
-          ir::InstId c = sampler_ctor(fid, o, depth + 1);
-          if (c.valid()) return c;
-        }
-      return {};
+        if (o != v)
+          if (auto c = sampler_ctor(fid, o, depth + 1)) return c;
+      return std::nullopt;
     }
-    if (d.op != ir::Op::Call) return {};
+    if (d.op != ir::Op::Call) return std::nullopt;
     ir::InstId ci = f.def_id(v);
     std::string_view n = call_target_name(ctx_, fid, ci);
-    if (is_distributed_sampler(n)) return ci;
+    if (is_distributed_sampler(n) || (n.empty() && d.nops > 0 && names_distributed_sampler(fid, f.operands(d)[0]))) {
+      if (has_unpacked_args(f, d)) return std::nullopt;
+      // DistributedSampler(dataset, num_replicas, rank, shuffle=True, seed, drop_last)
+      SamplerSite s{fid, ci, {}, dataflow::bool_arg(ctx_.ir, ctx_.facts.res, fid, d, 3, "shuffle")};
+      return s;
+    }
     if (is_batch_sampler(n)) return sampler_ctor(fid, call_arg(ctx_, f, d, 0, "sampler"), depth + 1);
-    return {};
+    ir::CallTarget t = ctx_.facts.res.call_target(fid, ci);
+    if (t.kind != ir::CallTarget::Kind::Function || !t.fn.valid() || t.fn == fid || depth > 0 ||
+        has_unpacked_args(f, d))
+      return std::nullopt;
+    // A helper of the file that builds and returns it (`data_sampler(ds, shuffle, distributed)`).
+    const ir::Function& g = ctx_.ir.fn(t.fn);
+    for (const ir::Inst& r : g.insts) {
+      if (r.op != ir::Op::Return || r.nops == 0) continue;
+      std::optional<SamplerSite> s = sampler_ctor(t.fn, g.operands(r)[0], depth + 1);
+      if (!s || s->fn != t.fn) continue;
+      s->helper_call = ci;
+      if (s->shuffle == dataflow::BoolArg::Unknown) {
+        const ir::Inst& sc = g.inst(s->ctor);
+        s->shuffle = value_bool(t.fn, call_arg(ctx_, g, sc, 3, "shuffle"), fid, ci);
+      }
+      return s;
+    }
+    return std::nullopt;
   }
 
   /// Every value that carries the object on: itself and the phis it feeds.
@@ -180,22 +248,94 @@ class Rule {
     return false;
   }
 
+  /// A loop of a function.
+  struct LoopAt {
+    ir::FunctionId fn;
+    uint32_t loop = UINT32_MAX;
+    bool restarts = false;  ///< a loop starting the loader anew (iter(), a generator), not over epochs
+    bool found() const { return loop != UINT32_MAX; }
+  };
+
+  /// The parameter value of g bound to argument `a` at `call` of f, or kNoValue.
+  ir::ValueId bound_param(ir::FunctionId fid, ir::InstId call, ir::ValueId a, ir::FunctionId g) const {
+    const ir::Function& f = ctx_.ir.fn(fid);
+    const ir::Function& gf = ctx_.ir.fn(g);
+    size_t index = SIZE_MAX;
+    dataflow::bind_call_args(f, f.inst(call), ctx_.facts.res.call_target(fid, call), gf, [&](size_t p, ir::ValueId v) {
+      if (v == a && index == SIZE_MAX) index = p;
+    });
+    if (index == SIZE_MAX) return ir::kNoValue;
+    for (const ir::Inst& in : gf.insts)
+      if (in.op == ir::Op::Param && in.aux == index && in.result.valid()) return in.result;
+    return ir::kNoValue;
+  }
+
+  /// The loop trains: some call in it (or in the helpers it calls) backwards or steps.
+  bool loop_trains(ir::FunctionId fid, uint32_t l) const {
+    for (ir::InstId k : loop_insts(ctx_, fid, l))
+      if (call_effects(ctx_, fid, k) & (dataflow::kBackward | dataflow::kOptimizerStep)) return true;
+    return false;
+  }
+
+  /// A generator of the file that iterates parameter `pv` anew in each pass
+  /// of a loop (`def sample_data(loader): while True: for b in loader: yield b`):
+  /// that loop, or none.
+  LoopAt reiterating_generator(ir::FunctionId g, ir::ValueId pv) const {
+    const ir::Function& gf = ctx_.ir.fn(g);
+    if (!gf.is_generator || !pv.valid()) return {};
+    const ir::LoopInfo& li = loops_of(ctx_, g);
+    for (uint32_t i = 0; i < gf.insts.size(); ++i) {
+      const ir::Inst& it = gf.insts[i];
+      if (it.op != ir::Op::GetIter || gf.operands(it)[0] != pv) continue;
+      uint32_t l = li.loop_of(gf.block_of(ir::InstId(i)));
+      if (l != UINT32_MAX) return {g, l, true};
+    }
+    return {};
+  }
+
   /// The loop that runs training over the loader once per epoch: the loop
-  /// around a training loop over the loader, or a loop around a call of the
-  /// file's functions that takes the loader and trains. UINT32_MAX if none.
-  uint32_t epoch_loop(ir::FunctionId fid, ir::ValueId lv) const {
+  /// around a training loop over the loader, a loop around a call of the
+  /// file's functions that takes the loader and trains, a training loop
+  /// that starts the loader anew (`it = iter(loader)` when `next(it)` runs
+  /// out), or the loop of a generator helper that re-iterates the loader
+  /// for a training consumer; followed into the file's functions the loader
+  /// is handed to. Not found: `loop` is UINT32_MAX.
+  LoopAt epoch_loop(ir::FunctionId fid, ir::ValueId lv, int depth = 0) const {
     const ir::Function& f = ctx_.ir.fn(fid);
     const ir::LoopInfo& li = loops_of(ctx_, fid);
     constexpr uint32_t kTrains = dataflow::kBackward | dataflow::kOptimizerStep;
+    if (depth > 3) return {};
     for (ir::ValueId a : aliases(f, lv)) {
       for (uint32_t i = 0; i < f.insts.size(); ++i) {
         const ir::Inst& it = f.insts[i];
         if (it.op == ir::Op::Call && calls_file_function(ctx_, fid, ir::InstId(i))) {
           auto ops = f.operands(it);
           if (std::find(ops.begin() + 1, ops.end(), a) == ops.end()) continue;
-          if (!(call_effects(ctx_, fid, ir::InstId(i)) & kTrains)) continue;
+          ir::FunctionId g = ctx_.facts.summaries.callee(fid, ir::InstId(i));
+          if (!(call_effects(ctx_, fid, ir::InstId(i)) & kTrains)) {
+            // `loader = sample_data(loader)` consumed by this training function.
+            if (g.valid() && g != fid && function_calls(ctx_, fid).may(kTrains))
+              if (LoopAt r = reiterating_generator(g, bound_param(fid, ir::InstId(i), a, g)); r.found())
+                return r;
+            continue;
+          }
           uint32_t l = li.loop_of(f.block_of(ir::InstId(i)));
-          if (l != UINT32_MAX) return l;
+          if (l != UINT32_MAX) return {fid, l};
+          // `train(args, loader, ...)` called once: its own epoch loop.
+          if (g.valid() && g != fid)
+            if (LoopAt r = epoch_loop(g, bound_param(fid, ir::InstId(i), a, g), depth + 1); r.found())
+              return r;
+          continue;
+        }
+        if (it.op == ir::Op::Call && it.nops > 0) {
+          // `it = iter(loader)` (or `loader.__iter__()`) run again by a training loop.
+          bool restart = (positional_count(f, it) == 1 && f.operands(it)[1] == a &&
+                          call_target_name(ctx_, fid, ir::InstId(i)) == "builtins.iter") ||
+                         (call_method(ctx_, f, it) == "__iter__" && call_receiver(f, it) == a);
+          if (restart) {
+            uint32_t l = li.loop_of(f.block_of(ir::InstId(i)));
+            if (l != UINT32_MAX && loop_trains(fid, l)) return {fid, l, true};
+          }
           continue;
         }
         if (it.op != ir::Op::GetIter || !it.result.valid()) continue;
@@ -221,14 +361,11 @@ class Rule {
           if (fi.op != ir::Op::ForIter || f.operands(fi)[0] != it.result) continue;
           uint32_t l = li.loop_with_header(f.block_of(ir::InstId(j)));
           if (l == UINT32_MAX || li.loops[l].parent == UINT32_MAX) continue;
-          bool trains = false;
-          for (ir::InstId k : loop_insts(ctx_, fid, l))
-            if (call_effects(ctx_, fid, k) & kTrains) trains = true;
-          if (trains) return li.loops[l].parent;
+          if (loop_trains(fid, l)) return {fid, li.loops[l].parent};
         }
       }
     }
-    return UINT32_MAX;
+    return {};
   }
 
   void check_loader(ir::FunctionId fid, ir::InstId li, DiagSink& out) const {
@@ -237,26 +374,43 @@ class Rule {
     if (has_unpacked_args(f, loader) || !loader.result.valid()) return;
     ir::ValueId sv = call_arg(ctx_, f, loader, 3, "sampler");
     if (!sv.valid()) sv = call_arg(ctx_, f, loader, 4, "batch_sampler");
-    ir::InstId si = sampler_ctor(fid, sv);
-    if (!si.valid()) return;
-    const ir::Inst& sampler = f.inst(si);
-    if (has_unpacked_args(f, sampler)) return;
-    // DistributedSampler(dataset, num_replicas, rank, shuffle=True, seed, drop_last)
-    dataflow::BoolArg shuffle = dataflow::bool_arg(ctx_.ir, ctx_.facts.res, fid, sampler, 3, "shuffle");
-    if (shuffle == dataflow::BoolArg::False || shuffle == dataflow::BoolArg::Unknown) return;
-    if (escapes(fid, loader.result) || escapes(fid, sampler.result) || escapes(fid, sv)) return;
-    uint32_t epoch = epoch_loop(fid, loader.result);
-    if (epoch == UINT32_MAX) return;
-    std::string name(value_var_name(ctx_, f, sampler.result));
-    std::string shown = name.empty() ? "sampler" : name;
+    std::optional<SamplerSite> site = sampler_ctor(fid, sv);
+    if (!site) return;
+    const ir::Function& sf = ctx_.ir.fn(site->fn);
+    const ir::Inst& sampler = sf.inst(site->ctor);
+    if (site->shuffle == dataflow::BoolArg::False || site->shuffle == dataflow::BoolArg::Unknown) return;
+    if (escapes(fid, loader.result) || escapes(fid, sv)) return;
+    // A helper's sampler leaves it by its return: that is how it reaches the loader.
+    if (!site->helper_call.valid() && escapes(fid, sampler.result)) return;
+    LoopAt epoch = epoch_loop(fid, loader.result);
+    if (!epoch.found()) return;
+    std::string name(value_var_name(ctx_, sf, sampler.result));
+    if (name.empty()) name = value_var_name(ctx_, f, sv);
+    std::string lname(value_var_name(ctx_, f, loader.result));
+    // A sampler built inline (`sampler=DistributedSampler(ds)`) or by a
+    // helper has no name of its own: the loader's attribute names it.
+    bool unnamed = site->helper_call.valid() || (site->fn == fid && sv == sampler.result);
+    std::string shown = !name.empty()                   ? name
+                        : unnamed && !lname.empty() ? lname + ".sampler"
+                                                    : "sampler";
+    // A variable naming the class (`sampler_cls(ds)`): the call as written.
+    std::string ctext = call_target_name(ctx_, site->fn, site->ctor).empty()
+                            ? std::string(source_text(ctx_, sampler.span))
+                            : call_text(ctx_, sf, sampler);
+    if (ctext.size() > 48 || ctext.find('\n') != std::string::npos) ctext = call_text(ctx_, sf, sampler);
     Diagnostic d = make_diagnostic(
         kRule, sampler.span,
-        "`" + call_text(ctx_, f, sampler) + "` shuffles with `seed + epoch`, but `" + shown +
+        "`" + ctext + "` shuffles with `seed + epoch`, but `" + shown +
             ".set_epoch(epoch)` is never called; every epoch sees the data in the same order",
         "call `" + shown + ".set_epoch(epoch)` at the top of the epoch loop");
-    const ir::Loop& l = loops_of(ctx_, fid).loops[epoch];
-    d.notes.push_back({f.terminator(l.header).span, "the epoch loop"});
-    d.fix = set_epoch_fix(fid, si, epoch);
+    if (site->helper_call.valid())
+      d.notes.push_back({f.inst(site->helper_call).span, "the sampler this helper returns goes to this loader"});
+    const ir::Function& ef = ctx_.ir.fn(epoch.fn);
+    const ir::Loop& l = loops_of(ctx_, epoch.fn).loops[epoch.loop];
+    d.notes.push_back({ef.terminator(l.header).span,
+                       epoch.restarts ? "the loop that starts the loader anew" : "the epoch loop"});
+    if (site->fn == fid && epoch.fn == fid && !site->helper_call.valid())
+      d.fix = set_epoch_fix(fid, site->ctor, epoch.loop);
     out.report(std::move(d));
   }
 

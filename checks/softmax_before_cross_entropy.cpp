@@ -182,7 +182,9 @@ void check_loss(const CheckContext& ctx, ir::FunctionId fid, ir::InstId call, Lo
   }
   std::string loss = loss_name(ctx, fid, call);
   for (auto [p, site, leaf] : leaves) {
-    std::string act = std::string(source_text(ctx, site));
+    // A model of another project module: its forward's activation is there.
+    std::string where;
+    bool foreign = foreign_model_output(ctx, leaf, &where) != Producer::Unknown;
     Diagnostic d;
     if (kind == LossKind::Nll) {
       d = make_diagnostic(
@@ -204,8 +206,14 @@ void check_loss(const CheckContext& ctx, ir::FunctionId fid, ir::InstId call, Lo
           "pass the raw logits to `" + loss + "`, or use `NLLLoss` after `log_softmax`");
       d.severity = Severity::Warning;
     }
+    if (foreign) {
+      const ir::Function& lf = ctx.ir.fn(leaf.fn);
+      std::string model = call_text(ctx, lf, lf.def(leaf.value));
+      d.message = "`" + model + "` runs " + where + ", which ends in " +
+                  (p == Producer::LogSoftmax ? "log_softmax" : "softmax") + "; " + d.message;
+    }
     d.notes.push_back({f.inst(call).span, "the loss is computed here"});
-    d.fix = site_fix(ctx, leaf, site, kind == LossKind::Nll);
+    if (!foreign) d.fix = site_fix(ctx, leaf, site, kind == LossKind::Nll);
     out.report(std::move(d));
   }
 }

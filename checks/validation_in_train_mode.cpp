@@ -109,17 +109,39 @@ bool trains(uint32_t effects) {
   return (effects & (dataflow::kBackward | dataflow::kOptimizerStep)) != 0;
 }
 
+/// The function treats the object `key` names as a model: it calls
+/// `.train()`, `.eval()`, `.parameters()` or `.named_parameters()` on it.
+bool treated_as_model(const CheckContext& ctx, ir::FunctionId fid, std::string_view key) {
+  if (key.empty()) return false;
+  const ir::Function& f = ctx.ir.fn(fid);
+  for (const ir::Inst& in : f.insts) {
+    if (in.op != ir::Op::Call) continue;
+    std::string_view m = call_method(ctx, f, in);
+    if ((m == "train" || m == "eval" || m == "parameters" || m == "named_parameters") &&
+        access_key(ctx, fid, call_receiver(f, in)) == key)
+      return true;
+  }
+  return false;
+}
+
 /// Forward calls: calling an object (not a function of the file, not a
-/// torch API name), keyed by the object's access key.
+/// torch API name), keyed by the object's access key. Calling an attribute
+/// (`state.model(x)`, a Method target) counts when the function treats it
+/// as a model.
 std::string forward_key(const CheckContext& ctx, ir::FunctionId fid, ir::InstId i) {
   const ir::Function& f = ctx.ir.fn(fid);
   const ir::Inst& in = f.inst(i);
   if (in.op != ir::Op::Call || in.nops == 0) return {};
   ir::CallTarget t = ctx.facts.res.call_target(fid, i);
+  // `model.generate(...)` (Hugging Face generation) runs the model's forward.
+  if (t.kind != ir::CallTarget::Kind::Function && call_method(ctx, f, in) == "generate")
+    return access_key(ctx, fid, call_receiver(f, in));
   if (t.kind == ir::CallTarget::Kind::InstanceCall) {
     if (!t.cls.valid() || !ctx.facts.res.is_module_class(t.cls)) return {};
-  } else if (t.kind != ir::CallTarget::Kind::Unknown &&
-             t.kind != ir::CallTarget::Kind::ResultCall) {
+  } else if (t.kind == ir::CallTarget::Kind::Method) {
+    std::string key = access_key(ctx, fid, f.operands(in)[0]);
+    return treated_as_model(ctx, fid, key) ? key : std::string();
+  } else if (t.kind != ir::CallTarget::Kind::Unknown && t.kind != ir::CallTarget::Kind::ResultCall) {
     return {};
   }
   TorchCall k = torch_call(ctx, fid, i);
@@ -127,10 +149,37 @@ std::string forward_key(const CheckContext& ctx, ir::FunctionId fid, ir::InstId 
   return access_key(ctx, fid, f.operands(in)[0]);
 }
 
-/// The first forward of `key` in a no-grad evaluation loop of `fid`, or an
-/// invalid id: in a loop with no training call, with autograd off.
-ir::InstId eval_forward(const CheckContext& ctx, ir::FunctionId fid, const std::string& key) {
+/// What `key` is called inside file function g that call `c` of fid
+/// reaches: the parameter bound to it ("model"), or to the object holding
+/// it (`validate(context)` with key "context.model": "context.model" in g,
+/// named by g's parameter); "" when no argument carries it.
+std::string key_in_callee(const CheckContext& ctx, ir::FunctionId fid, ir::InstId c,
+                          const std::string& key, ir::FunctionId g) {
   const ir::Function& f = ctx.ir.fn(fid);
+  const ir::Function& gf = ctx.ir.fn(g);
+  std::string out;
+  dataflow::bind_call_args(f, f.inst(c), ctx.facts.res.call_target(fid, c), gf,
+                           [&](size_t p, ir::ValueId v) {
+                             if (!out.empty() || !v.valid()) return;
+                             std::string k = access_key(ctx, fid, v);
+                             std::string param(ctx.ir.names.str(gf.params[p].name));
+                             if (k.empty() || param.empty()) return;
+                             if (k == key) out = param;
+                             else if (key.size() > k.size() && key.starts_with(k) && key[k.size()] == '.')
+                               out = param + key.substr(k.size());
+                           });
+  return out;
+}
+
+/// The first forward of `key` in a no-grad evaluation loop of `fid`, or an
+/// invalid id: in a loop with no training call, with autograd off; also
+/// in the file's helpers it hands the model to (`validate(ctx)` calling
+/// `predict(ctx.model, ...)`) that neither train nor change the mode.
+/// `where` gets the function of the forward found.
+ir::InstId eval_forward(const CheckContext& ctx, ir::FunctionId fid, const std::string& key,
+                        ir::FunctionId* where = nullptr, int depth = 0) {
+  const ir::Function& f = ctx.ir.fn(fid);
+  if (where) *where = fid;
   const ir::LoopInfo& li = loops_of(ctx, fid);
   for (uint32_t l = 0; l < li.loops.size(); ++l) {
     if (f.terminator(li.loops[l].header).op != ir::Op::ForIter) continue;
@@ -155,6 +204,22 @@ ir::InstId eval_forward(const CheckContext& ctx, ir::FunctionId fid, const std::
       if (!k.empty() && k == key) return j;
     }
   }
+  if (depth >= 3 || !where) return {};
+  constexpr uint32_t kModes =
+      dataflow::kEval | dataflow::kTrain | dataflow::kBackward | dataflow::kOptimizerStep;
+  for (uint32_t i = 0; i < f.insts.size(); ++i) {
+    ir::InstId c(i);
+    if (f.insts[i].op != ir::Op::Call || !calls_file_function(ctx, fid, c) ||
+        (call_effects(ctx, fid, c) & kModes))
+      continue;
+    ir::FunctionId g = ctx.facts.summaries.callee(fid, c);
+    if (!g.valid() || g == fid) continue;
+    std::string k = key_in_callee(ctx, fid, c, key, g);
+    if (k.empty()) continue;
+    ir::InstId inner = eval_forward(ctx, g, k, where, depth + 1);
+    if (inner.valid()) return inner;
+  }
+  if (where) *where = fid;
   return {};
 }
 
@@ -466,10 +531,15 @@ class Rule {
       if (access_key(ctx_, fid_, ops[a]) != model) continue;
       ir::Symbol p = param_for(f_, in, g, bound, a);
       if (p == ir::kNoSymbol) continue;
-      inner = eval_forward(ctx_, gid, std::string(ctx_.ir.names.str(p)));
+      inner = eval_forward(ctx_, gid, std::string(ctx_.ir.names.str(p)), &inner_fn_);
       if (inner.valid()) return true;
     }
-    return false;
+    // The model inside an object handed over (`validate(context)`, the
+    // model being `context.model`), or a helper that does not loop itself.
+    std::string k = key_in_callee(ctx_, fid_, c, model, gid);
+    if (k.empty()) return false;
+    inner = eval_forward(ctx_, gid, k, &inner_fn_);
+    return inner.valid();
   }
 
   /// From training step `s`: a no-grad evaluation of `model` (a forward in
@@ -522,7 +592,7 @@ class Rule {
                                        ".train()` before the next training step)");
     d.notes.push_back({f_.inst(s).span, "trained here, in train mode"});
     if (inner.valid()) {
-      const ir::Function& g = ctx_.ir.fn(ctx_.facts.summaries.callee(fid_, target));
+      const ir::Function& g = ctx_.ir.fn(inner_fn_);
       d.notes.push_back({g.inst(inner).span, "the evaluation forward pass"});
     }
     out.report(std::move(d));
@@ -531,6 +601,7 @@ class Rule {
   const CheckContext& ctx_;
   ir::FunctionId fid_;
   const ir::Function& f_;
+  mutable ir::FunctionId inner_fn_;  ///< the function of the last eval_helper's inner forward
 };
 
 }  // namespace

@@ -24,7 +24,7 @@ bool FileFacts::may_create_graph() const {
 }
 
 const Objects& FileFacts::objects() const {
-  if (!objects_) objects_ = std::make_unique<const Objects>(compute_objects(*m_, res));
+  if (!objects_) objects_ = std::make_unique<const Objects>(compute_objects(*m_, res, &summaries));
   return *objects_;
 }
 

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "dataflow/summaries.h"
 #include "dataflow/torch_calls.h"
 
 namespace tpf::dataflow {
@@ -174,8 +175,8 @@ bool returns_receiver(std::string_view m) {
 
 class ObjectSolver {
  public:
-  ObjectSolver(const ir::Module& m, const ir::Resolution& res, Objects& out)
-      : m_(m), res_(res), o_(out) {}
+  ObjectSolver(const ir::Module& m, const ir::Resolution& res, const Summaries* summaries, Objects& out)
+      : m_(m), res_(res), summaries_(summaries), o_(out) {}
 
   void run() {
     size_t nf = m_.functions.size();
@@ -569,7 +570,9 @@ class ObjectSolver {
         if (cd.op == Op::LoadGlobal || cd.op == Op::LoadFree || cd.op == Op::GetAttr)
           callee = m_.names.str(cd.aux);
       }
-      if (opaque_class(callee)) {
+      // Another project module's nn.Module class (summaries.h
+      // foreign_forward): a model, whatever its name (`GPT(config)`).
+      if (opaque_class(callee) || (summaries_ && summaries_->foreign_forward(fid, id))) {
         put1(fid, r, site_object(fid, id, ObjKind::Module));
         return;
       }
@@ -753,6 +756,7 @@ class ObjectSolver {
 
   const ir::Module& m_;
   const ir::Resolution& res_;
+  const Summaries* summaries_;  // null: the file alone (no other module's classes known)
   Objects& o_;
   bool changed_ = false;
   int round_ = 0;
@@ -826,9 +830,9 @@ bool Objects::may_be_trained(uint32_t module) const {
   return false;
 }
 
-Objects compute_objects(const ir::Module& m, const ir::Resolution& res) {
+Objects compute_objects(const ir::Module& m, const ir::Resolution& res, const Summaries* summaries) {
   Objects out;
-  ObjectSolver(m, res, out).run();
+  ObjectSolver(m, res, summaries, out).run();
   return out;
 }
 

@@ -34,6 +34,8 @@
 
 namespace tpf::dataflow {
 
+class Summaries;
+
 enum class ObjKind : uint8_t {
   Module,     // nn.Module: torch.nn layers, torchvision/timm/HF models, the file's module classes
   Params,     // m.parameters() / m.named_parameters(): parent is m
@@ -101,7 +103,10 @@ class Objects {
   bool any_params_given_ = false;
 };
 
-Objects compute_objects(const ir::Module& m, const ir::Resolution& res);
+/// `summaries`: the file's, when it knows its project's other modules (their
+/// nn.Module classes built here are models); null for the file alone.
+Objects compute_objects(const ir::Module& m, const ir::Resolution& res,
+                        const Summaries* summaries = nullptr);
 
 /// --dump-facts=objects: every object, then each function's values that denote some.
 void dump_objects(const ir::Module& m, const Objects& o, std::string& out);

@@ -12,6 +12,7 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/strong_components.hpp>
 
+#include "dataflow/facts.h"
 #include "dataflow/lattices/bitset.h"
 #include "dataflow/solver.h"
 
@@ -71,12 +72,29 @@ ir::FunctionId Summaries::callee(ir::FunctionId f, ir::InstId call) const {
   return it != cs.end() && it->call == call ? it->callee : ir::FunctionId();
 }
 
-const ForeignFunction* Summaries::foreign_callee(ir::FunctionId f, ir::InstId call) const {
-  if (foreign.empty()) return nullptr;
-  const auto& cs = foreign[f.v];
+namespace {
+
+/// The foreign_fns index of call `call` of f in per-function edges sorted
+/// by call, or UINT32_MAX.
+uint32_t edge_index(const std::vector<std::vector<ForeignCallEdge>>& edges, ir::FunctionId f,
+                    ir::InstId call) {
+  if (edges.empty()) return UINT32_MAX;
+  const auto& cs = edges[f.v];
   auto it = std::lower_bound(cs.begin(), cs.end(), call,
                              [](const ForeignCallEdge& e, ir::InstId c) { return e.call < c; });
-  return it != cs.end() && it->call == call ? &foreign_fns[it->index] : nullptr;
+  return it != cs.end() && it->call == call ? it->index : UINT32_MAX;
+}
+
+}  // namespace
+
+const ForeignFunction* Summaries::foreign_callee(ir::FunctionId f, ir::InstId call) const {
+  uint32_t i = edge_index(foreign, f, call);
+  return i == UINT32_MAX ? nullptr : &foreign_fns[i];
+}
+
+const ForeignFunction* Summaries::foreign_forward(ir::FunctionId f, ir::InstId ctor) const {
+  uint32_t i = edge_index(foreign_ctors, f, ctor);
+  return i == UINT32_MAX ? nullptr : &foreign_fns[i];
 }
 
 uint32_t Summaries::call_may(ir::FunctionId f, ir::InstId call, const CallKinds& kinds) const {
@@ -128,7 +146,7 @@ Summaries compute_summaries(const ir::Module& m, const ir::Resolution& res, cons
   Summaries s;
   s.fn.resize(n);
   s.calls.resize(n);
-  if (project) s.foreign.resize(n);
+  if (project) s.foreign.resize(n), s.foreign_ctors.resize(n);
   // dotted path -> foreign_fns index (or UINT32_MAX); a map: a file calling
   // 100,000 distinct names searched a list per call
   std::unordered_map<std::string, uint32_t> foreign_index;
@@ -153,20 +171,38 @@ Summaries compute_summaries(const ir::Module& m, const ir::Resolution& res, cons
       if (!local && project &&
           ((t.kind == ir::CallTarget::Kind::External && t.name.valid()) || !free_name.empty())) {
         const std::string& path = free_name.empty() ? m.names.str(t.name) : free_name;
-        auto it = foreign_index.find(path);
-        uint32_t idx;
-        if (it != foreign_index.end()) {
-          idx = it->second;
-        } else {
-          std::optional<ForeignFunction> ff = project->function(path);
-          idx = ff ? static_cast<uint32_t>(s.foreign_fns.size()) : UINT32_MAX;
+        auto find = [&](const std::string& p, bool module_class) {
+          auto it = foreign_index.find(p);
+          if (it != foreign_index.end()) return it->second;
+          std::optional<ForeignFunction> ff = project->function(p);
+          // A class's forward: a method of an nn.Module subclass only.
+          if (ff && module_class) {
+            const ir::Function& g = ff->module->ir->fn(ff->fn);
+            if (!g.owner.valid() || !ff->facts->res.is_module_class(g.owner)) ff.reset();
+          }
+          uint32_t idx = ff ? static_cast<uint32_t>(s.foreign_fns.size()) : UINT32_MAX;
           if (ff) s.foreign_fns.push_back(std::move(*ff));
-          foreign_index.emplace(path, idx);
-        }
+          foreign_index.emplace(p, idx);
+          return idx;
+        };
+        uint32_t idx = find(path, false);
         if (idx != UINT32_MAX) {
           s.foreign[fi].push_back(ForeignCallEdge{ir::InstId(i), idx});
           own[fi] |= s.foreign_fns[idx].may;
         }
+        // A class built here: `net.Network()`, or `GPT.from_pretrained(...)`,
+        // which returns an instance of its class (the Hugging Face convention
+        // dataflow/objects.h also assumes).
+        std::string cls = path;
+        if (idx != UINT32_MAX) {
+          size_t dot = path.rfind('.');
+          std::string_view last = std::string_view(path).substr(dot + 1);
+          cls = dot != std::string::npos && (last == "from_pretrained" || last == "from_config")
+                    ? path.substr(0, dot)
+                    : std::string();
+        }
+        if (free_name.empty() && !cls.empty() && (idx = find(cls + ".forward", true)) != UINT32_MAX)
+          s.foreign_ctors[fi].push_back(ForeignCallEdge{ir::InstId(i), idx});
         continue;
       }
       if (!local) continue;

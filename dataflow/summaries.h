@@ -41,12 +41,19 @@ class Summaries {
   std::vector<std::vector<CallEdge>> calls;  // per function: its calls to the file's functions
   std::vector<std::vector<ForeignCallEdge>> foreign;  // per function: its calls into other project modules
   std::vector<ForeignFunction> foreign_fns;           // the project functions called, once each
+  /// Per function: its constructions of another project module's nn.Module
+  /// class (`net.Network()`), each to that class's `forward` (index into
+  /// foreign_fns), so that what calling the model returns can be read there.
+  std::vector<std::vector<ForeignCallEdge>> foreign_ctors;
 
   const FunctionSummary& of(ir::FunctionId f) const { return fn[f.v]; }
   /// The file function a call reaches (through call_target), or invalid.
   ir::FunctionId callee(ir::FunctionId f, ir::InstId call) const;
   /// The other project module's function a call reaches, or null.
   const ForeignFunction* foreign_callee(ir::FunctionId f, ir::InstId call) const;
+  /// The `forward` of the other project module's nn.Module class that a
+  /// constructor call builds, or null.
+  const ForeignFunction* foreign_forward(ir::FunctionId f, ir::InstId ctor) const;
   /// The call reaches a function of the file or of another project module.
   bool reaches_project_function(ir::FunctionId f, ir::InstId call) const {
     return callee(f, call).valid() || foreign_callee(f, call) != nullptr;

@@ -140,6 +140,7 @@ class Resolver {
   void transfer(FunctionId fid, const Function& f, InstId id, const Inst& in);
   Referent get_attr(const Referent& base, Symbol attr);
   Referent self_attr(ClassId c, Symbol attr);
+  FunctionId subclass_method(ClassId c, Symbol name);
   ConstValue from_ast(ConstId c);
   bool known_module_base(PathId p);
 
@@ -340,6 +341,39 @@ Referent Resolver::self_attr(ClassId c, Symbol attr) {
   return out;
 }
 
+/// The method `name` that class c lacks (with its bases) and that exactly
+/// one of its subclasses in the file defines: every instance on which c's
+/// code can call it (a subclass's, inheriting it or not overriding it) runs
+/// that one; several definitions or none: invalid.
+FunctionId Resolver::subclass_method(ClassId c, Symbol name) {
+  FunctionId found;
+  for (uint32_t k = 0; k < m_.classes.size(); ++k) {
+    ClassId sub(k);
+    if (sub == c) continue;
+    FunctionId f = m_.cls(sub).method(name);
+    if (!f.valid()) continue;
+    // sub derives from c (bounded walk over local bases, as find_method).
+    ClassId stack[16];
+    int n = 0, steps = 0;
+    stack[n++] = sub;
+    bool derives = false;
+    while (n > 0 && steps++ < 64 && !derives) {
+      const Class& cl = m_.cls(stack[--n]);
+      for (ValueId b : cl.bases) {
+        if (!b.valid()) continue;
+        const Referent& r = r_.ref(cl.defined_in, b);
+        if (r.kind != Referent::Kind::Class) continue;
+        if (r.cls() == c) derives = true;
+        else if (n < 16) stack[n++] = r.cls();
+      }
+    }
+    if (!derives) continue;
+    if (found.valid() && found != f) return FunctionId();
+    found = f;
+  }
+  return found;
+}
+
 Referent Resolver::get_attr(const Referent& base, Symbol attr) {
   switch (base.kind) {
     case Referent::Kind::External:
@@ -352,6 +386,10 @@ Referent Resolver::get_attr(const Referent& base, Symbol attr) {
       if (base.kind == Referent::Kind::Instance) {
         Referent s = self_attr(base.cls(), attr);
         if (s.kind != Referent::Kind::Unknown) return s;
+        // A template method: the base calls `self._valid_epoch()`, which
+        // only its subclasses define.
+        fm = subclass_method(base.cls(), attr);
+        if (fm.valid()) return Referent{Referent::Kind::Function, fm.v};
       }
       // A class attribute: the class body's binding.
       const Class& c = m_.cls(base.cls());

@@ -20,6 +20,7 @@ CASES = [
     ("flat_model", "train.py"),
     ("pkg_layout/scripts", "train.py"),
     ("pkg_layout/src/diffuse", "trainer.py"),
+    ("foreign_model", "train.py"),
 ]
 
 
@@ -64,6 +65,22 @@ class Projects(unittest.TestCase):
         self.assertIn("via utils.evaluate (utils.py:9)", out)
         rc, out, _ = run(cwd, "--format", "concise", "--no-follow-imports", "train.py")
         self.assertNotIn("TPF002", out)
+
+    def test_models_of_other_modules(self):
+        # What net.py's classes and helpers return is read there: the softmax
+        # ending net.Classifier.forward, the undivided mean loss of net.LM and
+        # net.calc_loss; net.Scores and net.mean_loss (divided) stay silent.
+        cwd = os.path.join(HERE, "foreign_model")
+        rc, out, _ = run(cwd, "--format", "concise", "train.py")
+        self.assertIn("train.py:17:19: error TPF006 `model()` runs `net.Classifier.forward` (net.py:15), "
+                      "which ends in softmax", out)
+        self.assertIn("train.py:44:13: error TPF004", out)
+        self.assertIn("train.py:68:13: error TPF004", out)
+        self.assertEqual(out.count(" TPF"), 3, out)
+        # The file alone cannot see into net.py: nothing is claimed.
+        rc, out, _ = run(cwd, "--format", "concise", "--no-follow-imports", "train.py")
+        self.assertNotIn("TPF006", out)
+        self.assertNotIn("TPF004", out)
 
     def test_estimates_see_imported_models(self):
         cwd = os.path.join(HERE, "flat_model")
