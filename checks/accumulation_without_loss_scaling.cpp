@@ -7,7 +7,10 @@
 //   iteration, and the loss reaching backward is, on every path, a raw loss:
 //   a loss function or module, a model's forward (`model(**batch).loss`), a
 //   callable parameter (`criterion(out, y)`), or a helper of the file
-//   returning one, combined only by `+`, `-`, `.mean()`, `.sum()`.
+//   returning one, combined only by `+`, `-`, `.mean()`, `.sum()`. Tuple
+//   returns are read element by element (`logits, loss = model(x, y)`), and
+//   functions and models of other project modules are read there
+//   (`calc_loss(...)` of losses.py, nanoGPT's `GPT.forward` in model.py).
 // Why it costs: backward adds into `.grad` (PyTorch 2.x,
 //   torch/autograd/__init__.py: "gradients are accumulated in the leaves"),
 //   so after N backwards the step applies N times the mean gradient: the
@@ -39,7 +42,8 @@ What it finds
   only when `i % N` (`(i + 1) % N == 0`, ...) or a counter says so, or once
   after an inner `for micro in range(N):` loop of backwards, and the
   loss is not divided by N (or scaled by an equivalent factor) before
-  `backward()`.
+  `backward()`. A loss returned by a helper or a model's forward, also of
+  another module of the project, is read where it is computed.
 
 Why it costs
   The accumulated gradient is N times the mean gradient, so the effective

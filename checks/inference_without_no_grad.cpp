@@ -2,7 +2,8 @@
 //
 // What it finds: a `for` loop over a data loader (a
 //   `torch.utils.data.DataLoader`, or any iterable whose items the loop
-//   moves to a device) that runs a model's forward pass with autograd
+//   moves to a device, or a loop pulling batches by hand with `next()` from
+//   a loader's iterator) that runs a model's forward pass with autograd
 //   recording, when nothing in the loop trains (no backward, no optimizer
 //   step, no `requires_grad_`, no call handed the optimizer) and no backward
 //   is reachable from the forward in the same iteration of the enclosing
@@ -25,7 +26,8 @@
 //   optimization); functions no code of the file calls (another file may
 //   call them under no_grad); methods of nn.Module classes; loops whose
 //   outputs leave the function (returned, stored on an object, handed to a
-//   helper of the file): a caller may backward through them.
+//   helper of the project that trains or stores what it is given): a
+//   caller may backward through them.
 #include <algorithm>
 #include <bitset>
 #include <set>
@@ -42,7 +44,9 @@ What it finds
   A loop over a data loader that runs the model's forward pass with
   autograd recording, while nothing in it trains: no backward, no optimizer
   step, and no backward reachable after it. Decided by what the code does
-  (iterating a loader, no backward), not by the function's name.
+  (iterating a loader, no backward), not by the function's name. Batches
+  pulled by hand count too (`it = loader.__iter__()`, then `it.next()` or
+  `next(it)` in a `for i in range(n)` loop).
 
 Why it costs
   Without no_grad, autograd records every forward: activations are kept

@@ -3,7 +3,10 @@
 // What it finds: a shuffling `DistributedSampler` given to a DataLoader
 //   (as `sampler=`, or inside a `BatchSampler` given as `batch_sampler=`)
 //   that an epoch loop trains on, in a file that never calls
-//   `set_epoch(...)`.
+//   `set_epoch(...)`. Also a sampler a helper of the file returns (its
+//   shuffle argument read at the call) or built through a variable naming
+//   the class, and loaders handed once to a training function, restarted
+//   with `iter()` in a training loop, or re-iterated by a generator helper.
 // Why it costs: DistributedSampler seeds its shuffle with `seed + epoch`,
 //   and the epoch only changes through `set_epoch` (PyTorch 2.x,
 //   torch/utils/data/distributed.py, `__iter__`). Without it every epoch
@@ -37,7 +40,12 @@ const std::string_view kExplain = R"(TPF019 sampler_without_set_epoch: Distribut
 What it finds
   a shuffling `DistributedSampler` given to a DataLoader (as `sampler=`, or
   inside a `BatchSampler` given as `batch_sampler=`) that an epoch loop
-  trains on, in a file that never calls `set_epoch(...)`.
+  trains on, in a file that never calls `set_epoch(...)`. The sampler may be
+  built by a helper of the file (its `shuffle` read at the call) or through
+  a variable naming the class (`cls = RandomSampler if ... else
+  DistributedSampler`); the loader may be handed to a training function,
+  started anew with `iter(loader)` when `next()` runs out, or re-iterated
+  forever by a generator (`while True: for b in loader: yield b`).
 
 Why it costs
   DistributedSampler seeds its shuffle with `seed + epoch`, and the epoch

@@ -3,7 +3,9 @@
 // What it finds: the input of `nn.CrossEntropyLoss` / `F.cross_entropy` is,
 //   on every path, the output of `softmax` (functional, method or
 //   `nn.Softmax` module, also the last layer of an `nn.Sequential`),
-//   followed through views, tuple returns and the model's own `forward`;
+//   followed through views, tuple returns and the model's own `forward`
+//   (also a model class of another project module: its forward is read
+//   there, dataflow's Summaries::foreign_forward);
 //   likewise softmax probabilities into `NLLLoss`, which wants log-probabilities.
 //   `log_softmax` into CrossEntropyLoss is a warning.
 // Why it costs: CrossEntropyLoss applies log_softmax itself (PyTorch 2.x,

@@ -6,7 +6,9 @@
 //   `model.eval()`: validation inside the epoch loop with the model still in
 //   train mode. Also through a helper: `evaluate(model, loader)` whose body
 //   is such a loop and never calls `eval()`, called after training without
-//   `model.eval()` at the call site.
+//   `model.eval()` at the call site; helpers nested up to 3 deep, the model
+//   handed over inside an object (`validate(ctx)` evaluating `ctx.model`),
+//   and `model.generate(...)` (Hugging Face generation runs the forward).
 // Why it costs: in train mode dropout keeps dropping activations and batch
 //   norm normalizes with the validation batch's statistics and updates its
 //   running averages with validation data (PyTorch 2.x, nn.Module.train,
@@ -53,7 +55,9 @@ What it finds
   example validation at the end of each epoch. A helper such as
   `evaluate(model, loader)` that runs such a loop and never calls `eval()`
   is reported at its call site when the call follows training without
-  `model.eval()`.
+  `model.eval()`, also when it reaches the loop through other helpers
+  (`validate(ctx)` calling `predict(ctx.model, loader)`). A Hugging Face
+  `model.generate(...)` over the batches counts as the forward.
 
 Why it costs
   In train mode dropout is still active and batch norm normalizes with each
