@@ -21,12 +21,12 @@ import torch.nn as nn
 
 
 class Net(nn.Module):
-    def __init__(self):
+    def __init__(self, n_in=784, n_out=10):
         super().__init__()
-        self.fc = nn.Linear(784, 10)
+        self.fc = nn.Linear(n_in, n_out)
 
     def forward(self, x):
-        return self.fc(x.flatten(1))
+        return self.fc(torch.flatten(x, 1))
 
 
 model = Net()
@@ -214,7 +214,7 @@ def main():
 
         # ---- partial text mid-edit: a syntax error, then the fixed text ----
         c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2},
-                                            "contentChanges": [{"text": BUGGY[:BUGGY.index("(784, 10)") + 4]}]})
+                                            "contentChanges": [{"text": BUGGY[:BUGGY.index("(n_in, n_out)") + 6]}]})
         d = c.diagnostics(uri)
         check(len(d) == 1 and d[0]["code"] == "SyntaxError", "a half-typed file: one SyntaxError diagnostic", d)
         # Every prefix of the file, as typed: each request is answered (a
