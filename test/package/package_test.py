@@ -82,6 +82,15 @@ def main():
         print("skip: pre-commit missing (make deps installs it)")
         return SKIP
 
+    # 0. The repository's own pyproject.toml (the package's) must not change
+    # how its files are analyzed: no [tool.tpf], no requires-python, so a
+    # 3.12 file still parses and every rule still runs.
+    for args in (["test/golden/ir/type_params.py"], ["--format", "concise", "examples/bad_train.py"]):
+        plain = run([tpf, *args], cwd=root, check=False)
+        isolated = run([tpf, "--isolated", *args], cwd=root, check=False)
+        expect(plain.returncode in (0, 1) and (plain.stdout, plain.returncode) == (isolated.stdout, isolated.returncode),
+               f"tpf-analyze {' '.join(args)}: the same with and without --isolated", plain.stdout + isolated.stdout)
+
     tmp = tempfile.mkdtemp(prefix="tpf-package-test-")
     try:
         env = dict(os.environ)
