@@ -15,7 +15,8 @@ PREFIX     ?= /usr/local
 DEBS := g++ pkg-config re2c meson ninja-build \
         libboost-graph-dev libboost-program-options-dev doctest-dev \
         nlohmann-json3-dev libfmt-dev libmimalloc-dev libicu-dev libtomlplusplus-dev libyaml-cpp-dev unicode-data \
-        python3 python3.11 libpython3.11-testsuite python3-torch python3-pyflakes time patch
+        python3 python3.11 libpython3.11-testsuite python3-torch python3-pyflakes time patch \
+        git python3-venv python3-mesonpy pre-commit neovim
 
 MESON_OPTS :=
 ifeq ($(CI),true)

@@ -38,6 +38,13 @@ typename Map::mapped_type memo(Map& map, const std::string& key, Make make) {
 
 }  // namespace
 
+void forget_file_system() {
+  Cache& c = cache();
+  std::unique_lock<std::shared_mutex> g(c.mu);
+  c.kinds.clear();
+  c.canon_dirs.clear();
+}
+
 PathKind path_kind(const fs::path& p) {
   return memo(cache().kinds, p.native(), [&] {
     std::error_code ec;

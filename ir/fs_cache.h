@@ -28,4 +28,9 @@ inline bool cached_exists(const std::filesystem::path& p) { return path_kind(p) 
 /// Returns p's absolute, normal form when the realpath cannot be had.
 std::filesystem::path cached_canonical(const std::filesystem::path& p);
 
+/// Forgets everything memoized: the next questions ask the kernel again. A
+/// long-lived process (the language server) calls it before each analysis,
+/// when files may have appeared or moved since. Not while a run uses it.
+void forget_file_system();
+
 }  // namespace tpf::ir

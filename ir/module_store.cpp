@@ -102,7 +102,11 @@ const LoadedModule* ModuleStore::load(const ModuleContext& importer, const std::
     if (m->error.empty()) {
       m->src = std::make_unique<SourceFile>();
       DiagSink diags;
-      if (!lexer::load_source(file, *m->src, diags)) {
+      std::string open;
+      bool ok = opt_.open_text && opt_.open_text(file, open)
+                    ? lexer::make_source(file, std::move(open), *m->src, diags)
+                    : lexer::load_source(file, *m->src, diags);
+      if (!ok) {
         m->error = diags.diagnostics().empty() ? "cannot read" : diags.diagnostics()[0].message;
       } else {
         lexer::TokenStream toks = lexer::tokenize(*m->src, diags, opt_.python);

@@ -82,6 +82,10 @@ struct ProjectOptions {
   size_t max_modules = 2000;        ///< modules loaded per run (inputs aside)
   size_t max_bytes = 256u << 20;    ///< bytes of source loaded per run
   size_t max_file_bytes = 16u << 20;  ///< a larger imported file is not loaded
+  /// The text of a module file as an editor holds it (unsaved), read instead
+  /// of the file; null or returning false: the file on disk. Called with the
+  /// path the import resolved to. (The language server's open documents.)
+  std::function<bool(const std::string& file, std::string& text)> open_text;
 };
 
 /// One imported module, loaded once: its source, AST and IR (IR points
