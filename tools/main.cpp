@@ -80,6 +80,8 @@ struct Options {
   std::string target;
   bool list_targets = false;
   bool breakdown = false;
+  bool fit = false;                      // --fit: judge the run on every GPU and instance
+  std::string fit_sort = "size";         // --sort: size | price (the instance table)
   int64_t batch_size = 0, seq_len = 0, world_size = 0;  // 0: not given
   std::string dtype;
   std::vector<std::string> script_args;  // after `--`: the script's own command line
@@ -152,12 +154,17 @@ void add_rule_options(po::options_description& d, Options& opt) {
 }
 
 // The memory estimator's options (--target, --list-targets, --breakdown,
-// --batch-size, --seq-len, --dtype, --world-size) are added here.
+// --fit, --sort, --batch-size, --seq-len, --dtype, --world-size) are added here.
 void add_estimator_options(po::options_description& d, Options& opt) {
   d.add_options()
       ("target", po::value<std::string>(&opt.target), "GPU to estimate peak VRAM for (e.g. h100)")
       ("list-targets", po::bool_switch(&opt.list_targets), "list the GPUs and cloud instances --target accepts")
       ("breakdown", po::bool_switch(&opt.breakdown), "add the per-layer activation table to the estimate")
+      ("fit", po::bool_switch(&opt.fit),
+       "estimate once and judge the run on every GPU and cloud instance: verdict as written and the "
+       "smallest change that fits")
+      ("sort", po::value<std::string>(&opt.fit_sort)->default_value("size"),
+       "--fit's instance order: size (GPUs x memory) or price (indicative, dated)")
       ("batch-size", po::value<int64_t>(&opt.batch_size), "estimate with this per-GPU batch size")
       ("seq-len", po::value<int64_t>(&opt.seq_len), "estimate with this sequence length")
       ("dtype", po::value<std::string>(&opt.dtype), "estimate with this compute precision: fp32, bf16 or fp16")
@@ -185,6 +192,8 @@ void print_help(const po::options_description& visible) {
             << visible
             << "\nexamples:\n"
                "  tpf-analyze train.py\n"
+               "  tpf-analyze --fit train.py                # which GPU or instance it fits on\n"
+               "  tpf-analyze --fit --sort price train.py   # instances cheapest first\n"
                "  tpf-analyze --select TPF003,TPF008 src/\n"
                "  tpf-analyze --format json --fail-on warning train.py\n"
                "  tpf-analyze --format concise -j 8 .\n"
@@ -271,6 +280,7 @@ void file_project(FileProject& fp, ProjectRun& pr, const tpf::ast::Module& modul
 std::optional<tpf::memory::Estimate> estimate_for(const tpf::ir::Module& ir, const std::string& path,
                                                   const Options& opt,
                                                   const tpf::dataflow::ProjectView* project) {
+  if (opt.fit) return std::nullopt;  // fit_for judges every target instead
   if (!(opt.resolved_target || opt.breakdown || opt.batch_size || opt.seq_len || !opt.dtype.empty() ||
         opt.world_size || !opt.script_args.empty()))
     return std::nullopt;
@@ -285,6 +295,22 @@ std::optional<tpf::memory::Estimate> estimate_for(const tpf::ir::Module& ir, con
   std::optional<tpf::memory::Estimate> est = tpf::memory::estimate(ir, eo);
   est->path = path;
   return est;
+}
+
+/// --fit: the run judged on every target (the estimate of estimate_for is
+/// not made then: --fit names no target).
+std::optional<tpf::memory::Fit> fit_for(const tpf::ir::Module& ir, const std::string& path, const Options& opt,
+                                        const tpf::dataflow::ProjectView* project) {
+  if (!opt.fit) return std::nullopt;
+  tpf::memory::EstimateOptions eo;
+  if (opt.batch_size) eo.batch_size = opt.batch_size;
+  if (opt.seq_len) eo.seq_len = opt.seq_len;
+  if (!opt.dtype.empty()) eo.dtype = tpf::memory::parse_dtype(opt.dtype);
+  eo.argv = opt.script_args;
+  eo.project = project;
+  tpf::memory::Fit fit = tpf::memory::compute_fit(ir, eo);
+  fit.estimate.path = path;
+  return fit;
 }
 
 RuleRun rule_findings(const tpf::SourceFile& src, const std::vector<tpf::Span>& comments,
@@ -510,6 +536,7 @@ bool analyze_file(const tpf::SourceFile& src, const std::string& path, const Opt
   }
 
   std::optional<tpf::memory::Estimate> est = estimate_for(ir, path, opt, &fp.view);
+  std::optional<tpf::memory::Fit> fit = fit_for(ir, path, opt, &fp.view);
   RuleRun run = rule_findings(src, toks.comments, module, ir, facts, est, opt, rules);
   if ((opt.fix || opt.diff) && !run.findings.empty()) fix_file(src, path, opt, rules, run, est, fix, os, es);
   findings = std::move(run.findings);
@@ -521,7 +548,12 @@ bool analyze_file(const tpf::SourceFile& src, const std::string& path, const Opt
     });
   }
 
-  if (est && !opt.diff) {
+  if (fit && !opt.diff) {
+    const auto order = opt.fit_sort == "price" ? tpf::tools::FitOrder::Price : tpf::tools::FitOrder::Size;
+    if (opt.format == "json") estimates.push_back(tpf::tools::fit_json(*fit, order));
+    else if (opt.format == "text" || opt.format == "concise") tpf::tools::render_fit(os, *fit, order);
+    else tpf::tools::render_fit(es, *fit, order);
+  } else if (est && !opt.diff) {
     if (opt.format == "json") estimates.push_back(tpf::tools::estimate_json(*est));
     // Machine formats keep stdout parseable: the text estimate goes to stderr.
     else if ((opt.format == "text" || opt.format == "concise") && !(opt.fix && fix.stdin_input))
@@ -869,6 +901,14 @@ int main(int argc, char** argv) {
   if (opt.list_targets) {
     std::cout << tpf::targets::list_targets();
     return kExitOk;
+  }
+  if (opt.fit_sort != "size" && opt.fit_sort != "price") {
+    std::cerr << "tpf-analyze: error: unknown --sort '" << opt.fit_sort << "' (expected size or price)\n";
+    return kExitUsage;
+  }
+  if (opt.fit && (!opt.target.empty() && !opt.target_from_config)) {
+    std::cerr << "tpf-analyze: error: --fit judges every target: drop --target " << opt.target << "\n";
+    return kExitUsage;
   }
   if (!opt.dtype.empty() && !tpf::memory::parse_dtype(opt.dtype)) {
     std::cerr << "tpf-analyze: error: unknown --dtype '" << opt.dtype << "' (expected fp32, bf16 or fp16)\n";
