@@ -253,15 +253,7 @@ nlohmann::ordered_json fit_json(const Fit& f, FitOrder order) {
   j["params"] = e.model_found && !e.overflow ? nlohmann::ordered_json(e.params) : nlohmann::ordered_json(nullptr);
   j["batch_size"] = f.batch ? nlohmann::ordered_json(f.batch) : nlohmann::ordered_json(nullptr);
   j["precision"] = precision_text(e.config);
-  nlohmann::ordered_json unknowns = nlohmann::ordered_json::array();
-  for (const auto& u : e.config.unknowns) {
-    nlohmann::ordered_json uj;
-    uj["what"] = u.what;
-    uj["line"] = u.line ? nlohmann::ordered_json(u.line) : nlohmann::ordered_json(nullptr);
-    uj["blocking"] = u.blocking;
-    unknowns.push_back(std::move(uj));
-  }
-  j["unknowns"] = std::move(unknowns);
+  j["unknowns"] = unknowns_json(e.config);
   nlohmann::ordered_json gpus = nlohmann::ordered_json::array(), instances = nlohmann::ordered_json::array();
   for (const FitRow& r : f.gpus) gpus.push_back(row_json(r, f.batch, f.distributed));
   const std::vector<const FitRow*> by_order = ordered(f.instances, order);

@@ -90,6 +90,18 @@ std::string with_commas(uint64_t n) {
   return out;
 }
 
+nlohmann::ordered_json unknowns_json(const memory::TrainingConfig& cfg) {
+  nlohmann::ordered_json unknowns = nlohmann::ordered_json::array();
+  for (const auto& u : cfg.unknowns) {
+    nlohmann::ordered_json uj;
+    uj["what"] = u.what;
+    uj["line"] = u.line ? nlohmann::ordered_json(u.line) : nlohmann::ordered_json(nullptr);
+    uj["blocking"] = u.blocking;
+    unknowns.push_back(std::move(uj));
+  }
+  return unknowns;
+}
+
 nlohmann::ordered_json estimate_json(const Estimate& e) {
   nlohmann::ordered_json j;
   j["path"] = e.path;
@@ -153,15 +165,7 @@ nlohmann::ordered_json estimate_json(const Estimate& e) {
     models.push_back(std::move(mj));
   }
   conf["models"] = std::move(models);
-  nlohmann::ordered_json unknowns = nlohmann::ordered_json::array();
-  for (const auto& u : cfg.unknowns) {
-    nlohmann::ordered_json uj;
-    uj["what"] = u.what;
-    uj["line"] = u.line ? nlohmann::ordered_json(u.line) : nlohmann::ordered_json(nullptr);
-    uj["blocking"] = u.blocking;
-    unknowns.push_back(std::move(uj));
-  }
-  conf["unknowns"] = std::move(unknowns);
+  conf["unknowns"] = unknowns_json(cfg);
   j["config"] = std::move(conf);
   nlohmann::ordered_json sug = nlohmann::ordered_json::array();
   for (const memory::Suggestion& s : e.suggestions) {

@@ -31,6 +31,9 @@ std::string with_commas(uint64_t n);
 /// "float32 weights, bfloat16 autocast + GradScaler".
 std::string precision_text(const memory::TrainingConfig& c);
 
+/// [{"what", "line", "blocking"}] for the config's unknowns.
+nlohmann::ordered_json unknowns_json(const memory::TrainingConfig& cfg);
+
 /// How --fit orders the instance table: by size (GPUs x memory per GPU)
 /// or by indicative price per hour.
 enum class FitOrder : uint8_t { Size, Price };
