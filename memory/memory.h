@@ -92,6 +92,49 @@ struct Components {
 enum class Verdict : uint8_t { Fits, Tight, Oom, Unknown };
 std::string_view verdict_name(Verdict v);  ///< "fits", "tight", "oom", "unknown"
 
+/// What one run of the script holds on each GPU before a target is named:
+/// the unsharded byte counts the interpreter's run fixes. judge() shards
+/// them over a world size and adds a target's CUDA context and allocator
+/// slack, so --fit re-judges one run against every target without
+/// interpreting the script again.
+struct Footprint {
+  uint64_t weights = 0;          ///< parameters and buffers
+  uint64_t gradients = 0;
+  uint64_t optimizer_state = 0;
+  uint64_t master_weights = 0;
+  uint64_t foreach_temp = 0;     ///< optimizer step temporaries, unsharded
+  uint64_t activations = 0;      ///< every graph alive at the peak backward
+  uint64_t recompute = 0;        ///< largest checkpointed segment rebuilt in backward
+  uint64_t batch_input = 0;
+  uint64_t transient = 0;        ///< first gradient buffers of backward
+  uint64_t autocast_cache = 0;   ///< every weight cast of the forward
+  uint64_t autocast_cache_kept = 0;  ///< the casts still alive in backward
+  uint64_t gathered_unit = 0;    ///< FSDP/ZeRO-3: the largest block's parameters
+  Sharding sharding = Sharding::None;
+  bool ddp_bucket_view = false;
+  int64_t world = 1;             ///< GPUs the state is sharded over
+  double widen = 0;              ///< the interval's widening for guesses (0 - 0.5)
+  /// False when blocking unknowns, no model or no followed step leave the
+  /// verdict unknown on any target.
+  bool judgeable = false;
+  /// The sequence length is a bound (a position table), not the run's: a
+  /// peak over or near a target says nothing then.
+  bool seq_len_at_bound = false;
+};
+
+/// A footprint on one GPU: the components, the peak and its interval, and
+/// the verdict against `usable` bytes (unknown when `usable` is 0 or the
+/// footprint is not judgeable).
+struct Judgement {
+  Components components;
+  uint64_t peak_bytes = 0;
+  uint64_t peak_low_bytes = 0;
+  uint64_t peak_high_bytes = 0;
+  uint64_t foreach_temp_bytes = 0;  ///< the step temporaries after sharding
+  Verdict verdict = Verdict::Unknown;
+};
+Judgement judge(const Footprint& f, const targets::GpuSpec& gpu, uint64_t usable);
+
 /// Activation bytes saved for backward in one phase (the forward before one
 /// `.backward()`), split the way test/memory/ground_truth splits them.
 struct Phase {
@@ -164,7 +207,59 @@ struct Estimate {
   uint64_t gradient_bytes = 0;        ///< .grad of every trainable parameter, unsharded
   uint64_t batch_input_bytes = 0;     ///< the batch tensors on the device
   uint64_t backward_transient_bytes = 0;  ///< first gradient buffers of backward
+  Footprint footprint;  ///< what judge() turned into the components and peak
 };
+
+/// --fit: a change from the suggestions, as suggestion keys ("bf16",
+/// "checkpointing", "microbatch4", "fsdp", ...), and the peak per GPU it
+/// gives. Empty keys: no change (or none that fits).
+struct FitChange {
+  std::vector<std::string> keys;
+  uint64_t peak_bytes = 0;
+};
+
+/// One target of --fit: a GPU of gpus.def or an instance of instances.def.
+struct FitRow {
+  std::string name;                                ///< "t4", "p4d.24xlarge"
+  const targets::GpuSpec* gpu = nullptr;
+  const targets::InstanceSpec* instance = nullptr;  ///< null for a bare GPU
+  uint32_t count = 1;                               ///< GPUs, the world size of sharded state
+  uint64_t usable_bytes = 0;                        ///< per GPU
+  uint64_t peak_bytes = 0;                          ///< per GPU, as written
+  Verdict verdict = Verdict::Unknown;               ///< as written
+  FitChange change;  ///< when the verdict is tight or oom: the smallest change that fits
+  /// Over or near the usable memory at a bound of the sequence length (a
+  /// position table), not the run's own length: the verdict is unknown.
+  bool at_seq_bound = false;
+  /// Distributed scripts, GPU rows: the fewest GPUs of this kind the run
+  /// fits on as written (0: none up to 64), and the fewest with a change.
+  uint32_t needed = 0;
+  uint64_t needed_peak_bytes = 0;
+  uint32_t needed_with_change = 0;
+  FitChange needed_change;
+};
+
+/// The run as written, judged on every target.
+struct Fit {
+  Estimate estimate;  ///< the run as written (its config and unknowns)
+  /// False when the footprint cannot be judged: estimate.config.unknowns
+  /// says what is missing, and the tables are empty.
+  bool judged = false;
+  bool distributed = false;  ///< DDP, FSDP or ZeRO
+  Sharding sharding = Sharding::None;
+  int64_t batch = 0;         ///< the run's batch size (0: unknown)
+  std::vector<FitRow> gpus;       ///< smallest first
+  std::vector<FitRow> instances;  ///< smallest (GPUs x memory) first
+};
+
+/// Estimates the run once per change a suggestion could make and judges
+/// it on every GPU and instance of targets/. opt.target and
+/// opt.world_size are ignored: each target gives its own.
+Fit compute_fit(const ir::Module& script, const EstimateOptions& opt);
+
+/// How --fit names a change key: "bf16 autocast", "FSDP over 8",
+/// "micro-batch 4, 2 accumulation steps" (with the run's batch).
+std::string change_label(std::string_view key, int64_t batch, uint32_t world);
 
 /// Interprets the script and models its peak memory. Problems in the
 /// user's code that stop the estimate are not diagnostics: they are

@@ -21,42 +21,6 @@
 namespace tpf::memory {
 namespace {
 
-struct ContextRow {
-  std::string_view prefix;
-  uint64_t mib;
-  bool measured;
-};
-constexpr ContextRow kContext[] = {
-#define TPF_CONTEXT(prefix, mib, measured) {prefix, mib, measured},
-#include "memory/context.def"
-#undef TPF_CONTEXT
-};
-
-/// True when every row can match: no earlier row's prefix is a prefix of
-/// it (the "l4" row before "l40" made the L40S take the L4's context).
-constexpr bool context_rows_reachable() {
-  for (size_t k = 0; k < std::size(kContext); ++k)
-    for (size_t j = 0; j < k; ++j)
-      if (kContext[k].prefix.starts_with(kContext[j].prefix)) return false;
-  return true;
-}
-static_assert(context_rows_reachable(), "memory/context.def: a row is shadowed by an earlier prefix");
-
-const ContextRow& context_for(std::string_view gpu) {
-  for (const ContextRow& r : kContext)
-    if (gpu.starts_with(r.prefix)) return r;
-  return kContext[std::size(kContext) - 1];
-}
-
-// Allocator slack: PyTorch's caching allocator rounds blocks (512 B small,
-// 2 MiB large segments) and keeps freed blocks cached, so reserved exceeds
-// allocated by about 10% on real models (issue 5's published measurement;
-// the GPT-2/bert-base T4 calibration in test/memory/calibration_test.cpp).
-// The interval spans 5% (large uniform tensors) to 25% (many odd sizes).
-constexpr double kFragmentation = 0.10;
-constexpr double kFragmentationLow = 0.05;
-constexpr double kFragmentationHigh = 0.25;
-
 /// Bytes of optimizer state for one parameter tensor of `elems` elements
 /// of `elem_size` bytes (torch 1.13 torch/optim/*.py; the `step` counter is
 /// a 4-byte float32 tensor for Adam, AdamW, Adamax, NAdam, RAdam and
@@ -313,45 +277,30 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
                  : (opt.target && opt.target->count > 1) ? opt.target->count
                  : cfg.world_size.known() ? *cfg.world_size.value : 1;
   if (sh == Sharding::None || sh == Sharding::Ddp) world = std::max<int64_t>(world, 1);
-  uint64_t W = weight_bytes + buffers, G = grad_bytes, O = opt_bytes;
-  uint64_t M = cfg.master_weights ? trainable_elems * 4 : 0;
-  auto shard = [&](uint64_t b) { return world > 1 ? (b + static_cast<uint64_t>(world) - 1) / static_cast<uint64_t>(world) : b; };
-  switch (sh) {
-    case Sharding::Ddp:
-      // DDP's gradient buckets are a second copy of the gradients unless
-      // gradient_as_bucket_view=True (torch/nn/parallel/distributed.py).
-      if (!cfg.ddp_bucket_view) G *= 2;
-      break;
-    case Sharding::Zero1: O = shard(O), M = shard(M); break;
-    case Sharding::Zero2: O = shard(O), M = shard(M), G = shard(G); break;
-    case Sharding::Zero3:
-    case Sharding::Fsdp: {
-      // Full sharding keeps 1/N of everything plus the gathered parameters
-      // of the unit being computed and the one prefetched: two of the
-      // largest repeated block (FSDP's usual auto-wrap unit), or the whole
-      // model when it has no block list.
-      uint64_t unit = W;
-      for (ObjId r : in.roots) unit = std::min(unit, largest_block_bytes(in, Value::obj(r)));
-      // Never more than the whole model: on one GPU nothing is gathered.
-      O = shard(O), M = shard(M), G = shard(G), W = std::min(W, shard(W) + 2 * unit);
-      break;
-    }
-    case Sharding::None: break;
+  // What the run holds before a target is named; judge() shards it over
+  // the world and charges the target's context and fragmentation.
+  Footprint& f = e.footprint;
+  f.weights = weight_bytes + buffers;
+  f.gradients = grad_bytes;
+  f.optimizer_state = opt_bytes;
+  f.master_weights = cfg.master_weights ? trainable_elems * 4 : 0;
+  f.foreach_temp = foreach_temp;
+  f.activations = acts;
+  f.recompute = recompute;
+  f.batch_input = e.batch_input_bytes;
+  f.transient = transient;
+  f.autocast_cache = cache;
+  f.sharding = sh;
+  f.ddp_bucket_view = cfg.ddp_bucket_view;
+  f.world = world;
+  {
+    // FSDP's usual auto-wrap unit: the largest repeated block, or the
+    // whole model when it has no block list. Kept for any sharding, since
+    // --fit judges an FSDP suggestion on the same footprint.
+    uint64_t unit = f.weights;
+    for (ObjId r : in.roots) unit = std::min(unit, largest_block_bytes(in, Value::obj(r)));
+    f.gathered_unit = unit;
   }
-  // Every sharded strategy steps only the local partition of the
-  // optimizer state, so its foreach temporaries are 1/N too.
-  if (sh == Sharding::Zero1 || sh == Sharding::Zero2 || sh == Sharding::Zero3 || sh == Sharding::Fsdp)
-    foreach_temp = shard(foreach_temp);
-  Components& c = e.components;
-  uint64_t act_total = acts + recompute + e.batch_input_bytes + transient;
-  uint64_t resident = W + O + M;
-  // Backward frees saved tensors as it allocates gradients, but the
-  // caching allocator rarely reuses an activation's freed block for a
-  // gradient of another size, so reserved memory grows as if every
-  // gradient coexisted with the saved tensors. Charging all of them
-  // matches the published T4 peaks (calibration_test.cpp). So
-  // zero_grad(set_to_none=...) changes nothing at the peak.
-  uint64_t g_at_peak = G;
   // At the backward peak the autocast region has been left and its cast
   // cache dropped: the casts still alive are those the graph saved (a
   // Linear keeps its weight's cast) and those of the largest checkpointed
@@ -359,7 +308,7 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   // Without checkpointing that is every weight cast the forward made (the
   // calibration case); with it, one block's. Every cast is alive at the end
   // of the forward instead, a peak of its own (without the gradients).
-  uint64_t cache_kept = cache;
+  f.autocast_cache_kept = cache;
   if (!in.phases.empty()) {
     uint64_t seg_max = 0;
     for (const auto& seg : in.segment_saved) {
@@ -371,79 +320,40 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
           b += val(in, in.storage_bytes(r.storage));
       seg_max = std::max(seg_max, b);
     }
-    cache_kept = std::min(cache, in.phases[in.peak_phase].autocast_copy_bytes + seg_max);
+    f.autocast_cache_kept = std::min(cache, in.phases[in.peak_phase].autocast_copy_bytes + seg_max);
   }
-  uint64_t forward_end = resident + cache + acts + e.batch_input_bytes;
-  uint64_t in_backward = resident + cache_kept + act_total + g_at_peak;
-  bool at_forward_end = forward_end > in_backward;
-  uint64_t backward_peak = std::max(in_backward, forward_end);
-  if (at_forward_end) cache_kept = cache, g_at_peak = 0;
-  // optimizer.step(): everything but the activations, plus foreach's
-  // temporaries.
-  uint64_t step_peak = resident + G + foreach_temp;
-  e.foreach_temp_bytes = foreach_temp;
-  c.weights = W;
-  c.optimizer_state = O;
-  c.master_weights = M;
-  uint64_t allocated;
-  if (step_peak > backward_peak) {
-    allocated = step_peak;
-    c.gradients = G;
-    c.optimizer_state = O;
-    c.step_temporaries = foreach_temp;
-    c.activations = 0;
-    c.autocast_cache = 0;
-  } else {
-    allocated = backward_peak;
-    c.gradients = g_at_peak;
-    c.activations = at_forward_end ? acts + e.batch_input_bytes : act_total - transient;
-    c.backward_transients = at_forward_end ? 0 : transient;
-    c.autocast_cache = cache_kept;
-  }
-  // ---- context, fragmentation, interval ----
-  std::string gpu = opt.target ? std::string(opt.target->gpu->name) : std::string("t4");
-  const ContextRow& ctx = context_for(gpu);
-  c.cuda_context = ctx.mib * targets::kMiB;
-  c.fragmentation = static_cast<uint64_t>(static_cast<double>(allocated) * kFragmentation);
-  c.activations_known = e.model_found;
-  e.peak_bytes = allocated + c.cuda_context + c.fragmentation;
-  double ctx_lo = ctx.measured ? 0.9 : 0.7, ctx_hi = ctx.measured ? 1.1 : 1.3;
   double widen = 0;
   for (const auto& u : cfg.unknowns)
     if (!u.blocking) widen += 0.05;
-  widen = std::min(widen, 0.5);
-  e.peak_low_bytes = allocated + static_cast<uint64_t>(ctx_lo * static_cast<double>(c.cuda_context)) +
-                     static_cast<uint64_t>(static_cast<double>(allocated) * kFragmentationLow);
-  e.peak_high_bytes = static_cast<uint64_t>(static_cast<double>(allocated) * (1.0 + kFragmentationHigh) +
-                                            static_cast<double>(c.activations + c.backward_transients) * widen +
-                                            ctx_hi * static_cast<double>(c.cuda_context));
+  f.widen = std::min(widen, 0.5);
   if (in.dims.overflowed()) {
     e.overflow = true;
-    c.weights_known = c.activations_known = false;
-  }
-  if (in.dims.overflowed())
     in.cfg.unknowns.push_back({"a size or count overflowed 64 bits (over 9.2e18: nn.Linear(2**40, 2**40), a batch "
                                "of 2**63 - 1): the sizes built from it are not real, so the peak is unknown (overflow)",
                                0, true});
+  }
   bool blocking = std::any_of(cfg.unknowns.begin(), cfg.unknowns.end(), [](auto& u) { return u.blocking; });
-  if (!e.model_found) c.weights_known = false;
-  if (in.phases.empty()) c.activations_known = false;
-  // ---- verdict ----
+  f.judgeable = !blocking && e.model_found && !in.phases.empty() && !e.overflow;
+  f.seq_len_at_bound = cfg.seq_len.upper_bound;
+  // ---- context, fragmentation, interval, verdict ----
+  // Without a target the context is a T4's (the components still show).
+  const targets::GpuSpec& gpu = opt.target ? *opt.target->gpu : targets::gpu(targets::GpuId::T4);
+  Judgement j = judge(f, gpu, opt.target ? opt.target->usable_bytes_per_gpu() : 0);
+  Components& c = e.components;
+  c = j.components;
+  c.activations_known = e.model_found && !in.phases.empty() && !e.overflow;
+  c.weights_known = e.model_found && !e.overflow;
+  e.peak_bytes = j.peak_bytes;
+  e.peak_low_bytes = j.peak_low_bytes;
+  e.peak_high_bytes = j.peak_high_bytes;
+  e.foreach_temp_bytes = j.foreach_temp_bytes;
   if (opt.target) {
     e.target = opt.target->name;
     e.gpu_display = std::string(opt.target->gpu->display);
     e.usable_bytes = opt.target->usable_bytes_per_gpu();
     e.gpu_count = opt.target->count;
   }
-  if (!opt.target || blocking || !e.model_found || !c.activations_known) {
-    e.verdict = Verdict::Unknown;
-  } else if (e.peak_bytes > e.usable_bytes) {
-    e.verdict = Verdict::Oom;
-  } else if (e.peak_high_bytes > e.usable_bytes || e.peak_bytes > e.usable_bytes / 10 * 9) {
-    e.verdict = Verdict::Tight;
-  } else {
-    e.verdict = Verdict::Fits;
-  }
+  e.verdict = opt.target ? j.verdict : Verdict::Unknown;
   // Estimated at a bound of the sequence length (the model's position
   // table): over or near the target there says nothing of the run.
   if (cfg.seq_len.upper_bound && (e.verdict == Verdict::Oom || e.verdict == Verdict::Tight)) {

@@ -27,7 +27,8 @@ constexpr GpuSpec kGpus[] = {
 };
 
 constexpr InstanceSpec kInstances[] = {
-#define TPF_INSTANCE(name, provider, gpu, count) {name, provider, GpuId::gpu, count},
+#define TPF_INSTANCE(name, provider, gpu, count, usd, date, source) \
+  {name, provider, GpuId::gpu, count, usd, date, source},
 #include "targets/instances.def"
 #undef TPF_INSTANCE
 };

@@ -65,6 +65,10 @@ struct InstanceSpec {
   Provider provider;
   GpuId gpu;
   uint32_t count;
+  double usd_per_hour;       ///< indicative on-demand price; 0: none found
+  std::string_view price_date;    ///< "2024-09-28" (empty without a price)
+  std::string_view price_source;  ///< where it was published (instances.def)
+  bool priced() const { return usd_per_hour > 0; }
 };
 
 /// The whole GPU table, in gpus.def order.

@@ -115,12 +115,17 @@ void add_rule_options(po::options_description& d, Options& opt) {
 }
 
 // The memory estimator's options (--target, --list-targets, --breakdown,
-// --batch-size, --seq-len, --dtype, --world-size) are added here.
+// --fit, --sort, --batch-size, --seq-len, --dtype, --world-size) are added here.
 void add_estimator_options(po::options_description& d, Options& opt) {
   d.add_options()
       ("target", po::value<std::string>(&opt.target), "GPU to estimate peak VRAM for (e.g. h100)")
       ("list-targets", po::bool_switch(&opt.list_targets), "list the GPUs and cloud instances --target accepts")
       ("breakdown", po::bool_switch(&opt.breakdown), "add the per-layer activation table to the estimate")
+      ("fit", po::bool_switch(&opt.fit),
+       "estimate once and judge the run on every GPU and cloud instance: verdict as written and the "
+       "smallest change that fits")
+      ("sort", po::value<std::string>(&opt.fit_sort)->default_value("size"),
+       "--fit's instance order: size (GPUs x memory) or price (indicative, dated)")
       ("batch-size", po::value<int64_t>(&opt.batch_size), "estimate with this per-GPU batch size")
       ("seq-len", po::value<int64_t>(&opt.seq_len), "estimate with this sequence length")
       ("dtype", po::value<std::string>(&opt.dtype), "estimate with this compute precision: fp32, bf16 or fp16")
@@ -149,6 +154,8 @@ void print_help(const po::options_description& visible) {
             << visible
             << "\nexamples:\n"
                "  tpf-analyze train.py\n"
+               "  tpf-analyze --fit train.py                # which GPU or instance it fits on\n"
+               "  tpf-analyze --fit --sort price train.py   # instances cheapest first\n"
                "  tpf-analyze --select TPF003,TPF008 src/\n"
                "  tpf-analyze --format json --fail-on warning train.py\n"
                "  tpf-analyze --format concise -j 8 .\n"
@@ -369,6 +376,14 @@ int main(int argc, char** argv) {
   if (opt.list_targets) {
     std::cout << tpf::targets::list_targets();
     return kExitOk;
+  }
+  if (opt.fit_sort != "size" && opt.fit_sort != "price") {
+    std::cerr << "tpf-analyze: error: unknown --sort '" << opt.fit_sort << "' (expected size or price)\n";
+    return kExitUsage;
+  }
+  if (opt.fit && (!opt.target.empty() && !opt.target_from_config)) {
+    std::cerr << "tpf-analyze: error: --fit judges every target: drop --target " << opt.target << "\n";
+    return kExitUsage;
   }
   if (!opt.dtype.empty() && !tpf::memory::parse_dtype(opt.dtype)) {
     std::cerr << "tpf-analyze: error: unknown --dtype '" << opt.dtype << "' (expected fp32, bf16 or fp16)\n";

@@ -43,6 +43,7 @@ void file_project(FileProject& fp, ProjectRun& pr, const tpf::ast::Module& modul
 std::optional<tpf::memory::Estimate> estimate_for(const tpf::ir::Module& ir, const std::string& path,
                                                   const Options& opt,
                                                   const tpf::dataflow::ProjectView* project) {
+  if (opt.fit) return std::nullopt;  // fit_for judges every target instead
   if (!(opt.estimate || opt.resolved_target || opt.breakdown || opt.batch_size || opt.seq_len || !opt.dtype.empty() ||
         opt.world_size || !opt.script_args.empty()))
     return std::nullopt;
@@ -57,6 +58,22 @@ std::optional<tpf::memory::Estimate> estimate_for(const tpf::ir::Module& ir, con
   std::optional<tpf::memory::Estimate> est = tpf::memory::estimate(ir, eo);
   est->path = path;
   return est;
+}
+
+/// --fit: the run judged on every target (the estimate of estimate_for is
+/// not made then: --fit names no target).
+std::optional<tpf::memory::Fit> fit_for(const tpf::ir::Module& ir, const std::string& path, const Options& opt,
+                                        const tpf::dataflow::ProjectView* project) {
+  if (!opt.fit) return std::nullopt;
+  tpf::memory::EstimateOptions eo;
+  if (opt.batch_size) eo.batch_size = opt.batch_size;
+  if (opt.seq_len) eo.seq_len = opt.seq_len;
+  if (!opt.dtype.empty()) eo.dtype = tpf::memory::parse_dtype(opt.dtype);
+  eo.argv = opt.script_args;
+  eo.project = project;
+  tpf::memory::Fit fit = tpf::memory::compute_fit(ir, eo);
+  fit.estimate.path = path;
+  return fit;
 }
 
 RuleRun rule_findings(const tpf::SourceFile& src, const std::vector<tpf::Span>& comments,
@@ -304,6 +321,7 @@ bool analyze_file(ProjectRun& pr, const tpf::SourceFile& src, const std::string&
   }
 
   std::optional<tpf::memory::Estimate> est = estimate_for(ir, path, opt, &fp.view);
+  std::optional<tpf::memory::Fit> fit = fit_for(ir, path, opt, &fp.view);
   RuleRun run = rule_findings(src, toks.comments, module, ir, facts, est, opt, rules);
   if ((opt.fix || opt.diff) && !run.findings.empty()) fix_file(pr, src, path, opt, rules, run, est, fix, os, es);
   findings = std::move(run.findings);
@@ -315,7 +333,12 @@ bool analyze_file(ProjectRun& pr, const tpf::SourceFile& src, const std::string&
     });
   }
 
-  if (est && !opt.diff) {
+  if (fit && !opt.diff) {
+    const auto order = opt.fit_sort == "price" ? tpf::tools::FitOrder::Price : tpf::tools::FitOrder::Size;
+    if (opt.format == "json") estimates.push_back(tpf::tools::fit_json(*fit, order));
+    else if (opt.format == "text" || opt.format == "concise") tpf::tools::render_fit(os, *fit, order);
+    else tpf::tools::render_fit(es, *fit, order);
+  } else if (est && !opt.diff) {
     if (opt.format == "json") estimates.push_back(tpf::tools::estimate_json(*est));
     // Machine formats keep stdout parseable: the text estimate goes to stderr.
     else if ((opt.format == "text" || opt.format == "concise") && !(opt.fix && fix.stdin_input))

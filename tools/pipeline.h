@@ -60,6 +60,8 @@ struct Options {
   std::string target;
   bool list_targets = false;
   bool breakdown = false;
+  bool fit = false;                      // --fit: judge the run on every GPU and instance
+  std::string fit_sort = "size";         // --sort: size | price (the instance table)
   int64_t batch_size = 0, seq_len = 0, world_size = 0;  // 0: not given
   std::string dtype;
   std::vector<std::string> script_args;  // after `--`: the script's own command line

@@ -39,22 +39,6 @@ nlohmann::ordered_json value_json(nlohmann::ordered_json v, const Origin& o) {
   return j;
 }
 
-std::string precision(const memory::TrainingConfig& c) {
-  std::string s(memory::dtype_name(c.param_dtype));
-  if (c.autocast) s += " weights, " + std::string(memory::dtype_name(*c.autocast)) + " autocast";
-  if (c.grad_scaler) s += " + GradScaler";
-  return s;
-}
-
-std::string with_commas(uint64_t n) {
-  std::string s = std::to_string(n), out;
-  for (size_t k = 0; k < s.size(); ++k) {
-    if (k && (s.size() - k) % 3 == 0) out += ',';
-    out += s[k];
-  }
-  return out;
-}
-
 std::string gib_num(uint64_t b) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f", static_cast<double>(b) / static_cast<double>(targets::kGiB));
@@ -90,6 +74,34 @@ std::string verdict_text(memory::Verdict v, bool unicode) {
 
 }  // namespace
 
+std::string precision_text(const memory::TrainingConfig& c) {
+  std::string s(memory::dtype_name(c.param_dtype));
+  if (c.autocast) s += " weights, " + std::string(memory::dtype_name(*c.autocast)) + " autocast";
+  if (c.grad_scaler) s += " + GradScaler";
+  return s;
+}
+
+std::string with_commas(uint64_t n) {
+  std::string s = std::to_string(n), out;
+  for (size_t k = 0; k < s.size(); ++k) {
+    if (k && (s.size() - k) % 3 == 0) out += ',';
+    out += s[k];
+  }
+  return out;
+}
+
+nlohmann::ordered_json unknowns_json(const memory::TrainingConfig& cfg) {
+  nlohmann::ordered_json unknowns = nlohmann::ordered_json::array();
+  for (const auto& u : cfg.unknowns) {
+    nlohmann::ordered_json uj;
+    uj["what"] = u.what;
+    uj["line"] = u.line ? nlohmann::ordered_json(u.line) : nlohmann::ordered_json(nullptr);
+    uj["blocking"] = u.blocking;
+    unknowns.push_back(std::move(uj));
+  }
+  return unknowns;
+}
+
 nlohmann::ordered_json estimate_json(const Estimate& e) {
   nlohmann::ordered_json j;
   j["path"] = e.path;
@@ -121,7 +133,7 @@ nlohmann::ordered_json estimate_json(const Estimate& e) {
   conf["batch_size"] = setting_json(cfg.batch_size);
   conf["seq_len"] = setting_json(cfg.seq_len);
   conf["image_size"] = setting_json(cfg.image_size);
-  conf["precision"] = value_json(precision(cfg), cfg.autocast ? cfg.autocast_origin : cfg.param_dtype_origin);
+  conf["precision"] = value_json(precision_text(cfg), cfg.autocast ? cfg.autocast_origin : cfg.param_dtype_origin);
   conf["grad_scaler"] = value_json(cfg.grad_scaler, cfg.grad_scaler_origin);
   nlohmann::ordered_json opts = nlohmann::ordered_json::array();
   for (const memory::OptimizerInfo& o : cfg.optimizers) {
@@ -153,15 +165,7 @@ nlohmann::ordered_json estimate_json(const Estimate& e) {
     models.push_back(std::move(mj));
   }
   conf["models"] = std::move(models);
-  nlohmann::ordered_json unknowns = nlohmann::ordered_json::array();
-  for (const auto& u : cfg.unknowns) {
-    nlohmann::ordered_json uj;
-    uj["what"] = u.what;
-    uj["line"] = u.line ? nlohmann::ordered_json(u.line) : nlohmann::ordered_json(nullptr);
-    uj["blocking"] = u.blocking;
-    unknowns.push_back(std::move(uj));
-  }
-  conf["unknowns"] = std::move(unknowns);
+  conf["unknowns"] = unknowns_json(cfg);
   j["config"] = std::move(conf);
   nlohmann::ordered_json sug = nlohmann::ordered_json::array();
   for (const memory::Suggestion& s : e.suggestions) {
@@ -207,7 +211,7 @@ void render_estimate(std::ostream& os, const Estimate& e, const MemoryTextStyle&
   setting("batch size   ", cfg.batch_size);
   setting("seq len      ", cfg.seq_len);
   setting("image size   ", cfg.image_size);
-  os << "  precision    " << precision(cfg)
+  os << "  precision    " << precision_text(cfg)
      << at(cfg.autocast ? cfg.autocast_origin : cfg.param_dtype_origin) << "\n";
   // Weights converted and autocast on top: the conversion has its own line.
   if (cfg.autocast && cfg.param_dtype != memory::Dtype::Float32 && cfg.param_dtype_origin.line)

@@ -969,7 +969,7 @@ class Integrations(unittest.TestCase):
     OPTIONS = ["--help", "--version", "--format", "--quiet", "--no-color", "--stdin-filename",
                "--jobs", "--config", "--isolated", "--no-follow-imports", "--python-version", "--select", "--ignore", "--fail-on",
                "--report-unused-suppressions", "--fix", "--diff", "--explain", "--list-rules", "--target",
-               "--list-targets", "--breakdown", "--batch-size", "--seq-len", "--dtype",
+               "--list-targets", "--breakdown", "--fit", "--sort", "--batch-size", "--seq-len", "--dtype",
                "--world-size", "--dump-tokens", "--dump-ast", "--dump-ir", "--dump-facts"]
 
     def test_help_lists_every_option_with_examples(self):
