@@ -7,6 +7,11 @@ decimals).
 Usage: check_timm_zoo.py [SRCDIR]. Exit 0 when every row is within 1%,
 77 (skipped, as meson reads it) when torch is not installed, 1 otherwise.
 Prints one line per row outside 1% and a summary.
+
+check_timm_zoo.py --saved NAME BATCH SIZE [SRCDIR]: what autograd saves in
+one forward of the zoo's NAME to a cross-entropy loss on a BATCH x 3 x SIZE
+x SIZE input, through tools/measure_memory.py's hooks (activation_bytes:
+the batch and the parameters apart), as test/memory/interp_test.cpp pins it.
 """
 import importlib.util
 import os
@@ -25,16 +30,51 @@ def rows(path):
                 yield name, fam, int(nc), int(size), float(count), eval('dict(%s)' % args)
 
 
+def load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def saved(src, zoo, name, batch, size):
+    import types
+    import torch
+    import torch.nn.functional as F
+    mm = load(os.path.join(src, 'tools/measure_memory.py'), 'measure_memory')
+    torch.manual_seed(0)
+    row = {r[0]: r for r in rows(os.path.join(src, 'memory/timm_models.def'))}[name]
+    model = zoo.create_model(row[1], row[5], num_classes=row[2], img_size=row[3])
+    model.train()
+    x, y = torch.randn(batch, 3, size, size), torch.randint(0, row[2], (batch,))
+    s = types.SimpleNamespace(models={'model': model})
+    tracker = mm.ModuleTracker(s.models)
+    r = mm.measure_phase(lambda s, b: F.cross_entropy(model(b[0]), b[1]), s, (x, y), s.models, tracker)
+    print('%s batch %d size %d: params %d activation_bytes %d dropout_mask_bytes %d'
+          % (name, batch, size, sum(p.numel() for p in model.parameters()), r['activation_bytes'],
+             r['dropout_mask_bytes']))
+    return 0
+
+
 def main():
-    src = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), '..')
+    args = sys.argv[1:]
+    measure = None
+    if args and args[0] == '--saved':
+        measure, args = (args[1], int(args[2]), int(args[3])), args[4:]
+    src = args[0] if args else os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
     try:
         import torch  # noqa: F401
     except ImportError:
+        # Debian's python3-torch is in the system interpreter's path, which
+        # a python3 first on PATH (a virtual environment) may not see.
+        if os.path.exists('/usr/bin/python3') and os.environ.get('TPF_TIMM_REEXEC') != '1':
+            os.environ['TPF_TIMM_REEXEC'] = '1'
+            os.execv('/usr/bin/python3', ['/usr/bin/python3', os.path.abspath(__file__)] + sys.argv[1:])
         print('torch is not installed: skipped')
         return 77
-    spec = importlib.util.spec_from_file_location('timm_models', os.path.join(src, 'memory/zoo/timm_models.py'))
-    zoo = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(zoo)
+    zoo = load(os.path.join(src, 'memory/zoo/timm_models.py'), 'timm_models')
+    if measure:
+        return saved(src, zoo, *measure)
     total = ok = 0
     worst = []
     most = (0.0, '')
