@@ -3,7 +3,8 @@
 // interpreter, so their parameters and saved tensors follow from the same
 // op rules: torch.nn's composite layers (MultiheadAttention, Transformer*,
 // LSTM/GRU), torchvision models by name, and Hugging Face models from
-// from_pretrained("...") with the published configs of memory/hf_configs.def.
+// from_pretrained("...") with the published configs of memory/hf_configs.def,
+// and timm models by registered name (memory/zoo_timm.cpp).
 // requires: interp.h. produces: zoo module instances.
 #include <algorithm>
 
@@ -15,15 +16,16 @@
 namespace tpf::memory {
 
 std::string_view zoo_source(std::string_view name);
+Value create_timm(Interp& in, std::string_view q, Args& a);  // zoo_timm.cpp
 
-uint16_t Interp::zoo_unit(std::string_view name) {
+uint16_t Interp::zoo_unit(std::string_view name, std::string_view text) {
   for (size_t k = 0; k < units.size(); ++k)
     if (units[k]->name == name) return static_cast<uint16_t>(k);
   auto u = std::make_unique<Unit>();
   u->name = std::string(name);
   u->src = std::make_unique<SourceFile>();
   DiagSink diags;
-  std::string_view text = zoo_source(name);
+  if (text.empty()) text = zoo_source(name);
   if (!lexer::make_source("<zoo>/" + std::string(name) + ".py", std::string(text), *u->src, diags))
     ir::internal_error("memory zoo file does not load");
   lexer::TokenStream toks = lexer::tokenize(*u->src, diags);
@@ -386,6 +388,7 @@ Value construct_zoo(Interp& in, StrId qualname, Args& a, bool& handled, Value se
     in.note_unknown("PEFT adapters (`" + std::string(q) + "`) are not modeled", a.span, true);
     return Value::unknown();
   }
+  if (q == "timm.create_model" || q == "timm.models.create_model") return create_timm(in, q, a);
   if (q.starts_with("timm.") || q.starts_with("torch.hub.")) {
     in.note_unknown("model from `" + std::string(q) + "` (not modeled)", a.span, true);
     return Value::unknown();

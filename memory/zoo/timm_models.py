@@ -721,7 +721,13 @@ def create_model(family, args, num_classes=1000, in_chans=3, drop_rate=0.0, img_
     """The model a memory/timm_models.def row names: its builder keyword
     arguments `args` (a dict), with the caller's head, input channels,
     classifier dropout and (vit, swin) image size."""
-    a = dict(args)
+    m = build(family, dict(args), num_classes, in_chans, drop_rate, img_size)
+    m.num_classes = num_classes
+    m.pretrained_cfg = {"num_classes": num_classes, "input_size": (in_chans, img_size, img_size)}
+    return m
+
+
+def build(family, a, num_classes, in_chans, drop_rate, img_size):
     a["num_classes"] = num_classes
     a["in_chans"] = in_chans
     a["drop_rate"] = drop_rate
