@@ -517,6 +517,45 @@ TEST_CASE("interp: timm.create_model reads the tag, the head and the input from 
   }
 }
 
+TEST_CASE("interp: timm zoo models save what torch saves running the same zoo code") {
+  // Measured with torch 1.13 on CPU: `tools/check_timm_zoo.py --saved NAME 2
+  // 64` builds memory/zoo/timm_models.py with the row's arguments and runs
+  // one forward to a cross-entropy loss through tools/measure_memory.py's
+  // hooks (activation_bytes, the batch apart; no dropout, so CUDA saves the
+  // same). ViTs are left out here: torch 1.13 has no
+  // F.scaled_dot_product_attention, so it would check the other branch.
+  struct Case {
+    const char* name;
+    uint64_t params, saved;
+  } cases[] = {{"resnet50d", 25576264, 15441732},
+               {"efficientnet_b0", 5288548, 14663556},
+               {"convnext_atto", 3695520, 5082836},
+               {"mobilenetv3_large_100", 5483032, 7362244},
+               {"regnety_040", 20646656, 17979908}};
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    std::string code = std::string(R"(
+import timm, torch
+import torch.nn.functional as F
+from torch.utils.data import DataLoader, TensorDataset
+model = timm.create_model(")") + c.name + R"(")
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+data = TensorDataset(torch.randn(64, 3, 64, 64), torch.randint(0, 1000, (64,)))
+for x, y in DataLoader(data, batch_size=2):
+    F.cross_entropy(model(x), y).backward()
+    opt.step()
+)";
+    memory::EstimateOptions o;
+    o.kernels = memory::Kernels::Cpu;
+    memory::Estimate cpu = est(code, o), cuda = est(code);
+    CHECK(cpu.params == c.params);
+    REQUIRE(cpu.phases.size() == 1);
+    REQUIRE(cuda.phases.size() == 1);
+    CHECK(cpu.phases[0].activation_bytes == c.saved);
+    CHECK(cuda.phases[0].activation_bytes == c.saved);
+  }
+}
+
 TEST_CASE("interp: an unknown timm name is an unknown with its name, line and the close names") {
   memory::Estimate e = est(R"(
 import timm, torch
