@@ -126,6 +126,20 @@ Value create_timm(Interp& in, std::string_view q, Args& a) {
     Value v = a.kwarg(in, k).value_or(dflt);
     ba.kw.push_back({in.intern(k), v.kind == VKind::None ? dflt : v});
   };
+  // A head size the interpreter cannot read (accelerate's cv_example:
+  // len(label_to_id), from the files of --data_dir): a one-class head, the
+  // lower bound (each class adds in_features + 1 parameters), and said so;
+  // the head still trains, as the script's does.
+  if (auto n = a.kwarg(in, "num_classes"); n && n->kind != VKind::None && !in.as_int(*n)) {
+    in.note_unknown("`num_classes` of `" + std::string(q) + "(\"" + std::string(name) +
+                        "\")` comes from values the interpreter cannot follow; the classifier is counted with one class, a lower "
+                        "bound",
+                    a.span, false);
+    a.kw.erase(std::remove_if(a.kw.begin(), a.kw.end(),
+                              [&](const auto& k) { return in.str(k.first) == "num_classes"; }),
+               a.kw.end());
+    classes = 1;
+  }
   kw("num_classes", in.int_value(classes));
   kw("in_chans", in.int_value(3));
   kw("drop_rate", Value::real(0.0));

@@ -212,6 +212,9 @@ class ResNet(nn.Module):
         self.num_features = inplanes
         self.head = ClassifierHead(inplanes, num_classes, drop_rate)
 
+    def get_classifier(self):
+        return self.head.fc
+
     def forward(self, x):
         x = self.maxpool(self.act1(self.bn1(self.conv1(x))))
         x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
@@ -308,6 +311,9 @@ class EfficientNet(nn.Module):
         self.act2 = a(inplace=True)
         self.classifier = nn.Linear(num_features, num_classes) if num_classes > 0 else nn.Identity()
 
+    def get_classifier(self):
+        return self.classifier
+
     def forward(self, x):
         x = self.act1(self.bn1(self.conv_stem(x)))
         x = self.blocks(x)
@@ -399,6 +405,9 @@ class ConvNeXt(nn.Module):
             self.pre_logits = nn.Sequential(nn.Linear(prev, head_hidden_size), nn.Tanh())
             prev = head_hidden_size
         self.fc = nn.Linear(prev, num_classes) if num_classes > 0 else nn.Identity()
+
+    def get_classifier(self):
+        return self.fc
 
     def forward(self, x):
         x = self.stages(self.stem(x))
@@ -510,6 +519,9 @@ class VisionTransformer(nn.Module):
         self.fc_norm = nn.LayerNorm(embed_dim, eps=1e-6) if use_fc_norm else None
         self.head = nn.Linear(embed_dim, num_classes) if num_classes > 0 else nn.Identity()
         self.head_dist = nn.Linear(embed_dim, num_classes) if distilled and num_classes > 0 else None
+
+    def get_classifier(self):
+        return self.head
 
     def forward(self, x):
         B = x.shape[0]
@@ -643,6 +655,9 @@ class SwinTransformer(nn.Module):
         self.norm = nn.LayerNorm(dim)
         self.head = nn.Linear(dim, num_classes) if num_classes > 0 else nn.Identity()
 
+    def get_classifier(self):
+        return self.head
+
     def forward(self, x):
         x = self.proj(x).permute(0, 2, 3, 1)
         x = self.layers(self.patch_norm(x))
@@ -708,6 +723,9 @@ class RegNet(nn.Module):
             prev = num_features
         self.head = ClassifierHead(prev, num_classes, drop_rate)
 
+    def get_classifier(self):
+        return self.head.fc
+
     def forward(self, x):
         x = self.stages(self.stem(x))
         if self.final_conv is not None:
@@ -723,7 +741,13 @@ def create_model(family, args, num_classes=1000, in_chans=3, drop_rate=0.0, img_
     classifier dropout and (vit, swin) image size."""
     m = build(family, dict(args), num_classes, in_chans, drop_rate, img_size)
     m.num_classes = num_classes
-    m.pretrained_cfg = {"num_classes": num_classes, "input_size": (in_chans, img_size, img_size)}
+    # The pretrained config scripts read back (`model.default_cfg["mean"]`,
+    # timm.data.resolve_data_config); ImageNet's mean and std stand for the
+    # tag's own (three floats either way).
+    m.pretrained_cfg = {"num_classes": num_classes, "input_size": (in_chans, img_size, img_size),
+                        "mean": (0.485, 0.456, 0.406), "std": (0.229, 0.224, 0.225), "crop_pct": 0.875,
+                        "interpolation": "bicubic"}
+    m.default_cfg = m.pretrained_cfg
     return m
 
 
