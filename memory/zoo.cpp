@@ -86,6 +86,19 @@ constexpr ZooRow kNn[] = {
     {"LSTMCell", "nn_composite", "LSTMCell"},
 };
 
+// timm's training helpers train.py calls (zoo/timm_train.py), by the
+// names timm exports them under.
+constexpr ZooRow kTimmTrain[] = {
+    {"timm.data.resolve_data_config", "timm_train", "resolve_data_config"},
+    {"timm.data.create_dataset", "timm_train", "create_dataset"},
+    {"timm.data.create_loader", "timm_train", "create_loader"},
+    {"timm.loss.LabelSmoothingCrossEntropy", "timm_train", "LabelSmoothingCrossEntropy"},
+    {"timm.loss.SoftTargetCrossEntropy", "timm_train", "SoftTargetCrossEntropy"},
+    {"timm.optim.create_optimizer_v2", "timm_train", "create_optimizer_v2"},
+    {"timm.optim.optimizer_kwargs", "timm_train", "optimizer_kwargs"},
+    {"timm.task.ClassificationTask", "timm_train", "ClassificationTask"},
+};
+
 constexpr std::string_view kVision[] = {
     "resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "wide_resnet50_2",
     "resnext50_32x4d", "vgg11", "vgg11_bn", "vgg13", "vgg13_bn", "vgg16", "vgg16_bn", "vgg19",
@@ -389,7 +402,15 @@ Value construct_zoo(Interp& in, StrId qualname, Args& a, bool& handled, Value se
     return Value::unknown();
   }
   if (q == "timm.create_model" || q == "timm.models.create_model") return create_timm(in, q, a);
-  if (q.starts_with("timm.") || q.starts_with("torch.hub.")) {
+  for (const ZooRow& r : kTimmTrain) {
+    if (r.qualname != q) continue;
+    Value v = zoo_value(in, r.file, r.name);
+    if (in.is_obj(v, OKind::Class)) return in.construct(v.a, a);
+    return in.call(v, a);
+  }
+  // timm.models.<arch>(), torch.hub.load(...): a model from outside the
+  // zoo. timm's other helpers (utils, schedulers, logging) build none.
+  if (q.starts_with("timm.models.") || q.starts_with("torch.hub.")) {
     in.note_unknown("model from `" + std::string(q) + "` (not modeled)", a.span, true);
     return Value::unknown();
   }
