@@ -7,6 +7,7 @@
 // and timm models by registered name (memory/zoo_timm.cpp).
 // requires: interp.h. produces: zoo module instances.
 #include <algorithm>
+#include <cctype>
 
 #include "lexer/lexer.h"
 #include "memory/interp.h"
@@ -404,6 +405,21 @@ Value construct_zoo(Interp& in, StrId qualname, Args& a, bool& handled, Value se
   if (q == "timm.create_model" || q == "timm.models.create_model") return create_timm(in, q, a);
   for (const ZooRow& r : kTimmTrain) {
     if (r.qualname != q) continue;
+    // Only the optimizers zoo/timm_train.py maps to torch's: another name
+    // (lamb, lion, adafactor, ...) has state the estimate would not count.
+    if (r.name == "create_optimizer_v2") {
+      auto opt = in.as_str(a.get(in, 1, "opt").value_or(in.str_value("sgd")));
+      std::string n(opt ? *opt : "");
+      for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      n = n.substr(n.rfind('_') == std::string::npos ? 0 : n.rfind('_') + 1);
+      constexpr std::string_view kOpts[] = {"sgd", "momentum", "nesterov", "adam", "adamw", "rmsprop", "rmsproptf"};
+      if (std::find(std::begin(kOpts), std::end(kOpts), n) == std::end(kOpts)) {
+        in.note_unknown("timm optimizer " + (opt ? "`" + std::string(*opt) + "`" : std::string("(name not known)")) +
+                            " (`create_optimizer_v2(opt=...)`) is not modeled",
+                        a.span, true);
+        return Value::unknown();
+      }
+    }
     Value v = zoo_value(in, r.file, r.name);
     if (in.is_obj(v, OKind::Class)) return in.construct(v.a, a);
     return in.call(v, a);

@@ -556,6 +556,45 @@ for x, y in DataLoader(data, batch_size=2):
   }
 }
 
+TEST_CASE("interp: timm's training helpers: loader, loss, optimizer and task as train.py calls them") {
+  std::string code = R"(
+import torch
+from timm import create_model
+from timm.data import create_dataset, create_loader, resolve_data_config
+from timm.loss import LabelSmoothingCrossEntropy
+from timm.optim import create_optimizer_v2
+from timm.task import ClassificationTask
+model = create_model("vit_small_patch16_224")
+cfg = resolve_data_config({}, model=model)
+loader = create_loader(create_dataset("", root="/data"), input_size=cfg["input_size"], batch_size=32, is_training=True)
+task = ClassificationTask(model, LabelSmoothingCrossEntropy(smoothing=0.1))
+opt = create_optimizer_v2(model, opt="OPT", lr=1e-3, weight_decay=0.05)
+for x, y in loader:
+    loss = task(x, y)["loss"]
+    loss.backward()
+    opt.step()
+    opt.zero_grad()
+)";
+  std::string adamw = code;
+  adamw.replace(adamw.find("OPT"), 3, "adamw");
+  memory::Estimate e = est(adamw);
+  CHECK(e.params == 22050664);
+  CHECK(e.verdict == memory::Verdict::Fits);
+  CHECK(e.config.unknowns.empty());
+  REQUIRE(e.config.optimizers.size() == 1);
+  CHECK(e.config.optimizers[0].kind == memory::OptimizerKind::AdamW);
+  CHECK(e.config.batch_size.value == 32);
+  // An optimizer create_optimizer_v2 does not map to torch's: unknown, never
+  // an estimate without its state.
+  std::string lamb = code;
+  lamb.replace(lamb.find("OPT"), 3, "lamb");
+  memory::Estimate u = est(lamb);
+  CHECK(u.verdict == memory::Verdict::Unknown);
+  REQUIRE_FALSE(u.config.unknowns.empty());
+  CHECK(u.config.unknowns[0].what == "timm optimizer `lamb` (`create_optimizer_v2(opt=...)`) is not modeled");
+  CHECK(u.config.unknowns[0].line == 12);
+}
+
 TEST_CASE("interp: an unknown timm name is an unknown with its name, line and the close names") {
   memory::Estimate e = est(R"(
 import timm, torch
