@@ -8,6 +8,7 @@
 #include <string>
 
 #include "memory/interp.h"
+#include "targets/targets.h"
 
 namespace tpf::memory {
 
@@ -42,29 +43,12 @@ constexpr TimmTag kTimmTags[] = {
 #undef TPF_TIMM
 };
 
-/// Levenshtein distance, capped: names further apart than `cap` are no match.
-size_t edit_distance(std::string_view a, std::string_view b, size_t cap) {
-  if (a.size() > b.size() + cap || b.size() > a.size() + cap) return cap + 1;
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
 /// Up to 5 table names near `name`: a small edit distance, else the names
 /// it starts (`vit_base` -> vit_base_patch16_224, ...).
 std::string close_names(std::string_view name) {
   std::vector<std::pair<size_t, std::string_view>> near;
   for (const TimmRow& r : kTimm) {
-    size_t d = edit_distance(name, r.name, 3);
+    size_t d = targets::edit_distance(name, r.name);
     if (d <= 3) near.push_back({d, r.name});
     else if (name.size() >= 3 && r.name.starts_with(name)) near.push_back({4, r.name});
   }
