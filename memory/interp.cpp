@@ -144,6 +144,15 @@ static Value load_free(Interp& in, const Frame& fr, ir::Symbol s) {
   return load_global(in, fr.module, s);
 }
 
+// Whether block `s` adds to a comprehension's container (ListAppend,
+// SetAdd, MapAdd: the ops only comprehensions lower to).
+static bool grows_container(const ir::Function& f, ir::BlockId s) {
+  if (!s.valid()) return false;
+  for (const ir::Inst& i : f.insts_of(s))
+    if (i.op == ir::Op::ListAppend || i.op == ir::Op::SetAdd || i.op == ir::Op::MapAdd) return true;
+  return false;
+}
+
 // Which successor an unknown branch takes: never the one that raises (an
 // `assert` we cannot decide holds), a loop header's condition enters the
 // loop from before it and leaves it from its back edge (one pass of
@@ -268,6 +277,11 @@ Value Interp::run(uint16_t u, ir::FunctionId fid, std::vector<Value> args,
       case ir::Op::Branch: {
         std::optional<bool> t = truth(val(0));
         bool take = t ? *t : unknown_branch(f, b, prev);
+        // A comprehension's filter on an item of data the interpreter could
+        // not read (`[f for f in os.listdir(d) if f.endswith(".jpg")]`):
+        // the item is kept, so the result is marked as one pass's guess
+        // (kInexactLen) instead of an empty list of exact length 0.
+        if (!t && unknown_loops > 0 && grows_container(f, f.block(b).succ[0])) take = true;
         if (fr->exit_header == b.v) {
           take = false;
           fr->exit_header = kNone32;
@@ -529,8 +543,11 @@ Value Interp::exec(Frame& fr, const std::shared_ptr<Frame>& self, const ir::Inst
       if (is_obj(v, OKind::Iter)) return v;
       if (auto items = iterate(v)) {
         const bool range = is_obj(v, OKind::Range);
+        const bool inexact = v.kind == VKind::Obj && (o(v).flags & kInexactLen);
         Value it = make_list(std::move(*items), OKind::Iter);
         if (range) o(it).flags |= kRangeIter;
+        // Over a container of guessed length: what the loop grows is a guess too.
+        if (inexact) o(it).flags |= kUnknownIter;
         return it;
       }
       // Unknown iterable: one unknown item, so the loop body runs once;

@@ -358,8 +358,10 @@ struct Interp {
   // ---- files ----
   std::vector<std::unique_ptr<Unit>> units;  ///< 0: the user's script
   Unit& unit(uint16_t u) { return *units[u]; }
-  /// The zoo file `name` (memory/zoo/<name>.py), loaded and run on first use.
-  uint16_t zoo_unit(std::string_view name);
+  /// The zoo file `name` (memory/zoo/<name>.py), loaded and run on first use;
+  /// with `text`, a unit of that source under that name (a zoo table row's
+  /// arguments, memory/zoo.cpp).
+  uint16_t zoo_unit(std::string_view name, std::string_view text = {});
   /// The project module's unit, loaded and its top level run on first use;
   /// kNone16 past the per-estimate bound on project modules.
   uint16_t project_unit(const ir::LoadedModule* m);

@@ -54,12 +54,16 @@ Value b_enumerate(Interp& in, Args& a) {
   int64_t start = a.npos() > 1 ? in.as_int(a.pos[1]).value_or(0)
                                : in.as_int(a.kwarg(in, "start").value_or(in.int_value(0))).value_or(0);
   auto items = in.iterate(a.pos[0]);
+  const bool guessed = !items || (a.pos[0].kind == VKind::Obj && (in.o(a.pos[0]).flags & kInexactLen));
   if (!items) items = std::vector<Value>{Value::unknown()};
   std::vector<Value> out;
   for (size_t k = 0; k < items->size(); ++k)
     out.push_back(in.make_list({in.int_value(start + static_cast<int64_t>(k)), (*items)[k]},
                                OKind::Tuple));
-  return in.make_list(std::move(out), OKind::Iter);
+  Value it = in.make_list(std::move(out), OKind::Iter);
+  // Over data the interpreter could not read, or a guessed length: one pass.
+  if (guessed) in.o(it).flags |= kUnknownIter;
+  return it;
 }
 
 Value b_zip(Interp& in, Args& a) {
@@ -81,16 +85,23 @@ Value b_zip(Interp& in, Args& a) {
   return in.make_list(std::move(out), OKind::Iter);
 }
 
+/// `out`, a copy of `src`'s items, keeps its guessed length (kInexactLen).
+Value same_length(Interp& in, Value src, Value out) {
+  if (src.kind == VKind::Obj && out.kind == VKind::Obj && (in.o(src).flags & kInexactLen))
+    in.o(out).flags |= kInexactLen;
+  return out;
+}
+
 Value b_list(Interp& in, Args& a) {
   if (a.pos.empty()) return in.make_list({});
   auto items = in.iterate(a.pos[0]);
-  return items ? in.make_list(std::move(*items)) : Value::unknown();
+  return items ? same_length(in, a.pos[0], in.make_list(std::move(*items))) : Value::unknown();
 }
 
 Value b_tuple(Interp& in, Args& a) {
   if (a.pos.empty()) return in.make_list({}, OKind::Tuple);
   auto items = in.iterate(a.pos[0]);
-  return items ? in.make_list(std::move(*items), OKind::Tuple) : Value::unknown();
+  return items ? same_length(in, a.pos[0], in.make_list(std::move(*items), OKind::Tuple)) : Value::unknown();
 }
 
 Value b_set(Interp& in, Args& a) {
@@ -103,7 +114,7 @@ Value b_set(Interp& in, Args& a) {
     for (Value x : out) dup = dup || in.same(x, v);
     if (!dup) out.push_back(v);
   }
-  return in.make_list(std::move(out), OKind::Set);
+  return same_length(in, a.pos[0], in.make_list(std::move(out), OKind::Set));
 }
 
 Value b_dict(Interp& in, Args& a) {
@@ -250,7 +261,7 @@ Value b_sorted(Interp& in, Args& a) {
   }
   if (auto r = a.kwarg(in, "reverse"); r && in.truth(*r).value_or(false))
     std::reverse(items->begin(), items->end());
-  return in.make_list(std::move(*items));
+  return same_length(in, a.pos[0], in.make_list(std::move(*items)));
 }
 
 Value b_reversed(Interp& in, Args& a) {

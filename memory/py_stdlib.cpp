@@ -58,7 +58,13 @@ Value math1(Interp& in, Args& a, double (*fn)(double)) {
   return x ? Value::real(fn(*x)) : Value::unknown();
 }
 Value m_sqrt(Interp& in, Args& a) { return math1(in, a, std::sqrt); }
-Value m_log(Interp& in, Args& a) { return math1(in, a, std::log); }
+// math.log(x, base) is log(x) / log(base), as CPython computes it.
+Value m_log(Interp& in, Args& a) {
+  if (a.pos.size() < 2) return math1(in, a, std::log);
+  auto x = in.as_number(a.pos[0]), b = in.as_number(a.pos[1]);
+  if (!x || !b || *x <= 0 || *b <= 0 || *b == 1) return Value::unknown();
+  return Value::real(std::log(*x) / std::log(*b));
+}
 Value m_exp(Interp& in, Args& a) { return math1(in, a, std::exp); }
 Value m_cos(Interp& in, Args& a) { return math1(in, a, std::cos); }
 Value m_ceil(Interp& in, Args& a) {

@@ -3,9 +3,11 @@
 // interpreter, so their parameters and saved tensors follow from the same
 // op rules: torch.nn's composite layers (MultiheadAttention, Transformer*,
 // LSTM/GRU), torchvision models by name, and Hugging Face models from
-// from_pretrained("...") with the published configs of memory/hf_configs.def.
+// from_pretrained("...") with the published configs of memory/hf_configs.def,
+// and timm models by registered name (memory/zoo_timm.cpp).
 // requires: interp.h. produces: zoo module instances.
 #include <algorithm>
+#include <cctype>
 
 #include "lexer/lexer.h"
 #include "memory/interp.h"
@@ -15,15 +17,16 @@
 namespace tpf::memory {
 
 std::string_view zoo_source(std::string_view name);
+Value create_timm(Interp& in, std::string_view q, Args& a);  // zoo_timm.cpp
 
-uint16_t Interp::zoo_unit(std::string_view name) {
+uint16_t Interp::zoo_unit(std::string_view name, std::string_view text) {
   for (size_t k = 0; k < units.size(); ++k)
     if (units[k]->name == name) return static_cast<uint16_t>(k);
   auto u = std::make_unique<Unit>();
   u->name = std::string(name);
   u->src = std::make_unique<SourceFile>();
   DiagSink diags;
-  std::string_view text = zoo_source(name);
+  if (text.empty()) text = zoo_source(name);
   if (!lexer::make_source("<zoo>/" + std::string(name) + ".py", std::string(text), *u->src, diags))
     ir::internal_error("memory zoo file does not load");
   lexer::TokenStream toks = lexer::tokenize(*u->src, diags);
@@ -82,6 +85,19 @@ constexpr ZooRow kNn[] = {
     {"LSTM", "nn_composite", "LSTM"},
     {"GRU", "nn_composite", "GRU"},
     {"LSTMCell", "nn_composite", "LSTMCell"},
+};
+
+// timm's training helpers train.py calls (zoo/timm_train.py), by the
+// names timm exports them under.
+constexpr ZooRow kTimmTrain[] = {
+    {"timm.data.resolve_data_config", "timm_train", "resolve_data_config"},
+    {"timm.data.create_dataset", "timm_train", "create_dataset"},
+    {"timm.data.create_loader", "timm_train", "create_loader"},
+    {"timm.loss.LabelSmoothingCrossEntropy", "timm_train", "LabelSmoothingCrossEntropy"},
+    {"timm.loss.SoftTargetCrossEntropy", "timm_train", "SoftTargetCrossEntropy"},
+    {"timm.optim.create_optimizer_v2", "timm_train", "create_optimizer_v2"},
+    {"timm.optim.optimizer_kwargs", "timm_train", "optimizer_kwargs"},
+    {"timm.task.ClassificationTask", "timm_train", "ClassificationTask"},
 };
 
 constexpr std::string_view kVision[] = {
@@ -386,7 +402,31 @@ Value construct_zoo(Interp& in, StrId qualname, Args& a, bool& handled, Value se
     in.note_unknown("PEFT adapters (`" + std::string(q) + "`) are not modeled", a.span, true);
     return Value::unknown();
   }
-  if (q.starts_with("timm.") || q.starts_with("torch.hub.")) {
+  if (q == "timm.create_model" || q == "timm.models.create_model") return create_timm(in, q, a);
+  for (const ZooRow& r : kTimmTrain) {
+    if (r.qualname != q) continue;
+    // Only the optimizers zoo/timm_train.py maps to torch's: another name
+    // (lamb, lion, adafactor, ...) has state the estimate would not count.
+    if (r.name == "create_optimizer_v2") {
+      auto opt = in.as_str(a.get(in, 1, "opt").value_or(in.str_value("sgd")));
+      std::string n(opt ? *opt : "");
+      for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      n = n.substr(n.rfind('_') == std::string::npos ? 0 : n.rfind('_') + 1);
+      constexpr std::string_view kOpts[] = {"sgd", "momentum", "nesterov", "adam", "adamw", "rmsprop", "rmsproptf"};
+      if (std::find(std::begin(kOpts), std::end(kOpts), n) == std::end(kOpts)) {
+        in.note_unknown("timm optimizer " + (opt ? "`" + std::string(*opt) + "`" : std::string("(name not known)")) +
+                            " (`create_optimizer_v2(opt=...)`) is not modeled",
+                        a.span, true);
+        return Value::unknown();
+      }
+    }
+    Value v = zoo_value(in, r.file, r.name);
+    if (in.is_obj(v, OKind::Class)) return in.construct(v.a, a);
+    return in.call(v, a);
+  }
+  // timm.models.<arch>(), torch.hub.load(...): a model from outside the
+  // zoo. timm's other helpers (utils, schedulers, logging) build none.
+  if (q.starts_with("timm.models.") || q.starts_with("torch.hub.")) {
     in.note_unknown("model from `" + std::string(q) + "` (not modeled)", a.span, true);
     return Value::unknown();
   }

@@ -121,6 +121,10 @@ LookupResult lookup_target(std::string_view name);
 /// of a name or alias, or in a prefix relation with one. Best first.
 std::vector<std::string> close_matches(std::string_view name, size_t max = 5);
 
+/// Levenshtein distance between two short names (memory's zoo tables use it
+/// for their close names too).
+size_t edit_distance(std::string_view a, std::string_view b);
+
 /// The lookup key for a name: see lookup_target() for what it ignores.
 std::string normalize_name(std::string_view name);
 
