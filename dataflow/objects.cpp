@@ -189,6 +189,7 @@ class ObjectSolver {
       o_.pts_[f].resize(m_.functions[f].values.size());
       params_[f].resize(m_.functions[f].params.size());
     }
+    indexed_.assign(nf, 0);
     self_.resize(m_.classes.size());
     for (size_t c = 0; c < m_.classes.size(); ++c) {
       AbstractObject a = object_at(res_.is_module_class(ir::ClassId(c)) ? ObjKind::Module : ObjKind::Instance, FunctionId(), InstId());
@@ -289,17 +290,33 @@ class ObjectSolver {
 
   /// Names of a scope (module globals, an enclosing function's locals):
   /// the union over every value stored under the name.
+  /// The values are visited in id order, as a scan of the scope's values
+  /// would: a set full at kMaxSet keeps the same objects.
   Set name_objects(FunctionId scope, ir::Symbol name) {
     Set s;
-    const ir::Function& g = m_.fn(scope);
-    for (size_t v = 0; v < g.values.size(); ++v) {
-      ir::VarId var = g.values[v].var;
-      if (var.valid() && g.vars[var.v].name == name && g.vars[var.v].kind == ir::VarKind::Local)
-        add_all(s, o_.pts_[scope.v][v]);
+    auto vs = values_named_.find((uint64_t(scope.v) << 32) | name);
+    if (!indexed_[scope.v]) {
+      index_names(scope);
+      vs = values_named_.find((uint64_t(scope.v) << 32) | name);
     }
+    if (vs != values_named_.end())
+      for (uint32_t v : vs->second) add_all(s, o_.pts_[scope.v][v]);
     auto it = stored_globals_.find(name);
     if (scope.v == 0 && it != stored_globals_.end()) add_all(s, it->second);
     return s;
+  }
+
+  /// values_named_ for one scope: each local name's values, in id order
+  /// (name_objects ran over every value of the scope per load: on a module
+  /// of many functions reading its globals, a tenth of the whole run).
+  void index_names(FunctionId scope) {
+    indexed_[scope.v] = 1;
+    const ir::Function& g = m_.fn(scope);
+    for (size_t v = 0; v < g.values.size(); ++v) {
+      ir::VarId var = g.values[v].var;
+      if (var.valid() && g.vars[var.v].kind == ir::VarKind::Local)
+        values_named_[(uint64_t(scope.v) << 32) | g.vars[var.v].name].push_back(static_cast<uint32_t>(v));
+    }
   }
 
   void function(FunctionId fid) {
@@ -775,6 +792,8 @@ class ObjectSolver {
   std::unordered_map<uint64_t, Set> fields_;
   std::unordered_map<uint64_t, std::vector<Set>> elems_;
   std::unordered_map<ir::Symbol, Set> stored_globals_;
+  std::vector<uint8_t> indexed_;  // [fn]: values_named_ holds its names
+  std::unordered_map<uint64_t, std::vector<uint32_t>> values_named_;  // (fn, name) -> values
   std::unordered_map<uint32_t, std::pair<FunctionId, ValueId>> optimizer_args_;
 };
 

@@ -68,12 +68,11 @@ std::optional<Value> Interp::unit_global(uint16_t u, std::string_view name, int 
     if (g != un.globals_set.end()) return g->second;
     const ir::Function& f = un.ir->fn(ir::FunctionId(0));
     ir::VarId var = f.find_var(s);
-    if (var.valid())
-      for (size_t i = f.local_refs.size(); i-- > 0;) {
-        const ir::LocalRef& r = f.local_refs[i];
-        if (r.var == var && r.store && r.value.valid() && un.top->vals[r.value.v].kind != VKind::Unbound)
-          return un.top->vals[r.value.v];
-      }
+    std::span<const uint32_t> st = stores(u, ir::FunctionId(0), var);
+    for (size_t i = st.size(); i-- > 0;) {
+      const ir::LocalRef& r = f.local_refs[st[i]];
+      if (un.top->vals[r.value.v].kind != VKind::Unbound) return un.top->vals[r.value.v];
+    }
   }
   for (uint16_t su : un.star_units)
     if (su != u && star_exports(su, name))

@@ -83,9 +83,9 @@ static std::optional<Value> lookup_local(Interp& in, const Frame& fr, ir::Symbol
   const ir::Function& f = in.unit(fr.module).ir->fn(fr.fn);
   ir::VarId var = f.find_var(s);
   if (!var.valid()) return std::nullopt;
-  for (size_t i = f.local_refs.size(); i-- > 0;) {
-    const ir::LocalRef& r = f.local_refs[i];
-    if (r.var != var || !r.store || !r.value.valid()) continue;
+  std::span<const uint32_t> st = in.stores(fr.module, fr.fn, var);
+  for (size_t i = st.size(); i-- > 0;) {
+    const ir::LocalRef& r = f.local_refs[st[i]];
     const Value& v = fr.vals[r.value.v];
     if (v.kind != VKind::Unbound) {
       if (offset) *offset = r.offset;
@@ -97,6 +97,29 @@ static std::optional<Value> lookup_local(Interp& in, const Frame& fr, ir::Symbol
     if (f.params[inst.aux].name == s) return fr.vals[inst.result.v];
   }
   return std::nullopt;
+}
+
+std::span<const uint32_t> Interp::stores(uint16_t u, ir::FunctionId fn, ir::VarId var) {
+  Unit& un = unit(u);
+  auto it = un.stores.find(fn.v);
+  if (it == un.stores.end()) {
+    const ir::Function& f = un.ir->fn(fn);
+    Unit::StoreIndex ix;
+    ix.start.assign(f.vars.size() + 1, 0);
+    for (const ir::LocalRef& r : f.local_refs)
+      if (r.store && r.value.valid() && r.var.v < f.vars.size()) ++ix.start[r.var.v + 1];
+    for (size_t v = 0; v < f.vars.size(); ++v) ix.start[v + 1] += ix.start[v];
+    ix.refs.resize(ix.start.back());
+    std::vector<uint32_t> next(ix.start.begin(), ix.start.end() - 1);
+    for (uint32_t i = 0; i < f.local_refs.size(); ++i) {
+      const ir::LocalRef& r = f.local_refs[i];
+      if (r.store && r.value.valid() && r.var.v < f.vars.size()) ix.refs[next[r.var.v]++] = i;
+    }
+    it = un.stores.emplace(fn.v, std::move(ix)).first;
+  }
+  const Unit::StoreIndex& ix = it->second;
+  if (!var.valid() || var.v + 1 >= ix.start.size()) return {};
+  return std::span<const uint32_t>(ix.refs.data() + ix.start[var.v], ix.start[var.v + 1] - ix.start[var.v]);
 }
 
 /// A `for` statement's loop header, not a comprehension's: the statement's

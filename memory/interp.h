@@ -272,6 +272,12 @@ struct Unit {
   std::vector<StrId> sym;           ///< ir Symbol -> interpreter StrId (lazily filled)
   std::shared_ptr<Frame> top;       ///< the module-level frame once run
   std::unordered_map<uint32_t, Value> globals_set;  ///< `global x; x = ...` (by Symbol)
+  /// Each function's stores by variable (Interp::stores), made on first ask.
+  struct StoreIndex {
+    std::vector<uint32_t> start;  ///< [var]..[var + 1]: the var's range of refs
+    std::vector<uint32_t> refs;   ///< indices into local_refs, ascending per var
+  };
+  std::unordered_map<uint32_t, StoreIndex> stores;  ///< by FunctionId
   /// A file run by `exec(open(path).read())`: the unit whose namespace it
   /// reads and writes (kNone16 for an ordinary module).
   uint16_t exec_into = kNone16;
@@ -358,6 +364,10 @@ struct Interp {
   // ---- files ----
   std::vector<std::unique_ptr<Unit>> units;  ///< 0: the user's script
   Unit& unit(uint16_t u) { return *units[u]; }
+  /// The indices into `fn`'s local_refs of the stores of `var` that hold a
+  /// value, in source order (a name's latest executed store is looked up
+  /// on every load of it: scanning all the refs made that quadratic).
+  std::span<const uint32_t> stores(uint16_t u, ir::FunctionId fn, ir::VarId var);
   /// The zoo file `name` (memory/zoo/<name>.py), loaded and run on first use;
   /// with `text`, a unit of that source under that name (a zoo table row's
   /// arguments, memory/zoo.cpp).

@@ -29,9 +29,10 @@ uint32_t latest_store(Interp& in, uint16_t u, ir::Symbol s, bool* shared) {
   const ir::Function& f = un.ir->fn(ir::FunctionId(0));
   ir::VarId var = f.find_var(s);
   if (!var.valid()) return UINT32_MAX;
-  for (size_t i = f.local_refs.size(); i-- > 0;) {
-    const ir::LocalRef& r = f.local_refs[i];
-    if (r.var != var || !r.store || !r.value.valid() || un.top->vals[r.value.v].kind == VKind::Unbound) continue;
+  std::span<const uint32_t> st = in.stores(u, ir::FunctionId(0), var);
+  for (size_t i = st.size(); i-- > 0;) {
+    const ir::LocalRef& r = f.local_refs[st[i]];
+    if (un.top->vals[r.value.v].kind == VKind::Unbound) continue;
     if (shared) {
       *shared = false;
       for (const ir::LocalRef& o : f.local_refs)

@@ -60,10 +60,10 @@ Value zoo_value(Interp& in, std::string_view file, std::string_view name) {
   const ir::Function& f = un.ir->fn(ir::FunctionId(0));
   ir::VarId var = f.find_var(s);
   if (!var.valid()) return Value::unknown();
-  for (size_t i = f.local_refs.size(); i-- > 0;) {
-    const ir::LocalRef& r = f.local_refs[i];
-    if (r.var == var && r.store && r.value.valid() && un.top->vals[r.value.v].kind != VKind::Unbound)
-      return un.top->vals[r.value.v];
+  std::span<const uint32_t> st = in.stores(u, ir::FunctionId(0), var);
+  for (size_t i = st.size(); i-- > 0;) {
+    const ir::LocalRef& r = f.local_refs[st[i]];
+    if (un.top->vals[r.value.v].kind != VKind::Unbound) return un.top->vals[r.value.v];
   }
   return Value::unknown();
 }
