@@ -360,8 +360,11 @@ FunctionId Resolver::subclass_method(ClassId c, Symbol name) {
     while (n > 0 && steps++ < 64 && !derives) {
       const Class& cl = m_.cls(stack[--n]);
       for (ValueId b : cl.bases) {
-        if (!b.valid()) continue;
-        const Referent& r = r_.ref(cl.defined_in, b);
+        // A class whose defining function is not resolved yet (or is the one
+        // being resolved, its refs swapped out) has no base referents yet.
+        const std::vector<Referent>& defs = r_.refs_[cl.defined_in.v];
+        if (!b.valid() || b.v >= defs.size()) continue;
+        const Referent& r = defs[b.v];
         if (r.kind != Referent::Kind::Class) continue;
         if (r.cls() == c) derives = true;
         else if (n < 16) stack[n++] = r.cls();

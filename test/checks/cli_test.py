@@ -313,6 +313,20 @@ class Cli(unittest.TestCase):
         self.assertEqual(ast["_type"], "Module")
         self.assertNotIn("diagnostics", ast)
 
+    def test_unknown_encoding_analyzed_but_rejected_as_cpython_by_dumps(self):
+        # A codec a package registers (future_fstrings): analysis reads the
+        # UTF-8 bytes with a note; --dump-ast/--dump-tokens answer as CPython.
+        with Files(coded="# -*- coding: future_fstrings -*-\n" + BUGGY) as fs:
+            rc, out, err = run(fs["coded"])
+            self.assertEqual(rc, 1)
+            self.assertIn(fs["coded"] + ":1:7: UnknownEncoding: unknown encoding future_fstrings, read as UTF-8", err)
+            self.assertIn("coded.py:12:5: error TPF003", out)
+            for dump in ("--dump-ast", "--dump-tokens"):
+                rc, out, err = run(dump, fs["coded"])
+                self.assertEqual(rc, 2)
+                self.assertEqual(err.splitlines()[0],
+                                 fs["coded"] + ":1:1: SyntaxError: unknown encoding: future_fstrings")
+
     def test_colour_only_on_a_terminal(self):
         import pty
 
