@@ -38,6 +38,19 @@ void file_project(FileProject& fp, ProjectRun& pr, const tpf::ast::Module& modul
   fp.view = tpf::dataflow::ProjectView{&pr.facts, &fp.ctx, &fp.edges};
 }
 
+/// The estimator options the command line sets for every run: sizes,
+/// precision, the script's own arguments and the project. --target and
+/// --world-size are the single estimate's (--fit judges every target).
+tpf::memory::EstimateOptions run_options(const Options& opt, const tpf::dataflow::ProjectView* project) {
+  tpf::memory::EstimateOptions eo;
+  if (opt.batch_size) eo.batch_size = opt.batch_size;
+  if (opt.seq_len) eo.seq_len = opt.seq_len;
+  if (!opt.dtype.empty()) eo.dtype = tpf::memory::parse_dtype(opt.dtype);
+  eo.argv = opt.script_args;
+  eo.project = project;
+  return eo;
+}
+
 /// The memory estimate (with --target or any estimator option), before
 /// the rules: TPF013 and TPF024 read it.
 std::optional<tpf::memory::Estimate> estimate_for(const tpf::ir::Module& ir, const std::string& path,
@@ -47,14 +60,9 @@ std::optional<tpf::memory::Estimate> estimate_for(const tpf::ir::Module& ir, con
   if (!(opt.estimate || opt.resolved_target || opt.breakdown || opt.batch_size || opt.seq_len || !opt.dtype.empty() ||
         opt.world_size || !opt.script_args.empty()))
     return std::nullopt;
-  tpf::memory::EstimateOptions eo;
+  tpf::memory::EstimateOptions eo = run_options(opt, project);
   eo.target = opt.resolved_target;
-  if (opt.batch_size) eo.batch_size = opt.batch_size;
-  if (opt.seq_len) eo.seq_len = opt.seq_len;
   if (opt.world_size) eo.world_size = opt.world_size;
-  if (!opt.dtype.empty()) eo.dtype = tpf::memory::parse_dtype(opt.dtype);
-  eo.argv = opt.script_args;
-  eo.project = project;
   std::optional<tpf::memory::Estimate> est = tpf::memory::estimate(ir, eo);
   est->path = path;
   return est;
@@ -65,13 +73,7 @@ std::optional<tpf::memory::Estimate> estimate_for(const tpf::ir::Module& ir, con
 std::optional<tpf::memory::Fit> fit_for(const tpf::ir::Module& ir, const std::string& path, const Options& opt,
                                         const tpf::dataflow::ProjectView* project) {
   if (!opt.fit) return std::nullopt;
-  tpf::memory::EstimateOptions eo;
-  if (opt.batch_size) eo.batch_size = opt.batch_size;
-  if (opt.seq_len) eo.seq_len = opt.seq_len;
-  if (!opt.dtype.empty()) eo.dtype = tpf::memory::parse_dtype(opt.dtype);
-  eo.argv = opt.script_args;
-  eo.project = project;
-  tpf::memory::Fit fit = tpf::memory::compute_fit(ir, eo);
+  tpf::memory::Fit fit = tpf::memory::compute_fit(ir, run_options(opt, project));
   fit.estimate.path = path;
   return fit;
 }
