@@ -48,7 +48,10 @@ What it finds
   `total += loss`, `history[step] = loss`, `self.hist.append(out.loss)`,
   also inside a record (`rows.append({"loss": loss})`) or through a method
   of the file's class that keeps its argument (`meter.update(loss)` whose
-  `update` does `self.sum += value * n`).
+  `update` does `self.sum += value * n`). The value may come from a
+  model's method other than forward (`model.nll(x)` computed from its
+  parameters), also of a class of another project module, or of one of a
+  dict of such classes (`MODELS[name](...)`).
   A warning when the loop's backward already ran through the value (the
   graph's nodes stay alive); an error when no backward ran on it (every
   activation of every iteration stays alive).
@@ -108,6 +111,92 @@ struct Store {
   bool accumulator;   // `total += loss`
   bool attribute;     // the container is reached through `self.x` / `obj.x`
 };
+
+bool from_forward(const CheckContext& c, ir::FunctionId fid, ValueId v, int depth);
+
+/// A function of another module returns a forward pass or a loss (read in
+/// that module).
+bool foreign_from_forward(const dataflow::ForeignFunction& ff, int depth) {
+  if (!ff.module->src || !ff.module->ast || !ff.facts) return false;
+  CheckContext fc = foreign_context(ff);
+  const ir::Function& g = fc.ir.fn(ff.fn);
+  if (g.is_generator) return false;
+  for (const ir::Inst& r : g.insts)
+    if (r.op == Op::Return && r.nops && from_forward(fc, ff.fn, g.operands(r)[0], depth + 1))
+      return true;
+  return false;
+}
+
+/// `v` comes from a forward pass or a loss computed with autograd on:
+/// the grad state says Graph and a producer is a model call or a loss.
+bool from_forward(const CheckContext& c, ir::FunctionId fid, ValueId v, int depth) {
+  if (!v.valid() || depth > kMaxDepth) return false;
+  const ir::Function& f = c.ir.fn(fid);
+  const ir::Inst& d = f.def(v);
+  auto ops = f.operands(d);
+  switch (d.op) {
+    case Op::GetAttr:
+      // A module's method computing on its own parameters is its forward
+      // pass, by whatever name (`self.nll(x)` reading `self.means`).
+      if (f.owner.valid() && c.facts.res.is_module_class(f.owner) &&
+          dataflow::is_parameter(c.ir, c.facts.res, fid, v))
+        return true;
+      [[fallthrough]];
+    case Op::BinOp:
+    case Op::UnaryOp:
+    case Op::GetItem:
+      for (ValueId o : ops)
+        if (from_forward(c, fid, o, depth + 1)) return true;
+      return false;
+    case Op::Element: {
+      const ir::Inst& u = f.def(ops[0]);
+      return u.op == Op::Unpack && from_forward(c, fid, f.operands(u)[0], depth + 1);
+    }
+    case Op::Call: {
+      InstId ci = f.def_id(v);
+      if (c.facts.grad_mode(fid, ci) != dataflow::GradMode::Enabled) return false;
+      TorchCall k = torch_call(c, fid, ci);
+      if (k != TorchCall::None && (dataflow::info(k).effects & (dataflow::kForward | dataflow::kLoss))) {
+        // transformers' tokenizers and processors match the model rows
+        // but run no forward pass.
+        std::string_view name = call_target_name(c, fid, ci);
+        for (std::string_view no : {"Tokenizer", "Processor", "FeatureExtractor", "pipeline"})
+          if (name.find(no) != std::string::npos) return false;
+        return true;
+      }
+      if (loss_kind(c, fid, ci) != LossKind::None) return true;
+      ir::CallTarget t = c.facts.res.call_target(fid, ci);
+      if (t.kind == ir::CallTarget::Kind::InstanceCall)
+        return t.cls.valid() && c.facts.res.is_module_class(t.cls);
+      // A method of a model other than forward (`model.nll(x)`) that returns
+      // a graph: computed from the model's parameters or layers, a forward pass.
+      if (t.kind == ir::CallTarget::Kind::Function && t.bound && t.fn.valid()) {
+        const ir::Function& g = c.ir.fn(t.fn);
+        return g.owner.valid() && c.facts.res.is_module_class(g.owner) &&
+               c.facts.grad().fns[t.fn.v].returns == GradState::Graph;
+      }
+      // A torch function computing from a forward (`torch.logsumexp(out)`).
+      if (call_target_name(c, fid, ci).starts_with("torch."))
+        for (size_t i = 1; i < ops.size(); ++i)
+          if (from_forward(c, fid, ops[i], depth + 1)) return true;
+      // A function of another project module: what it returns there; a
+      // method of a model built from another module's class, as above.
+      if (const dataflow::ForeignFunction* ff = c.facts.summaries.foreign_callee(fid, ci))
+        return foreign_from_forward(*ff, depth);
+      for (const dataflow::ForeignCallEdge& e : c.facts.summaries.foreign_methods_of(fid, ci)) {
+        const dataflow::ForeignFunction& ff = c.facts.summaries.foreign_fns[e.index];
+        if (ff.facts && ff.facts->grad().fns[ff.fn.v].returns == GradState::Graph) return true;
+      }
+      // A tensor method keeps the forward it is called on (the grad state
+      // says whether a graph survives: `.argmax()` has none).
+      if (t.kind == ir::CallTarget::Kind::Method)
+        return from_forward(c, fid, call_receiver(f, d), depth + 1);
+      return false;
+    }
+    default:
+      return false;
+  }
+}
 
 class Rule {
  public:
@@ -410,52 +499,8 @@ class Rule {
     return !key.empty() && backwarded_keys_.count(key);
   }
 
-  /// `v` comes from a forward pass or a loss computed with autograd on:
-  /// the grad state says Graph and a producer is a model call or a loss.
   bool from_forward(ir::FunctionId fid, ValueId v, int depth) const {
-    if (!v.valid() || depth > kMaxDepth) return false;
-    const ir::Function& f = ctx_.ir.fn(fid);
-    const ir::Inst& d = f.def(v);
-    auto ops = f.operands(d);
-    switch (d.op) {
-      case Op::BinOp:
-      case Op::UnaryOp:
-      case Op::GetItem:
-      case Op::GetAttr:
-        for (ValueId o : ops)
-          if (from_forward(fid, o, depth + 1)) return true;
-        return false;
-      case Op::Element: {
-        const ir::Inst& u = f.def(ops[0]);
-        return u.op == Op::Unpack && from_forward(fid, f.operands(u)[0], depth + 1);
-      }
-      case Op::Call: {
-        InstId ci = f.def_id(v);
-        if (ctx_.facts.grad_mode(fid, ci) != dataflow::GradMode::Enabled) return false;
-        TorchCall k = torch_call(ctx_, fid, ci);
-        if (k != TorchCall::None && (dataflow::info(k).effects & (dataflow::kForward | dataflow::kLoss))) {
-          // transformers' tokenizers and processors match the model rows
-          // but run no forward pass.
-          std::string_view name = call_target_name(ctx_, fid, ci);
-          for (std::string_view no : {"Tokenizer", "Processor", "FeatureExtractor", "pipeline"})
-            if (name.find(no) != std::string::npos) return false;
-          return true;
-        }
-        if (loss_kind(ctx_, fid, ci) != LossKind::None) return true;
-        ir::CallTarget t = ctx_.facts.res.call_target(fid, ci);
-        if (t.kind == ir::CallTarget::Kind::InstanceCall)
-          return t.cls.valid() && ctx_.facts.res.is_module_class(t.cls);
-        if (t.kind == ir::CallTarget::Kind::Method) {
-          std::string_view m = call_method(ctx_, f, d);
-          if (m == "mean" || m == "sum" || m == "float" || m == "squeeze" || m == "view" ||
-              m == "reshape")
-            return from_forward(fid, call_receiver(f, d), depth + 1);
-        }
-        return false;
-      }
-      default:
-        return false;
-    }
+    return loss_appended_with_graph::from_forward(ctx_, fid, v, depth);
   }
 
   // ---- exemptions ----

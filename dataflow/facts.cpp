@@ -29,7 +29,7 @@ const Objects& FileFacts::objects() const {
 }
 
 const GradProvenance& FileFacts::grad() const {
-  if (!grad_) grad_ = compute_grad_provenance(*m_, res, calls, kinds);
+  if (!grad_) grad_ = compute_grad_provenance(*m_, res, calls, kinds, &summaries);
   return *grad_;
 }
 

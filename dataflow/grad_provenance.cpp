@@ -12,6 +12,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "dataflow/facts.h"
+#include "dataflow/summaries.h"
+
 namespace tpf::dataflow {
 
 namespace {
@@ -83,8 +86,8 @@ struct Merge {
 class Provenance {
  public:
   Provenance(const ir::Module& m, const ir::Resolution& res, const TorchCalls& calls,
-             const CallKinds& kinds)
-      : m_(m), res_(res), calls_(calls), kinds_(kinds) {
+             const CallKinds& kinds, const Summaries* summaries)
+      : m_(m), res_(res), calls_(calls), kinds_(kinds), summaries_(summaries) {
     for (std::string_view a : {"data", "shape", "grad", "dtype", "device", "requires_grad",
                                "is_cuda", "ndim", "is_leaf", "grad_fn"}) {
       ir::Symbol s = m.names.find(a);
@@ -120,6 +123,10 @@ class Provenance {
   TorchCall callee_row(ir::FunctionId fid, const ir::Function& f, ir::ValueId v,
                        const Context& ctx) const;
   GradState returns_of(const ir::Function& f, const std::vector<GradFact>& facts) const;
+  /// The attribute read `get` (`self.w`, `model.w`) is an `nn.Parameter`
+  /// that requires grad (resolution's referent; the class's stores say
+  /// whether it was made with requires_grad=False).
+  bool parameter_field(ir::FunctionId fid, const ir::Inst& get);
   Effect absorb(ir::FunctionId fid, const ir::Function& f, const ir::Inst& in, ir::InstId id,
                 std::vector<GradFact>& facts) const;
   void find_escapes();
@@ -129,6 +136,7 @@ class Provenance {
   const ir::Resolution& res_;
   const TorchCalls& calls_;
   const CallKinds& kinds_;
+  const Summaries* summaries_;
   std::vector<ir::Symbol> nograph_attrs_;
   std::vector<ir::Symbol> store_methods_;  // list.append and friends: the receiver keeps the argument
   std::vector<GradMode> decorator_;
@@ -137,6 +145,7 @@ class Provenance {
   std::unordered_map<Evaluation, GradState, EvaluationHash> memo_;
   std::unordered_set<Evaluation, EvaluationHash> in_progress_;
   std::vector<std::vector<GradState>> standalone_;  // facts of each function's own context
+  std::unordered_map<uint64_t, bool> frozen_fields_;  // (class, attribute): a requires_grad=False parameter
 };
 
 const std::vector<GradMode>& Provenance::modes(ir::FunctionId f, GradMode entry) {
@@ -178,6 +187,33 @@ GradState Provenance::returns_of(const ir::Function& f, const std::vector<GradFa
     if (in.op == ir::Op::Return)
       r = join(r, in.nops ? facts[f.operands(in)[0].v].s : GradState::NoGraph);
   return r;
+}
+
+GradState foreign_returns(const ForeignFunction& ff) {
+  if (!ff.facts) return GradState::Unknown;
+  GradState r = ff.facts->grad().fns[ff.fn.v].returns;
+  return r == GradState::Bottom ? GradState::Unknown : r;
+}
+
+bool Provenance::parameter_field(ir::FunctionId fid, const ir::Inst& get) {
+  if (!is_parameter(m_, res_, fid, get.result)) return false;
+  // The class whose field it is: the receiver's, or the method's own for `self`.
+  const ir::Function& f = m_.fn(fid);
+  ir::ValueId recv = f.operands(get)[0];
+  const ir::Referent& rr = res_.ref(fid, recv);
+  ir::ClassId cls = rr.kind == ir::Referent::Kind::Instance ? rr.cls() : ir::ClassId();
+  const ir::Inst& rd = f.def(recv);
+  if (!cls.valid() && rd.op == ir::Op::Param && rd.aux == 0 && f.owner.valid()) cls = f.owner;
+  if (!cls.valid()) return true;
+  // `nn.Parameter(t, requires_grad=False)`: a constant the module carries.
+  uint64_t key = (uint64_t{cls.v} << 32) | get.aux;
+  auto [it, fresh] = frozen_fields_.try_emplace(key, false);
+  if (fresh)
+    for (const ir::SelfAttr& a : res_.self_attrs(cls))
+      if (a.attr == get.aux && a.value.valid() &&
+          bool_arg(m_, res_, a.fn, m_.fn(a.fn).def(a.value), 1, "requires_grad") == BoolArg::False)
+        it->second = true;
+  return !it->second;
 }
 
 bool Provenance::callee_context(ir::FunctionId fid, const ir::Function& f, const ir::Inst& in,
@@ -259,6 +295,18 @@ GradState Provenance::call(ir::FunctionId fid, const ir::Function& f, const ir::
     if (t.kind == ir::CallTarget::Kind::Constructor) return GradState::NoGraph;  // a new object
     return eval(callee, cc, depth + 1);
   }
+  // A function of another project module, or a method of a model built
+  // from its classes: what it returns there, in its own context (its
+  // parameters unknown; a parameter field still starts a graph).
+  if (summaries_) {
+    if (const ForeignFunction* ff = summaries_->foreign_callee(fid, id)) return computing(foreign_returns(*ff));
+    std::span<const ForeignCallEdge> ms = summaries_->foreign_methods_of(fid, id);
+    if (!ms.empty()) {
+      GradState r = GradState::Bottom;
+      for (const ForeignCallEdge& e : ms) r = join(r, foreign_returns(summaries_->foreign_fns[e.index]));
+      return computing(r);
+    }
+  }
   ir::CallTarget t = res_.call_target(fid, id);
   switch (t.kind) {
     case ir::CallTarget::Kind::Method: {
@@ -335,6 +383,10 @@ GradState Provenance::transfer(ir::FunctionId fid, const ir::Function& f, const 
       if (k == ir::Referent::Kind::External || k == ir::Referent::Kind::Function ||
           k == ir::Referent::Kind::Class)
         return GradState::NoGraph;
+      // A module's parameter: what is computed from it carries a graph,
+      // whatever the module object's own state (`self.means` in a method
+      // other than forward, `model.log_scale` read by the script).
+      if (parameter_field(fid, in)) return computing(GradState::Graph);
       return computing(st(ops[0]));
     }
     case ir::Op::GetItem:
@@ -493,8 +545,9 @@ GradProvenance Provenance::run() {
 }  // namespace
 
 GradProvenance compute_grad_provenance(const ir::Module& m, const ir::Resolution& res,
-                                       const TorchCalls& calls, const CallKinds& kinds) {
-  Provenance p(m, res, calls, kinds);
+                                       const TorchCalls& calls, const CallKinds& kinds,
+                                       const Summaries* summaries) {
+  Provenance p(m, res, calls, kinds, summaries);
   return p.run();
 }
 

@@ -38,8 +38,13 @@ class GradProvenance {
   size_t not_converged = 0;
 };
 
+class Summaries;
+
+/// `summaries`: the file's, for calls of other project modules' functions
+/// and models' methods (their provenance, read in their module), or null.
 GradProvenance compute_grad_provenance(const ir::Module& m, const ir::Resolution& res,
-                                       const TorchCalls& calls, const CallKinds& kinds);
+                                       const TorchCalls& calls, const CallKinds& kinds,
+                                       const Summaries* summaries = nullptr);
 
 /// Whether any value of the file can be GradState::Graph, decided without
 /// the analysis: false only when nothing in the file starts a graph. A

@@ -85,7 +85,76 @@ uint32_t edge_index(const std::vector<std::vector<ForeignCallEdge>>& edges, ir::
   return it != cs.end() && it->call == call ? it->index : UINT32_MAX;
 }
 
+/// Why 4: a model is built, moved (`.to(device)`) and bound to a name or a
+/// global; longer chains are not how scripts build a model.
+constexpr int kMaxClassDepth = 4;
+
+/// The dotted paths of the classes value `v` of function `fid` may be an
+/// instance of, when each is a name outside the file: `Net(...)`,
+/// `Net.from_pretrained(...)`, `Net(...).to(device)`, and
+/// `MODELS[name](...)` with MODELS a module-level dict literal of classes.
+/// Empty when any of them is not such a name.
+void foreign_classes(const ir::Module& m, const ir::Resolution& res, ir::FunctionId fid,
+                     ir::ValueId v, int depth, std::vector<std::string>& out) {
+  if (!v.valid() || depth > kMaxClassDepth) return out.clear();
+  const ir::Function& f = m.fn(fid);
+  const ir::Inst& d = f.def(v);
+  auto external = [&](ir::FunctionId g, ir::ValueId c) {
+    const ir::Referent& r = res.ref(g, c);
+    if (r.kind != ir::Referent::Kind::External) return false;
+    std::string p = m.names.str(r.path());
+    size_t dot = p.rfind('.');
+    if (dot != std::string::npos &&
+        (p.compare(dot + 1, std::string::npos, "from_pretrained") == 0 ||
+         p.compare(dot + 1, std::string::npos, "from_config") == 0))
+      p.resize(dot);
+    out.push_back(std::move(p));
+    return true;
+  };
+  if (d.op == ir::Op::LoadGlobal && fid.v != 0) {
+    ir::ValueId g = m.global_binding(d.aux);
+    if (g.valid()) return foreign_classes(m, res, ir::FunctionId(0), g, depth + 1, out);
+  }
+  if (d.op != ir::Op::Call || d.nops == 0) return out.clear();
+  ir::ValueId callee = f.operands(d)[0];
+  const ir::Inst& cd = f.def(callee);
+  if (cd.op == ir::Op::GetAttr) {
+    std::string_view a = m.names.str(cd.aux);
+    if (a == "to" || a == "cuda" || a == "float" || a == "half" || a == "bfloat16" || a == "train")
+      return foreign_classes(m, res, fid, f.operands(cd)[0], depth + 1, out);
+  }
+  if (external(fid, callee)) return;
+  if (cd.op == ir::Op::GetItem) {
+    // MODELS[name](...): every value of the dict literal MODELS names a class.
+    const ir::Inst& box = f.def(f.operands(cd)[0]);
+    ir::FunctionId bf = fid;
+    ir::ValueId bv = f.operands(cd)[0];
+    if (box.op == ir::Op::LoadGlobal && fid.v != 0) bf = ir::FunctionId(0), bv = m.global_binding(box.aux);
+    if (bv.valid()) {
+      const ir::Function& b = m.fn(bf);
+      const ir::Inst& dict = b.def(bv);
+      auto ops = b.operands(dict);
+      if (dict.op == ir::Op::BuildDict && !ops.empty()) {
+        for (size_t k = 1; k < ops.size(); k += 2)
+          if (!external(bf, ops[k])) return out.clear();
+        return;
+      }
+    }
+  }
+  out.clear();
+}
+
 }  // namespace
+
+std::span<const ForeignCallEdge> Summaries::foreign_methods_of(ir::FunctionId f, ir::InstId call) const {
+  if (foreign_methods.empty()) return {};
+  const auto& cs = foreign_methods[f.v];
+  auto lo = std::lower_bound(cs.begin(), cs.end(), call,
+                             [](const ForeignCallEdge& e, ir::InstId c) { return e.call < c; });
+  auto hi = lo;
+  while (hi != cs.end() && hi->call == call) ++hi;
+  return {lo, hi};
+}
 
 const ForeignFunction* Summaries::foreign_callee(ir::FunctionId f, ir::InstId call) const {
   uint32_t i = edge_index(foreign, f, call);
@@ -153,6 +222,21 @@ Summaries compute_summaries(const ir::Module& m, const ir::Resolution& res, cons
   using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
   Graph g(n);
   std::vector<uint32_t> own(n, 0);
+  auto find = [&](const std::string& p, bool module_class) {
+    auto it = foreign_index.find(p);
+    if (it != foreign_index.end()) return it->second;
+    std::optional<ForeignFunction> ff = project->function(p);
+    // A class's method: of an nn.Module subclass only.
+    if (ff && module_class) {
+      const ir::Function& g = ff->module->ir->fn(ff->fn);
+      if (!g.owner.valid() || !ff->facts->res.is_module_class(g.owner)) ff.reset();
+    }
+    uint32_t idx = ff ? static_cast<uint32_t>(s.foreign_fns.size()) : UINT32_MAX;
+    if (ff) s.foreign_fns.push_back(std::move(*ff));
+    foreign_index.emplace(p, idx);
+    return idx;
+  };
+  if (project) s.foreign_methods.resize(n);
   for (uint32_t fi = 0; fi < n; ++fi) {
     const ir::Function& f = m.functions[fi];
     for (uint32_t i = 0; i < f.insts.size(); ++i) {
@@ -171,20 +255,6 @@ Summaries compute_summaries(const ir::Module& m, const ir::Resolution& res, cons
       if (!local && project &&
           ((t.kind == ir::CallTarget::Kind::External && t.name.valid()) || !free_name.empty())) {
         const std::string& path = free_name.empty() ? m.names.str(t.name) : free_name;
-        auto find = [&](const std::string& p, bool module_class) {
-          auto it = foreign_index.find(p);
-          if (it != foreign_index.end()) return it->second;
-          std::optional<ForeignFunction> ff = project->function(p);
-          // A class's forward: a method of an nn.Module subclass only.
-          if (ff && module_class) {
-            const ir::Function& g = ff->module->ir->fn(ff->fn);
-            if (!g.owner.valid() || !ff->facts->res.is_module_class(g.owner)) ff.reset();
-          }
-          uint32_t idx = ff ? static_cast<uint32_t>(s.foreign_fns.size()) : UINT32_MAX;
-          if (ff) s.foreign_fns.push_back(std::move(*ff));
-          foreign_index.emplace(p, idx);
-          return idx;
-        };
         uint32_t idx = find(path, false);
         if (idx != UINT32_MAX) {
           s.foreign[fi].push_back(ForeignCallEdge{ir::InstId(i), idx});
@@ -203,6 +273,18 @@ Summaries compute_summaries(const ir::Module& m, const ir::Resolution& res, cons
         }
         if (free_name.empty() && !cls.empty() && (idx = find(cls + ".forward", true)) != UINT32_MAX)
           s.foreign_ctors[fi].push_back(ForeignCallEdge{ir::InstId(i), idx});
+        continue;
+      }
+      if (!local && project && t.kind == ir::CallTarget::Kind::Method && t.receiver.valid()) {
+        // `model.nll(x)` on a model built from another module's class (or
+        // from one of a dict of such classes): each class's method.
+        std::vector<std::string> classes;
+        foreign_classes(m, res, ir::FunctionId(fi), t.receiver, 0, classes);
+        std::string_view method = m.names.str(t.method);
+        for (const std::string& c : classes) {
+          uint32_t idx = find(c + "." + std::string(method), true);
+          if (idx != UINT32_MAX) s.foreign_methods[fi].push_back(ForeignCallEdge{ir::InstId(i), idx});
+        }
         continue;
       }
       if (!local) continue;

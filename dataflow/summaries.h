@@ -8,6 +8,7 @@
 // requires: compute_resolution, classify_all. produces: Summaries.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "dataflow/grad_provenance.h"
@@ -45,6 +46,10 @@ class Summaries {
   /// class (`net.Network()`), each to that class's `forward` (index into
   /// foreign_fns), so that what calling the model returns can be read there.
   std::vector<std::vector<ForeignCallEdge>> foreign_ctors;
+  /// Per function: its method calls on models built from other project
+  /// modules' nn.Module classes (`model.nll(x)`), one edge per class the
+  /// receiver may be built from (`MODELS[name](...)`), sorted by call.
+  std::vector<std::vector<ForeignCallEdge>> foreign_methods;
 
   const FunctionSummary& of(ir::FunctionId f) const { return fn[f.v]; }
   /// The file function a call reaches (through call_target), or invalid.
@@ -54,6 +59,8 @@ class Summaries {
   /// The `forward` of the other project module's nn.Module class that a
   /// constructor call builds, or null.
   const ForeignFunction* foreign_forward(ir::FunctionId f, ir::InstId ctor) const;
+  /// The methods of other modules' classes that a method call may reach.
+  std::span<const ForeignCallEdge> foreign_methods_of(ir::FunctionId f, ir::InstId call) const;
   /// The call reaches a function of the file or of another project module.
   bool reaches_project_function(ir::FunctionId f, ir::InstId call) const {
     return callee(f, call).valid() || foreign_callee(f, call) != nullptr;

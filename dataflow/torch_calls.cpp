@@ -268,6 +268,13 @@ ir::ValueId call_arg(const ir::Module& m, const ir::Function& f, const ir::Inst&
   return ir::kNoValue;
 }
 
+bool is_parameter(const ir::Module& m, const ir::Resolution& res, ir::FunctionId f, ir::ValueId v) {
+  const ir::Referent& r = res.ref(f, v);
+  if (r.kind != ir::Referent::Kind::Result) return false;
+  std::string_view path = m.names.str(r.path());
+  return path == "torch.nn.Parameter" || path == "torch.nn.parameter.Parameter";
+}
+
 BoolArg bool_arg(const ir::Module& m, const ir::Resolution& res, ir::FunctionId fid,
                  const ir::Inst& call, int pos, std::string_view kw) {
   const ir::Function& f = m.fn(fid);

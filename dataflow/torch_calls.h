@@ -109,6 +109,9 @@ namespace tpf::dataflow {
 enum class BoolArg : uint8_t { Absent, False, True, Unknown };
 BoolArg bool_arg(const ir::Module& m, const ir::Resolution& res, ir::FunctionId f,
                  const ir::Inst& call, int pos, std::string_view kw);
+/// `v` is an `nn.Parameter` by resolution: an attribute the module's code
+/// sets to one (`self.means` where `__init__` did `self.means = nn.Parameter(...)`).
+bool is_parameter(const ir::Module& m, const ir::Resolution& res, ir::FunctionId f, ir::ValueId v);
 /// The value passed as positional `pos` or keyword `kw`, or kNoValue.
 ir::ValueId call_arg(const ir::Module& m, const ir::Function& f, const ir::Inst& call, int pos,
                      std::string_view kw);

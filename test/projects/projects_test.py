@@ -21,6 +21,7 @@ CASES = [
     ("pkg_layout/scripts", "train.py"),
     ("pkg_layout/src/diffuse", "trainer.py"),
     ("foreign_model", "train.py"),
+    ("foreign_methods", "sweep.py"),
 ]
 
 
