@@ -204,8 +204,10 @@ class Rule {
     if (in.op != ir::Op::Call || is_engine_call(i)) return false;
     TorchCall k = torch_call(ctx_, fid_, i);
     if (k == TorchCall::Backward || k == TorchCall::AutogradBackward) return true;
+    // A helper that runs a backward filling .grad (not only
+    // torch.autograd.grad, which returns the gradients).
     return calls_file_function(ctx_, fid_, i) &&
-           (call_effects(ctx_, fid_, i) & dataflow::kBackward);
+           (call_effects(ctx_, fid_, i) & dataflow::kFillsGrad);
   }
 
   /// The finding of each loop with a path from a step to the next step
@@ -665,7 +667,7 @@ class Findings {
   /// function it calls (or one that function calls), or UINT32_MAX.
   uint32_t through_call(ir::FunctionId fn, ir::InstId i, int depth) const {
     if (depth > kMaxDepth || !calls_file_function(ctx_, fn, i)) return UINT32_MAX;
-    if (!(call_effects(ctx_, fn, i) & dataflow::kBackward)) return UINT32_MAX;
+    if (!(call_effects(ctx_, fn, i) & dataflow::kFillsGrad)) return UINT32_MAX;
     ir::FunctionId g = ctx_.facts.summaries.callee(fn, i);
     if (!g.valid() || g == fn) return UINT32_MAX;
     return in_function(g, depth + 1);

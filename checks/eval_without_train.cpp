@@ -36,6 +36,7 @@
 #include <algorithm>
 
 #include "checks/facts.h"
+#include "checks/mode_layers.h"
 #include "ir/cfg.h"
 
 namespace tpf::checks::eval_without_train {
@@ -88,7 +89,12 @@ Not flagged
     as layer-wise distillation does)
   - `model.eval()` after the last training step
   - a training helper that sets the mode itself (`model.eval()` or
-    `model.train()` before each of its steps)
+    `model.train()` before each of its steps); an eval, or a helper that
+    evals, on every pass of the loop that steps, before the step (the mode
+    chosen for each step: zeroth-order training's forwards)
+  - a model none of whose layers behaves differently in eval mode (no
+    dropout, batch norm, or layer with a dropout argument), as the file
+    builds it
   - in a file that freezes parameters (`requires_grad = False`),
     `model.eval()` before the training loop, outside any loop that runs
     both, in a function that sets the mode itself on every path to the
@@ -122,6 +128,7 @@ class Rule {
       // evaluated, so stay quiet.
       uint32_t l = common_loop(ctx_, fid_, e, s);
       if (l != UINT32_MAX && loop_restores(l)) continue;
+      if (l != UINT32_MAX && mode_for_every_step(l, e, s)) continue;
       if (l == UINT32_MAX && (deliberate_eval_training(e, s) || trains_after_eval(e, s))) continue;
       report(e, s, out);
     }
@@ -189,6 +196,18 @@ class Rule {
     return false;
   }
 
+  /// The eval runs on every pass of the innermost loop that holds the step,
+  /// before it: the mode is chosen for each step, not left over from a
+  /// validation pass (zeroth-order training runs its perturbed forwards in
+  /// eval mode on purpose).
+  bool mode_for_every_step(uint32_t l, ir::InstId e, ir::InstId s) const {
+    const ir::LoopInfo& li = loops_of(ctx_, fid_);
+    ir::BlockId be = f_.block_of(e), bs = f_.block_of(s);
+    if (li.loop_of(be) != l || li.loop_of(bs) != l) return false;
+    if (be == bs) return e.v < s.v;
+    return ctx_.facts.dom(ctx_.ir, fid_).dominates(be, bs);
+  }
+
   /// `model.eval()` / `model.train(False)` on a trained model, or a helper
   /// call that evals on every path and never trains.
   bool is_eval(ir::InstId i) const {
@@ -198,7 +217,10 @@ class Rule {
     if (k == TorchCall::Eval ||
         (k == TorchCall::Train &&
          dataflow::bool_arg(ctx_.ir, ctx_.facts.res, fid_, in, 0, "mode") == dataflow::BoolArg::False)) {
-      return trained_value(call_receiver(f_, in));
+      // A model none of whose layers computes differently in eval mode
+      // (no dropout, no batch norm): leaving it there changes nothing.
+      ir::ValueId model = call_receiver(f_, in);
+      return trained_value(model) && mode_layers(ctx_, fid_, model) != ModeLayers::None;
     }
     if (!calls_file_function(ctx_, fid_, i)) return false;
     uint32_t may = call_effects(ctx_, fid_, i);
@@ -213,8 +235,13 @@ class Rule {
       if (k != Known::Unknown) return k == Known::Yes;
     }
     auto ops = f_.operands(in);
-    for (size_t a = 1; a < ops.size(); ++a)
+    for (size_t a = 1; a < ops.size(); ++a) {
+      // A class or function handed over (`Model=QNetwork`) is what the
+      // helper builds its own model from, not the trained model.
+      ir::Referent::Kind rk = ctx_.facts.res.ref(fid_, ops[a]).kind;
+      if (rk == ir::Referent::Kind::Class || rk == ir::Referent::Kind::Function) continue;
       if (trained_value(ops[a])) return true;
+    }
     ir::CallTarget t = ctx_.facts.res.call_target(fid_, i);
     return t.bound && trained_value(t.receiver);
   }

@@ -185,7 +185,11 @@ bool from_forward(const CheckContext& c, ir::FunctionId fid, ValueId v, int dept
         return foreign_from_forward(*ff, depth);
       for (const dataflow::ForeignCallEdge& e : c.facts.summaries.foreign_methods_of(fid, ci)) {
         const dataflow::ForeignFunction& ff = c.facts.summaries.foreign_fns[e.index];
-        if (ff.facts && ff.facts->grad().fns[ff.fn.v].returns == GradState::Graph) return true;
+        if (!ff.facts) continue;
+        ir::ClassId owner = ff.module->ir->fn(ff.fn).owner;
+        if (owner.valid() && ff.facts->res.is_module_class(owner) &&
+            ff.facts->grad().fns[ff.fn.v].returns == GradState::Graph)
+          return true;
       }
       // A tensor method keeps the forward it is called on (the grad state
       // says whether a graph survives: `.argmax()` has none).
@@ -246,6 +250,10 @@ class Rule {
           }
         if (!s.value.valid()) return std::nullopt;
       } else if (t.kind != ir::CallTarget::Kind::Method) {
+        return std::nullopt;
+      } else if (!ctx_.facts.summaries.foreign_methods_of(fid_, i).empty()) {
+        // `meter.add(loss)` on an object of another module's class: its
+        // own method, not a list's or a set's (what it keeps is not read).
         return std::nullopt;
       }
     }

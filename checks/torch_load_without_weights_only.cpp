@@ -306,6 +306,12 @@ class Rule {
       if (c.kind == ir::ConstValue::Kind::Str && !fixes_no_folder(literal_head(c.s, '{'))) return {};
     }
     auto ops = f.operands(call);
+    if (n == "os.path.join" && ops.size() > 1) {
+      // `os.path.join("checkpoint", name)`: as `f"checkpoint/{name}"`, the
+      // folder is the script's own; an argument only names a file in it.
+      const ir::ConstValue& c = ctx_.facts.res.constant(fid, ops[1]);
+      if (c.kind == ir::ConstValue::Kind::Str && !fixes_no_folder(c.s)) return {};
+    }
     for (size_t a = 1; a < ops.size(); ++a) {
       std::string s = outside(fid, ops[a], depth + 1);
       if (!s.empty()) return s;

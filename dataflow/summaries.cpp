@@ -276,13 +276,13 @@ Summaries compute_summaries(const ir::Module& m, const ir::Resolution& res, cons
         continue;
       }
       if (!local && project && t.kind == ir::CallTarget::Kind::Method && t.receiver.valid()) {
-        // `model.nll(x)` on a model built from another module's class (or
+        // `model.nll(x)` on an object built from another module's class (or
         // from one of a dict of such classes): each class's method.
         std::vector<std::string> classes;
         foreign_classes(m, res, ir::FunctionId(fi), t.receiver, 0, classes);
         std::string_view method = m.names.str(t.method);
         for (const std::string& c : classes) {
-          uint32_t idx = find(c + "." + std::string(method), true);
+          uint32_t idx = find(c + "." + std::string(method), false);
           if (idx != UINT32_MAX) s.foreign_methods[fi].push_back(ForeignCallEdge{ir::InstId(i), idx});
         }
         continue;

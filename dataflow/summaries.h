@@ -46,9 +46,9 @@ class Summaries {
   /// class (`net.Network()`), each to that class's `forward` (index into
   /// foreign_fns), so that what calling the model returns can be read there.
   std::vector<std::vector<ForeignCallEdge>> foreign_ctors;
-  /// Per function: its method calls on models built from other project
-  /// modules' nn.Module classes (`model.nll(x)`), one edge per class the
-  /// receiver may be built from (`MODELS[name](...)`), sorted by call.
+  /// Per function: its method calls on objects built from other project
+  /// modules' classes (`model.nll(x)`, `meter.add(v)`), one edge per class
+  /// the receiver may be built from (`MODELS[name](...)`), sorted by call.
   std::vector<std::vector<ForeignCallEdge>> foreign_methods;
 
   const FunctionSummary& of(ir::FunctionId f) const { return fn[f.v]; }

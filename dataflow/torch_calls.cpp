@@ -23,7 +23,7 @@ constexpr std::pair<uint32_t, std::string_view> kEffectNames[] = {
     {kBackward, "backward"}, {kZeroGrad, "zero_grad"}, {kOptimizerStep, "optimizer_step"},
     {kSchedulerStep, "scheduler_step"}, {kSync, "sync"}, {kToDevice, "to_device"},
     {kToHost, "to_host"}, {kEval, "eval"}, {kTrain, "train"}, {kForward, "forward"},
-    {kLoss, "loss"}, {kPrint, "print"}, {kSeed, "seed"},
+    {kLoss, "loss"}, {kPrint, "print"}, {kSeed, "seed"}, {kFillsGrad, "fills_grad"},
 };
 
 /// The rows' patterns split into parts once per process: every file binds

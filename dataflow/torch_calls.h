@@ -30,6 +30,7 @@ enum CallEffect : uint32_t {
   kLoss = 1 << 10,          // a loss function or loss module
   kPrint = 1 << 11,         // print(...)
   kSeed = 1 << 12,          // torch/numpy/random seeding
+  kFillsGrad = 1 << 13,     // adds into parameters' .grad (backward; not torch.autograd.grad)
 };
 /// "backward|zero_grad" for dumps.
 std::string effect_names(uint32_t bits);

@@ -360,6 +360,7 @@ bool read_as_utf8(SourceFile& out, DiagSink& diags, std::string_view body, uint3
   diags.report(std::move(d));
   out.text = body;
   out.lines = LineIndex(out.text);
+  out.unknown_encoding = spec;
   return true;
 }
 

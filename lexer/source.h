@@ -45,6 +45,10 @@ struct SourceFile {
   std::string utf8;       // owns the decoded text when it differs from `bytes`
   std::string_view text;  // what every Span indexes
   LineIndex lines;
+  /// The coding declaration's name when neither CPython nor this build
+  /// knows it and the file was read as UTF-8 (with a note); CPython itself
+  /// rejects such a file ("unknown encoding: NAME"). Empty otherwise.
+  std::string unknown_encoding;
 
   LineCol pos(uint32_t offset) const { return lines.at(offset); }
 };

@@ -251,22 +251,14 @@ std::unique_ptr<tpf::SourceFile> load(const std::string& path, const Options& op
     tpf::tools::append_input_errors(*src, shown, diags, errors);
     return nullptr;
   }
-  // Notes of a file that loads (an unknown coding declaration read as UTF-8).
   // --dump-tokens / --dump-ast answer as CPython does: it rejects an
-  // encoding it does not know, so there the note is CPython's SyntaxError.
-  if ((opt.dump_ast || opt.dump_tokens) && !diags.diagnostics().empty()) {
+  // encoding it does not know, which the analysis reads as UTF-8 (a note).
+  if ((opt.dump_ast || opt.dump_tokens) && !src->unknown_encoding.empty()) {
     tpf::DiagSink as_cpython;
-    for (const tpf::Diagnostic& d : diags.diagnostics()) {
-      if (d.code != "UnknownEncoding") continue;
-      std::string spec = d.message.substr(0, d.message.rfind(", read as UTF-8"));
-      if (spec.starts_with("unknown encoding ")) spec = spec.substr(17);
-      as_cpython.error("SyntaxError", tpf::Span{0, 0}, "unknown encoding: " + spec);
-    }
-    if (as_cpython.has_errors()) {
-      tpf::tools::render_diagnostics(es, *src, shown, as_cpython);
-      tpf::tools::append_input_errors(*src, shown, as_cpython, errors);
-      return nullptr;
-    }
+    as_cpython.error("SyntaxError", tpf::Span{0, 0}, "unknown encoding: " + src->unknown_encoding);
+    tpf::tools::render_diagnostics(es, *src, shown, as_cpython);
+    tpf::tools::append_input_errors(*src, shown, as_cpython, errors);
+    return nullptr;
   }
   if (!diags.diagnostics().empty()) tpf::tools::render_diagnostics(es, *src, shown, diags);
   return src;

@@ -23,6 +23,22 @@ memory::Estimate est(std::string_view code, memory::EstimateOptions opt = {}) {
   return memory::estimate(keep.back()->ir, opt);
 }
 
+/// Estimates `code` with CPU and with CUDA kernels and checks the parameter
+/// count and the bytes its one step saves against what torch measured
+/// running the same code (`cpu_saved`, `cuda_saved`). Returns the CPU one.
+memory::Estimate check_saved(std::string_view code, uint64_t params, uint64_t cpu_saved,
+                             uint64_t cuda_saved) {
+  memory::EstimateOptions o;
+  o.kernels = memory::Kernels::Cpu;
+  memory::Estimate cpu = est(code, o), cuda = est(code);
+  CHECK(cpu.params == params);
+  REQUIRE(cpu.phases.size() == 1);
+  REQUIRE(cuda.phases.size() == 1);
+  CHECK(cpu.phases[0].activation_bytes == cpu_saved);
+  CHECK(cuda.phases[0].activation_bytes == cuda_saved);
+  return cpu;
+}
+
 constexpr std::string_view kMlp = R"(
 import torch
 import torch.nn as nn
@@ -331,15 +347,7 @@ for ids, labels in DataLoader(data, batch_size=2):
     loss.backward()
     opt.step()
 )";
-    memory::EstimateOptions o;
-    o.kernels = memory::Kernels::Cpu;
-    memory::Estimate cpu = est(code, o), cuda = est(code);
-    CHECK(cpu.params == c.params);
-    REQUIRE(cpu.phases.size() == 1);
-    REQUIRE(cuda.phases.size() == 1);
-    CHECK(cpu.phases[0].activation_bytes == c.cpu);
-    CHECK(cuda.phases[0].activation_bytes == c.cuda);
-    CHECK(cpu.config.unknowns.empty());
+    CHECK(check_saved(code, c.params, c.cpu, c.cuda).config.unknowns.empty());
   }
 }
 
@@ -376,14 +384,7 @@ for x, y in DataLoader(data, batch_size=BATCH):
     code.replace(code.find("SIZE"), 4, std::to_string(c.size));
     code.replace(code.find("SIZE"), 4, std::to_string(c.size));
     code.replace(code.find("BATCH"), 5, std::to_string(c.batch));
-    memory::EstimateOptions o;
-    o.kernels = memory::Kernels::Cpu;
-    memory::Estimate cpu = est(code, o), cuda = est(code);
-    CHECK(cpu.params == c.params);
-    REQUIRE(cpu.phases.size() == 1);
-    REQUIRE(cuda.phases.size() == 1);
-    CHECK(cpu.phases[0].activation_bytes == c.cpu);
-    CHECK(cuda.phases[0].activation_bytes == c.cuda);
+    check_saved(code, c.params, c.cpu, c.cuda);
   }
 }
 
@@ -430,14 +431,7 @@ for ids, labels in DataLoader(data, batch_size=2):
     opt.step()
 )";
     code.replace(code.find("LABELS"), 6, c.lm ? "ids" : "labels");
-    memory::EstimateOptions o;
-    o.kernels = memory::Kernels::Cpu;
-    memory::Estimate cpu = est(code, o), cuda = est(code);
-    CHECK(cpu.params == c.params);
-    REQUIRE(cpu.phases.size() == 1);
-    REQUIRE(cuda.phases.size() == 1);
-    CHECK(cpu.phases[0].activation_bytes == c.cpu);
-    CHECK(cuda.phases[0].activation_bytes == c.cuda);
+    check_saved(code, c.params, c.cpu, c.cuda);
   }
 }
 
@@ -545,14 +539,7 @@ for x, y in DataLoader(data, batch_size=2):
     F.cross_entropy(model(x), y).backward()
     opt.step()
 )";
-    memory::EstimateOptions o;
-    o.kernels = memory::Kernels::Cpu;
-    memory::Estimate cpu = est(code, o), cuda = est(code);
-    CHECK(cpu.params == c.params);
-    REQUIRE(cpu.phases.size() == 1);
-    REQUIRE(cuda.phases.size() == 1);
-    CHECK(cpu.phases[0].activation_bytes == c.saved);
-    CHECK(cuda.phases[0].activation_bytes == c.saved);
+    check_saved(code, c.params, c.saved, c.saved);
   }
 }
 

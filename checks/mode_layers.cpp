@@ -1,0 +1,196 @@
+// mode_layers: the model's constructor, its class's methods and the torch
+// layers they build, judged by PyTorch's documented train-mode behaviour.
+#include "checks/mode_layers.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+namespace tpf::checks {
+
+namespace {
+
+
+ModeLayers worst(ModeLayers a, ModeLayers b) {
+  if (a == ModeLayers::Some || b == ModeLayers::Some) return ModeLayers::Some;
+  if (a == ModeLayers::Unknown || b == ModeLayers::Unknown) return ModeLayers::Unknown;
+  return ModeLayers::None;
+}
+
+/// The argument is missing or the constant 0 / False: the layer's
+/// train-mode behaviour is off (`nn.LSTM(dropout=0)`, InstanceNorm's
+/// default `track_running_stats=False`).
+bool off(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId v) {
+  if (!v.valid()) return true;
+  const ir::ConstValue& c = ctx.facts.res.constant(fid, v);
+  return c.is_number() && (c.kind == ir::ConstValue::Kind::Float ? c.d == 0 : c.i == 0);
+}
+
+/// A torch name (call_target_name under `torch.`) that a model builds or
+/// calls. Train mode differs for dropout (every p > 0), batch norm (batch
+/// statistics, running-average updates), instance norm with
+/// `track_running_stats=True`, the recurrent and attention layers' dropout
+/// argument (PyTorch 2.x docs of each class; Transformer*Layer defaults to
+/// dropout=0.1), and the functional forms. Every other torch.nn layer
+/// (Linear, Conv*, LayerNorm, GroupNorm, Embedding, activations, pooling)
+/// has no mode. Loaded models (torch.hub, torch.load, TorchScript) are not
+/// known.
+ModeLayers torch_mode(const CheckContext& ctx, ir::FunctionId fid, ir::InstId ci,
+                      std::string_view name) {
+  if (name.starts_with("torch.hub.") || name.starts_with("torch.jit.") || name == "torch.load")
+    return ModeLayers::Unknown;
+  std::string_view last = name.substr(name.rfind('.') + 1);
+  if (name.starts_with("torch.nn.functional."))
+    return last.find("dropout") != std::string_view::npos || last == "batch_norm" ||
+                   last == "instance_norm"
+               ? ModeLayers::Some
+               : ModeLayers::None;
+  if (!name.starts_with("torch.nn.") || name.starts_with("torch.nn.init.") ||
+      name.starts_with("torch.nn.utils."))
+    return ModeLayers::None;
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::Inst& in = f.inst(ci);
+  if (last.find("Dropout") != std::string_view::npos || last.find("BatchNorm") != std::string_view::npos ||
+      last == "Transformer" || last == "TransformerEncoderLayer" || last == "TransformerDecoderLayer")
+    return ModeLayers::Some;
+  if (last.find("InstanceNorm") != std::string_view::npos)
+    return off(ctx, fid, call_arg(ctx, f, in, 4, "track_running_stats")) ? ModeLayers::None
+                                                                          : ModeLayers::Some;
+  // RNN(input_size, hidden_size, num_layers, nonlinearity, bias,
+  // batch_first, dropout); LSTM and GRU have no nonlinearity.
+  if (last == "RNN" || last == "LSTM" || last == "GRU")
+    return off(ctx, fid, call_arg(ctx, f, in, last == "RNN" ? 6 : 5, "dropout"))
+               ? ModeLayers::None
+               : ModeLayers::Some;
+  if (last == "MultiheadAttention")
+    return off(ctx, fid, call_arg(ctx, f, in, 2, "dropout")) ? ModeLayers::None : ModeLayers::Some;
+  return ModeLayers::None;
+}
+
+/// A name outside torch, judged by what it says: the last component
+/// mentions dropout ("drop": DropPath, drop_block), a norm layer ("norm"
+/// not followed by "al": BatchNorm, norm_layer, but not Normalize,
+/// normalize or normal_) or starts with "bn". Data transforms
+/// (`torchvision.transforms.Normalize`: fixed per-channel arithmetic) say
+/// "normal", so they are no norm layer.
+bool names_mode_layer(std::string_view name) {
+  std::string t(name.substr(name.rfind('.') + 1));
+  std::transform(t.begin(), t.end(), t.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (t.find("drop") != std::string::npos || t.starts_with("bn")) return true;
+  for (size_t p = t.find("norm"); p != std::string::npos; p = t.find("norm", p + 1))
+    if (t.compare(p + 4, 2, "al") != 0) return true;
+  return false;
+}
+
+/// The layers a file class builds: every call of its methods (and of its
+/// local bases', of the file's classes and functions they call), and
+/// `self.training` reads. Names outside torch are judged by what they say
+/// (names_mode_layer), as are callees the file does not resolve
+/// (`norm_layer(dim)`); calls of `self.<attr>` are the attribute's layer,
+/// judged where it is built.
+class ClassLayers {
+ public:
+  explicit ClassLayers(const CheckContext& ctx) : ctx_(ctx) {}
+
+  ModeLayers of_class(ir::ClassId c) {
+    if (!seen_classes_.insert(c.v).second) return ModeLayers::None;
+    const ir::Class& cls = ctx_.ir.classes[c.v];
+    ModeLayers out = ModeLayers::None;
+    for (ir::ValueId b : cls.bases) {
+      const ir::Referent& r = ctx_.facts.res.ref(cls.defined_in, b);
+      if (r.kind == ir::Referent::Kind::Class) out = worst(out, of_class(r.cls()));
+    }
+    for (const auto& [name, fn] : cls.methods) out = worst(out, of_function(fn));
+    return out;
+  }
+
+ private:
+  ModeLayers of_function(ir::FunctionId fid) {
+    if (!seen_functions_.insert(fid.v).second) return ModeLayers::None;
+    const ir::Function& f = ctx_.ir.fn(fid);
+    ModeLayers out = ModeLayers::None;
+    for (uint32_t i = 0; i < f.insts.size() && out != ModeLayers::Some; ++i) {
+      const ir::Inst& in = f.inst(ir::InstId(i));
+      if (in.op == ir::Op::GetAttr && ctx_.ir.names.str(static_cast<ir::Symbol>(in.aux)) == "training") {
+        out = ModeLayers::Some;
+        continue;
+      }
+      if (in.op != ir::Op::Call || in.nops == 0) continue;
+      ir::CallTarget t = ctx_.facts.res.call_target(fid, ir::InstId(i));
+      switch (t.kind) {
+        case ir::CallTarget::Kind::Constructor:
+          if (t.cls.valid()) out = worst(out, of_class(t.cls));
+          break;
+        case ir::CallTarget::Kind::Function:
+          if (t.fn.valid()) out = worst(out, of_function(t.fn));
+          break;
+        case ir::CallTarget::Kind::External: {
+          std::string_view name = call_target_name(ctx_, fid, ir::InstId(i));
+          if (name.starts_with("torch."))
+            out = worst(out, torch_mode(ctx_, fid, ir::InstId(i), name));
+          else if (names_mode_layer(name))
+            out = ModeLayers::Some;
+          break;
+        }
+        case ir::CallTarget::Kind::Unknown: {
+          std::string key = access_key(ctx_, fid, f.operands(in)[0]);
+          if (!key.empty() && !key.starts_with("self.") && names_mode_layer(key))
+            out = ModeLayers::Some;
+          break;
+        }
+        default:
+          break;
+      }
+    }
+    return out;
+  }
+
+  const CheckContext& ctx_;
+  std::set<uint32_t> seen_classes_, seen_functions_;
+};
+
+}  // namespace
+
+ModeLayers mode_layers(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId model, int depth) {
+  if (depth > 8 || !model.valid()) return ModeLayers::Unknown;
+  Origin ctor;
+  if (module_constructor(ctx, fid, model, ctor)) {
+    const ir::Function& g = ctx.ir.fn(ctor.fn);
+    ir::InstId ci = g.def_id(ctor.value);
+    const ir::Inst& in = g.inst(ci);
+    ir::CallTarget t = ctx.facts.res.call_target(ctor.fn, ci);
+    std::string_view m = call_method(ctx, g, in);
+    if (t.kind == ir::CallTarget::Kind::Constructor && t.cls.valid())
+      return ClassLayers(ctx).of_class(t.cls);
+    if (t.kind == ir::CallTarget::Kind::Method &&
+        (m == "to" || m == "cuda" || m == "cpu" || m == "float" || m == "half" ||
+         m == "double" || m == "train"))
+      return mode_layers(ctx, ctor.fn, call_receiver(g, in), depth + 1);
+    std::string_view name = call_target_name(ctx, ctor.fn, ci);
+    // DDP(model), DataParallel, FSDP, torch.compile: the wrapped model's.
+    if (t.kind == ir::CallTarget::Kind::External &&
+        (name.starts_with("torch.nn.parallel.") || name == "torch.nn.DataParallel" ||
+         name.starts_with("torch.distributed.") || name == "torch.compile")) {
+      auto ops = g.operands(in);
+      return ops.size() > 1 ? mode_layers(ctx, ctor.fn, ops[1], depth + 1) : ModeLayers::Unknown;
+    }
+    if (t.kind != ir::CallTarget::Kind::External || !name.starts_with("torch.nn."))
+      return ModeLayers::Unknown;
+    if (name != "torch.nn.Sequential" && name != "torch.nn.ModuleList")
+      return torch_mode(ctx, ctor.fn, ci, name);
+    // A container: the layers it is built from, each written out.
+    const ir::CallInfo& info = g.call_info(in);
+    if (info.star_mask || info.nkw) return ModeLayers::Unknown;
+    ModeLayers out = ModeLayers::None;
+    auto ops = g.operands(in);
+    for (uint32_t a = 1; a <= info.npos && a < ops.size(); ++a)
+      out = worst(out, mode_layers(ctx, ctor.fn, ops[a], depth + 1));
+    return out;
+  }
+  const ir::Referent& r = ctx.facts.res.ref(fid, model);
+  if (r.kind == ir::Referent::Kind::Instance) return ClassLayers(ctx).of_class(r.cls());
+  return ModeLayers::Unknown;
+}
+
+}  // namespace tpf::checks
