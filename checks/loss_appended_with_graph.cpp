@@ -188,7 +188,7 @@ bool from_forward(const CheckContext& c, ir::FunctionId fid, ValueId v, int dept
         if (!ff.facts) continue;
         ir::ClassId owner = ff.module->ir->fn(ff.fn).owner;
         if (owner.valid() && ff.facts->res.is_module_class(owner) &&
-            ff.facts->grad().fns[ff.fn.v].returns == GradState::Graph)
+            dataflow::foreign_returns(ff) == GradState::Graph)
           return true;
       }
       // A tensor method keeps the forward it is called on (the grad state

@@ -189,12 +189,6 @@ GradState Provenance::returns_of(const ir::Function& f, const std::vector<GradFa
   return r;
 }
 
-GradState foreign_returns(const ForeignFunction& ff) {
-  if (!ff.facts) return GradState::Unknown;
-  GradState r = ff.facts->grad().fns[ff.fn.v].returns;
-  return r == GradState::Bottom ? GradState::Unknown : r;
-}
-
 bool Provenance::parameter_field(ir::FunctionId fid, const ir::Inst& get) {
   if (!is_parameter(m_, res_, fid, get.result)) return false;
   // The class whose field it is: the receiver's, or the method's own for `self`.
@@ -543,6 +537,12 @@ GradProvenance Provenance::run() {
 }
 
 }  // namespace
+
+GradState foreign_returns(const ForeignFunction& ff) {
+  if (!ff.facts) return GradState::Unknown;
+  GradState r = ff.facts->grad().fns[ff.fn.v].returns;
+  return r == GradState::Bottom ? GradState::Unknown : r;
+}
 
 GradProvenance compute_grad_provenance(const ir::Module& m, const ir::Resolution& res,
                                        const TorchCalls& calls, const CallKinds& kinds,

@@ -39,6 +39,12 @@ class GradProvenance {
 };
 
 class Summaries;
+struct ForeignFunction;
+
+/// What another project module's function returns, read in its module's
+/// provenance (its own context: its parameters unknown); Unknown when its
+/// facts are not there or no return is reached.
+GradState foreign_returns(const ForeignFunction& ff);
 
 /// `summaries`: the file's, for calls of other project modules' functions
 /// and models' methods (their provenance, read in their module), or null.

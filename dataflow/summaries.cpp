@@ -85,6 +85,16 @@ uint32_t edge_index(const std::vector<std::vector<ForeignCallEdge>>& edges, ir::
   return it != cs.end() && it->call == call ? it->index : UINT32_MAX;
 }
 
+/// `GPT.from_pretrained` / `GPT.from_config`: the class whose instance
+/// the call returns (the Hugging Face convention dataflow/objects.h also
+/// assumes), `GPT`; empty for any other path.
+std::string_view loader_class(std::string_view path) {
+  size_t dot = path.rfind('.');
+  if (dot == std::string_view::npos) return {};
+  std::string_view last = path.substr(dot + 1);
+  return last == "from_pretrained" || last == "from_config" ? path.substr(0, dot) : std::string_view();
+}
+
 /// Why 4: a model is built, moved (`.to(device)`) and bound to a name or a
 /// global; longer chains are not how scripts build a model.
 constexpr int kMaxClassDepth = 4;
@@ -102,13 +112,9 @@ void foreign_classes(const ir::Module& m, const ir::Resolution& res, ir::Functio
   auto external = [&](ir::FunctionId g, ir::ValueId c) {
     const ir::Referent& r = res.ref(g, c);
     if (r.kind != ir::Referent::Kind::External) return false;
-    std::string p = m.names.str(r.path());
-    size_t dot = p.rfind('.');
-    if (dot != std::string::npos &&
-        (p.compare(dot + 1, std::string::npos, "from_pretrained") == 0 ||
-         p.compare(dot + 1, std::string::npos, "from_config") == 0))
-      p.resize(dot);
-    out.push_back(std::move(p));
+    std::string_view p = m.names.str(r.path());
+    std::string_view cls = loader_class(p);
+    out.emplace_back(cls.empty() ? p : cls);
     return true;
   };
   if (d.op == ir::Op::LoadGlobal && fid.v != 0) {
@@ -261,16 +267,8 @@ Summaries compute_summaries(const ir::Module& m, const ir::Resolution& res, cons
           own[fi] |= s.foreign_fns[idx].may;
         }
         // A class built here: `net.Network()`, or `GPT.from_pretrained(...)`,
-        // which returns an instance of its class (the Hugging Face convention
-        // dataflow/objects.h also assumes).
-        std::string cls = path;
-        if (idx != UINT32_MAX) {
-          size_t dot = path.rfind('.');
-          std::string_view last = std::string_view(path).substr(dot + 1);
-          cls = dot != std::string::npos && (last == "from_pretrained" || last == "from_config")
-                    ? path.substr(0, dot)
-                    : std::string();
-        }
+        // which returns an instance of its class.
+        std::string cls = idx == UINT32_MAX ? path : std::string(loader_class(path));
         if (free_name.empty() && !cls.empty() && (idx = find(cls + ".forward", true)) != UINT32_MAX)
           s.foreign_ctors[fi].push_back(ForeignCallEdge{ir::InstId(i), idx});
         continue;
