@@ -55,6 +55,14 @@ class PreTrainedModel(nn.Module):
     def num_parameters(self):
         return sum(p.numel() for p in self.parameters())
 
+    # peft's PeftModel methods (get_peft_model returns the model itself, its
+    # targeted layers wrapped: zoo/peft_lora.py).
+    def print_trainable_parameters(self):
+        return None
+
+    def enable_input_require_grads(self):
+        return None
+
 
 # -------------------------------------------------------------------- gpt2
 
