@@ -330,3 +330,26 @@ opt = torch.optim.AdamW(m.parameters(), lr=2e-4)
   CHECK(e.optimizer_state_bytes == 8 * lora + 4 * 30 * 7 * 2);
   CHECK(e.config.checkpointing);
 }
+
+TEST_CASE("trainer: the Trainer steps on per_device_train_batch_size, not an effective batch") {
+  // alpaca-lora's finetune.py: batch_size=128 is the effective batch,
+  // micro_batch_size=4 the Trainer's, 32 accumulation steps between them.
+  memory::Estimate e = estimate_code(R"(
+import transformers
+from transformers import AutoModelForCausalLM
+batch_size = 128
+micro_batch_size = 4
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+args = transformers.TrainingArguments(per_device_train_batch_size=micro_batch_size,
+                                      gradient_accumulation_steps=batch_size // micro_batch_size,
+                                      output_dir="out")
+block_size = 64
+trainer = transformers.Trainer(model=model, args=args, train_dataset=None)
+trainer.train()
+)");
+  CHECK(e.config.batch_size.value == 4);
+  CHECK(e.config.batch_size.origin.line == 7);
+  CHECK(e.config.batch_size.origin.source ==
+        "TrainingArguments(per_device_train_batch_size=...) (not 128, line 4)");
+  CHECK(e.config.grad_accum.value == 32);
+}
