@@ -20,7 +20,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from tpf_zoo.hf_models import ModelOutput, PreTrainedModel, SequenceClassifier, lm_loss
+from tpf_zoo.hf_models import ModelOutput, PreTrainedModel, build_decoder, lm_loss
 
 
 class RMSNorm(nn.Module):
@@ -223,11 +223,7 @@ class LlamaForCausalLM(PreTrainedModel):
 
 
 def build_llama(config, head):
-    if head == "base":
-        return LlamaModel(config)
-    if head == "cls":
-        return SequenceClassifier(config, LlamaModel(config))
-    return LlamaForCausalLM(config)
+    return build_decoder(config, head, LlamaModel, LlamaForCausalLM)
 
 
 # Gemma, Gemma 2 and Mixtral: the same modules, told apart by

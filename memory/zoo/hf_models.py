@@ -217,6 +217,17 @@ class SequenceClassifier(PreTrainedModel):
         return ModelOutput(loss=loss, logits=logits)
 
 
+def build_decoder(config, head, base, causal_lm):
+    """A decoder family's from_pretrained head: the bare model ("base"), a
+    score head on it ("cls", SequenceClassifier) or the LM (anything else).
+    `base` and `causal_lm` build the two from a config."""
+    if head == "base":
+        return base(config)
+    if head == "cls":
+        return SequenceClassifier(config, base(config))
+    return causal_lm(config)
+
+
 def build_gpt2(config, head):
     if head == "lm" or head == "mlm":
         return GPT2LMHeadModel(config)

@@ -17,7 +17,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from tpf_zoo.hf_models import ModelOutput, PreTrainedModel, SequenceClassifier, lm_loss
+from tpf_zoo.hf_models import ModelOutput, PreTrainedModel, build_decoder, lm_loss
 from tpf_zoo.hf_llama import rotate_half
 
 
@@ -173,16 +173,8 @@ class ParallelForCausalLM(PreTrainedModel):
 
 
 def build_neox(config, head):
-    if head == "base":
-        return ParallelModel(config, False)
-    if head == "cls":
-        return SequenceClassifier(config, ParallelModel(config, False))
-    return ParallelForCausalLM(config, False)
+    return build_decoder(config, head, lambda c: ParallelModel(c, False), lambda c: ParallelForCausalLM(c, False))
 
 
 def build_phi(config, head):
-    if head == "base":
-        return ParallelModel(config, True)
-    if head == "cls":
-        return SequenceClassifier(config, ParallelModel(config, True))
-    return ParallelForCausalLM(config, True)
+    return build_decoder(config, head, lambda c: ParallelModel(c, True), lambda c: ParallelForCausalLM(c, True))

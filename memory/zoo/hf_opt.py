@@ -16,7 +16,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from tpf_zoo.hf_models import ModelOutput, PreTrainedModel, SequenceClassifier, lm_loss
+from tpf_zoo.hf_models import ModelOutput, PreTrainedModel, build_decoder, lm_loss
 
 
 class OPTAttention(nn.Module):
@@ -140,11 +140,7 @@ class OPTForCausalLM(PreTrainedModel):
 
 
 def build_opt(config, head):
-    if head == "base":
-        return OPTModel(config)
-    if head == "cls":
-        return SequenceClassifier(config, OPTModel(config))
-    return OPTForCausalLM(config)
+    return build_decoder(config, head, OPTModel, OPTForCausalLM)
 
 
 build_opt350 = build_opt
