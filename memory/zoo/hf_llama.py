@@ -20,7 +20,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from tpf_zoo.hf_models import ModelOutput, PreTrainedModel, build_decoder, lm_loss
+from tpf_zoo.hf_models import ModelOutput, PreTrainedModel, build_decoder, lm_output
 
 
 class RMSNorm(nn.Module):
@@ -216,10 +216,7 @@ class LlamaForCausalLM(PreTrainedModel):
         if self.config.model_type == "gemma2":
             logits = torch.tanh(logits / 30.0) * 30.0
         logits = logits.float()
-        loss = None
-        if labels is not None:
-            loss = lm_loss(logits, labels, self.config.vocab_size)
-        return ModelOutput(loss=loss, logits=logits)
+        return lm_output(logits, labels, self.config.vocab_size)
 
 
 def build_llama(config, head):

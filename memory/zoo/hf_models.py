@@ -36,6 +36,22 @@ def lm_loss(logits, labels, vocab):
     return F.cross_entropy(shift_logits.view(-1, vocab), shift_labels.view(-1))
 
 
+def lm_output(logits, labels, vocab):
+    """A causal LM's output: the shifted cross-entropy when labels are given."""
+    loss = None
+    if labels is not None:
+        loss = lm_loss(logits, labels, vocab)
+    return ModelOutput(loss=loss, logits=logits)
+
+
+def cls_output(logits, labels):
+    """A classifier's output: cross-entropy when labels are given."""
+    loss = None
+    if labels is not None:
+        loss = F.cross_entropy(logits, labels)
+    return ModelOutput(loss=loss, logits=logits)
+
+
 class PreTrainedModel(nn.Module):
     supports_gradient_checkpointing = True
 

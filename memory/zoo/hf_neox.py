@@ -17,7 +17,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from tpf_zoo.hf_models import ModelOutput, PreTrainedModel, build_decoder, lm_loss
+from tpf_zoo.hf_models import ModelOutput, PreTrainedModel, build_decoder, lm_output
 from tpf_zoo.hf_llama import rotate_half
 
 
@@ -166,10 +166,7 @@ class ParallelForCausalLM(PreTrainedModel):
         hidden = self.base()(input_ids).last_hidden_state
         head = self.lm_head if self.phi else self.embed_out
         logits = head(hidden).float()
-        loss = None
-        if labels is not None:
-            loss = lm_loss(logits, labels, self.config.vocab_size)
-        return ModelOutput(loss=loss, logits=logits)
+        return lm_output(logits, labels, self.config.vocab_size)
 
 
 def build_neox(config, head):

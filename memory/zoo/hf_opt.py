@@ -16,7 +16,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from tpf_zoo.hf_models import ModelOutput, PreTrainedModel, build_decoder, lm_loss
+from tpf_zoo.hf_models import ModelOutput, PreTrainedModel, build_decoder, lm_output
 
 
 class OPTAttention(nn.Module):
@@ -133,10 +133,7 @@ class OPTForCausalLM(PreTrainedModel):
     def forward(self, input_ids=None, attention_mask=None, labels=None, **kwargs):
         hidden = self.model(input_ids).last_hidden_state
         logits = self.lm_head(hidden)
-        loss = None
-        if labels is not None:
-            loss = lm_loss(logits, labels, self.config.vocab_size)
-        return ModelOutput(loss=loss, logits=logits)
+        return lm_output(logits, labels, self.config.vocab_size)
 
 
 def build_opt(config, head):

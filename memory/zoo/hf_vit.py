@@ -16,7 +16,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from tpf_zoo.hf_models import ModelOutput, PreTrainedModel
+from tpf_zoo.hf_models import ModelOutput, PreTrainedModel, cls_output
 
 
 class ViTPatchEmbeddings(nn.Module):
@@ -140,10 +140,7 @@ class ViTForImageClassification(PreTrainedModel):
     def forward(self, pixel_values=None, labels=None, **kwargs):
         x = self.vit(pixel_values).last_hidden_state
         logits = self.classifier(x[:, 0, :])
-        loss = None
-        if labels is not None:
-            loss = F.cross_entropy(logits, labels)
-        return ModelOutput(loss=loss, logits=logits)
+        return cls_output(logits, labels)
 
 
 def build_vit(config, head):
