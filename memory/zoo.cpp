@@ -121,27 +121,32 @@ struct HfRow {
   int64_t experts, experts_per_token;  ///< Mixtral's num_local_experts, num_experts_per_tok
   int64_t image_size, patch_size;      ///< ViT
   int64_t labels;                      ///< num_labels of the checkpoint's config (2: none given)
+  int64_t decoder_layers, mels;        ///< Whisper (layers: the encoder's)
 };
 // The row macros fill the fields a table does not give: no experts, no
 // image, transformers' default of 2 labels.
 constexpr HfRow kHf[] = {
 #define TPF_HF(name, family, layers, hidden, heads, kv, inter, vocab, pos, tied, bias) \
   {name, family, layers, hidden, heads, kv, inter, vocab, pos, tied, bias,              \
-   (hidden) / (heads), false, 0, 0, 0, 0, 2},
+   (hidden) / (heads), false, 0, 0, 0, 0, 2, 0, 0},
 #define TPF_HF_T5(name, layers, d_model, d_kv, heads, d_ff, vocab, tied, gated) \
   {name, "t5", layers, d_model, heads, heads, d_ff, vocab, 0, tied, false,      \
-   d_kv, gated, 0, 0, 0, 0, 2},
+   d_kv, gated, 0, 0, 0, 0, 2, 0, 0},
 #define TPF_HF_VIT(name, layers, hidden, heads, inter, image, patch, labels) \
   {name, "vit", layers, hidden, heads, heads, inter, 0, 0, false, true,      \
-   (hidden) / (heads), false, 0, 0, image, patch, labels},
+   (hidden) / (heads), false, 0, 0, image, patch, labels, 0, 0},
+#define TPF_HF_WHISPER(name, d_model, enc_layers, dec_layers, heads, ffn, vocab, mels) \
+  {name, "whisper", enc_layers, d_model, heads, heads, ffn, vocab, 448, true, true,      \
+   (d_model) / (heads), false, 0, 0, 0, 0, 2, dec_layers, mels},
 #include "memory/hf_configs.def"
+#undef TPF_HF_WHISPER
 #undef TPF_HF_VIT
 #undef TPF_HF_T5
 #undef TPF_HF
 #define TPF_HF_GEN(name, litgpt, family, layers, hidden, heads, kv, hd, inter, vocab, pos, tied, \
                    bias, experts, topk, params)                                                  \
   {name, family, layers, hidden, heads, kv, inter, vocab, pos, tied, bias,                       \
-   hd, false, experts, topk, 0, 0, 2},
+   hd, false, experts, topk, 0, 0, 2, 0, 0},
 #include "memory/hf_litgpt.def"
 #undef TPF_HF_GEN
 };
@@ -190,13 +195,16 @@ Value hf_config(Interp& in, const HfRow& r) {
   set("image_size", in.int_value(r.image_size));
   set("patch_size", in.int_value(r.patch_size));
   set("num_labels", in.int_value(r.labels));
+  set("decoder_layers", in.int_value(r.decoder_layers));
+  set("num_mel_bins", in.int_value(r.mels));
   return Value::obj(c);
 }
 
 /// The head a transformers class name asks for: "lm", "mlm", "cls" or "base".
 std::string hf_head(std::string_view cls) {
   if (cls.find("CausalLM") != std::string_view::npos || cls.find("LMHead") != std::string_view::npos ||
-      cls.find("ConditionalGeneration") != std::string_view::npos || cls.find("Seq2SeqLM") != std::string_view::npos)
+      cls.find("ConditionalGeneration") != std::string_view::npos || cls.find("Seq2SeqLM") != std::string_view::npos ||
+      cls.find("SpeechSeq2Seq") != std::string_view::npos)
     return "lm";
   if (cls.find("MaskedLM") != std::string_view::npos || cls.find("ForPreTraining") != std::string_view::npos) return "mlm";
   if (cls.find("SequenceClassification") != std::string_view::npos ||
@@ -213,6 +221,7 @@ Value build_hf(Interp& in, std::string_view family, Value config, std::string_vi
                           : family == "neox" || family == "phi" ? "hf_neox"
                           : family == "opt" || family == "opt350" ? "hf_opt"
                           : family == "vit"                     ? "hf_vit"
+                          : family == "whisper"                 ? "hf_whisper"
                           : family == "t5"                      ? "hf_t5"
                                                                 : "hf_models";
   Value builder = zoo_value(in, file, std::string("build_") + std::string(family));
@@ -318,22 +327,22 @@ struct ConfigClass {
   std::string_view layers, hidden, heads, inter, pos;
 };
 constexpr ConfigClass kConfigClasses[] = {
-    {"GPT2Config", "gpt2", {"", "gpt2", 12, 768, 12, 12, 0, 50257, 1024, true, true, 64, false, 0, 0, 0, 0, 2},
+    {"GPT2Config", "gpt2", {"", "gpt2", 12, 768, 12, 12, 0, 50257, 1024, true, true, 64, false, 0, 0, 0, 0, 2, 0, 0},
      "n_layer", "n_embd", "n_head", "n_inner", "n_positions"},
-    {"BertConfig", "bert", {"", "bert", 12, 768, 12, 12, 3072, 30522, 512, true, true, 64, false, 0, 0, 0, 0, 2},
+    {"BertConfig", "bert", {"", "bert", 12, 768, 12, 12, 3072, 30522, 512, true, true, 64, false, 0, 0, 0, 0, 2, 0, 0},
      "", "", "", "", ""},
     {"RobertaConfig", "roberta",
-     {"", "roberta", 12, 768, 12, 12, 3072, 30522, 512, true, true, 64, false, 0, 0, 0, 0, 2}, "", "", "", "", ""},
+     {"", "roberta", 12, 768, 12, 12, 3072, 30522, 512, true, true, 64, false, 0, 0, 0, 0, 2, 0, 0}, "", "", "", "", ""},
     {"DistilBertConfig", "distilbert",
-     {"", "distilbert", 6, 768, 12, 12, 3072, 30522, 512, true, true, 64, false, 0, 0, 0, 0, 2},
+     {"", "distilbert", 6, 768, 12, 12, 3072, 30522, 512, true, true, 64, false, 0, 0, 0, 0, 2, 0, 0},
      "n_layers", "dim", "n_heads", "hidden_dim", ""},
     {"LlamaConfig", "llama",
-     {"", "llama", 32, 4096, 32, 0, 11008, 32000, 2048, false, false, 128, false, 0, 0, 0, 0, 2}, "", "", "", "", ""},
+     {"", "llama", 32, 4096, 32, 0, 11008, 32000, 2048, false, false, 128, false, 0, 0, 0, 0, 2, 0, 0}, "", "", "", "", ""},
     {"MistralConfig", "llama",
-     {"", "llama", 32, 4096, 32, 8, 14336, 32000, 131072, false, false, 128, false, 0, 0, 0, 0, 2}, "", "", "", "", ""},
+     {"", "llama", 32, 4096, 32, 8, 14336, 32000, 131072, false, false, 128, false, 0, 0, 0, 0, 2, 0, 0}, "", "", "", "", ""},
     {"Qwen2Config", "llama",
-     {"", "llama", 32, 4096, 32, 32, 22016, 151936, 32768, false, true, 128, false, 0, 0, 0, 0, 2}, "", "", "", "", ""},
-    {"T5Config", "t5", {"", "t5", 6, 512, 8, 8, 2048, 32128, 0, true, false, 64, false, 0, 0, 0, 0, 2},
+     {"", "llama", 32, 4096, 32, 32, 22016, 151936, 32768, false, true, 128, false, 0, 0, 0, 0, 2, 0, 0}, "", "", "", "", ""},
+    {"T5Config", "t5", {"", "t5", 6, 512, 8, 8, 2048, 32128, 0, true, false, 64, false, 0, 0, 0, 0, 2, 0, 0},
      "num_layers", "d_model", "num_heads", "d_ff", ""},
 };
 

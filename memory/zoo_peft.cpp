@@ -78,6 +78,13 @@ Value f_upcast_unquantized(Interp& in, Args& a) {
   return Value::none();
 }
 
+/// torch._tpf_blocking_unknown(what): the zoo's way to say it cannot go on.
+Value f_blocking_unknown(Interp& in, Args& a) {
+  auto what = a.pos.empty() ? std::nullopt : in.as_str(a.pos[0]);
+  in.note_unknown(std::string(what.value_or("a PEFT call")), in.user_span(), true);
+  return Value::none();
+}
+
 }  // namespace
 
 void register_peft(Builtins& b) {
@@ -85,6 +92,7 @@ void register_peft(Builtins& b) {
   f["torch._tpf_quantize"] = f_quantize;
   f["torch._tpf_is_quantized"] = f_is_quantized;
   f["torch._tpf_upcast_unquantized"] = f_upcast_unquantized;
+  f["torch._tpf_blocking_unknown"] = f_blocking_unknown;
 }
 
 /// peft.* and transformers.BitsAndBytesConfig: the zoo's functions and classes.

@@ -119,7 +119,12 @@ def _parent(model, name):
 def get_peft_model(model, peft_config, adapter_name="default", **kwargs):
     targets = peft_config.target_modules
     if targets is None:
-        targets = DEFAULT_TARGETS[model.config.model_type]
+        family = model.config.model_type if hasattr(model, "config") else None
+        if family not in DEFAULT_TARGETS:
+            # peft raises: "Please specify `target_modules` in `peft_config`".
+            torch._tpf_blocking_unknown("`LoraConfig` without `target_modules` on a model peft has no default for")
+            return model
+        targets = DEFAULT_TARGETS[family]
     if isinstance(targets, str) and targets != "all-linear":
         targets = [targets]
     for p in model.parameters():

@@ -155,6 +155,13 @@ TEST_CASE("hf table: OPT, LLaMA 1 and ViT (hand rows) have their published count
       {"from transformers import ViTModel\nm = "
        "ViTModel.from_pretrained('google/vit-base-patch16-224-in21k')\n",
        86389248},
+      // Whisper: keras-hub's whisper presets (the same weights).
+      {"from transformers import WhisperForConditionalGeneration\n"
+       "m = WhisperForConditionalGeneration.from_pretrained('openai/whisper-tiny')\n",
+       37760640},
+      {"from transformers import AutoModelForSpeechSeq2Seq\n"
+       "m = AutoModelForSpeechSeq2Seq.from_pretrained('openai/whisper-small')\n",
+       241734912},
       // A new head on the in21k backbone: 10 labels.
       {"from transformers import ViTForImageClassification\n"
        "m = ViTForImageClassification.from_pretrained('google/vit-base-patch16-224-in21k', "
@@ -242,6 +249,21 @@ TEST_CASE("peft: GPT-2's Conv1D and Pythia's fused query_key_value are targets")
     CHECK(e.optimizer_state_bytes ==
           8 * c.trainable + 4 * 24);  // Adam: two states a weight, a step a tensor
   }
+}
+
+TEST_CASE("peft: no target_modules on a model peft has no default for is a blocking unknown") {
+  memory::Estimate e = estimate_code(R"(
+import torch
+from peft import LoraConfig, get_peft_model
+from transformers import ViTForImageClassification
+m = ViTForImageClassification.from_pretrained("google/vit-base-patch16-224")
+m = get_peft_model(m, LoraConfig(r=8))
+opt = torch.optim.AdamW(m.parameters())
+)");
+  bool named = false;
+  for (const auto& u : e.config.unknowns)
+    named = named || (u.blocking && u.what.find("without `target_modules`") != std::string::npos);
+  CHECK(named);
 }
 
 TEST_CASE("optimizer: frozen parameters handed to the optimizer get no state") {
