@@ -154,10 +154,17 @@ struct Attrs {
 /// memory, the batch is resident anyway, the rest are activations.
 enum class Role : uint8_t { Activation, Param, Buffer, Input, AutocastCopy };
 
+/// How bitsandbytes stores a quantized weight (transformers'
+/// BitsAndBytesConfig): the tensor keeps its logical shape and its compute
+/// dtype; storage_bytes() charges the packed bytes and the constants.
+enum class Quant : uint8_t { None, Int8, Nf4, Nf4Double };
+
 struct Storage {
   DimId elems;
   Dtype dtype;
   Role role;
+  Quant quant = Quant::None;
+  DimId rows{};  ///< Int8: output rows (one float32 scale each)
 };
 
 struct TensorObj {
@@ -629,6 +636,7 @@ void register_stdlib(Builtins& b);
 void register_argparse(Builtins& b);
 void register_exec(Builtins& b);
 void register_cli(Builtins& b);
+void register_peft(Builtins& b);  ///< zoo_peft.cpp
 /// A word of a command line or a config file as the number it spells: an
 /// int (unless `ints` is false: then a float), a float, or nullopt (empty,
 /// or not all of it a number). Shared by literal_eval, fire, click,

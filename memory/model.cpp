@@ -213,6 +213,10 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
     OptimizerKind kind = tw.optimizer ? *tw.optimizer : o.kind;
     uint64_t largest = 0;
     for (uint32_t s : o.storages) {
+      // torch's optimizers create state lazily, for a parameter whose .grad
+      // is set: a frozen one (requires_grad=False, peft's base model,
+      // accelerate cv_example's backbone) gets none, and step() skips it.
+      if (!trainable.count(s)) continue;
       uint64_t n = val(in, in.storages[s].elems);
       uint64_t es = dtype_size(in.storages[s].dtype);
       if (cfg.master_weights) es = 4;  // states live with the fp32 master copy

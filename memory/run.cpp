@@ -145,6 +145,7 @@ const Builtins& builtins() {
     register_layer_ops(b);
     register_data(b);
     register_training(b);
+    register_peft(b);
     return b;
   }();
   return kTables;

@@ -48,7 +48,29 @@ DimId Interp::numel(const TensorObj& t) {
 }
 
 DimId Interp::storage_bytes(uint32_t s) {
-  return dims.mul(storages[s].elems, dims.constant(dtype_size(storages[s].dtype)));
+  const Storage& st = storages[s];
+  auto c = [&](int64_t k) { return dims.constant(k); };
+  switch (st.quant) {
+    case Quant::None: break;
+    // LLM.int8 (bitsandbytes Int8Params): one byte a weight plus a float32
+    // scale per output row (SCB).
+    case Quant::Int8: return dims.add(st.elems, dims.mul(st.rows.valid() ? st.rows : c(0), c(4)));
+    // 4-bit NF4/FP4 (Params4bit): two weights a byte, a float32 absmax per
+    // block of 64 weights (bnb_4bit's blocksize).
+    case Quant::Nf4:
+      return dims.add(dims.floordiv(dims.add(st.elems, c(1)), c(2)),
+                      dims.mul(dims.floordiv(dims.add(st.elems, c(63)), c(64)), c(4)));
+    // Double quantization (bnb_4bit_use_double_quant): the absmax are
+    // themselves 8-bit, with a float32 absmax per 256 of them, a 256-entry
+    // float32 code table and a float32 offset per tensor.
+    case Quant::Nf4Double: {
+      DimId blocks = dims.floordiv(dims.add(st.elems, c(63)), c(64));
+      DimId blocks2 = dims.floordiv(dims.add(blocks, c(255)), c(256));
+      return dims.add(dims.add(dims.floordiv(dims.add(st.elems, c(1)), c(2)), blocks),
+                      dims.add(dims.mul(blocks2, c(4)), c(256 * 4 + 4)));
+    }
+  }
+  return dims.mul(st.elems, c(dtype_size(st.dtype)));
 }
 
 int32_t Interp::find_graph(int32_t g) {

@@ -135,6 +135,23 @@ Value hf_trainer_train(Interp& in, Value trainer) {
     make_optimizer(in, "TrainingArguments(optim=\"" + optim + "\")", k, oa);
     in.cfg.optimizers.back().origin.line = line;
   }
+  // The Trainer steps on per_device_train_batch_size. A constant that is
+  // not the batch-size setting is the run's (alpaca-lora's finetune.py:
+  // batch_size=128 is the effective batch, the Trainer gets
+  // micro_batch_size=4): the first setting's symbol is renamed after its
+  // line, as a sequence capacity is, and B becomes the Trainer's.
+  if (in.instance(args) && !in.opt.batch_size) {
+    Value pb = attr(in, args, "per_device_train_batch_size");
+    if (pb.kind == VKind::Int && in.dims.is_const(pb.dim()) && in.dims.value(pb.dim()) > 0 &&
+        in.cfg.batch_size.known() && *in.cfg.batch_size.value != in.dims.value(pb.dim())) {
+      const IntSetting old = in.cfg.batch_size;
+      if (DimSym b = in.dims.find_symbol("B"); b != UINT32_MAX)
+        in.dims.rename_symbol(b, "B_" + std::to_string(old.origin.line));
+      in.cfg.batch_size = {in.dims.value(pb.dim()),
+                           {line, "TrainingArguments(per_device_train_batch_size=...) (not " +
+                                      std::to_string(*old.value) + ", line " + std::to_string(old.origin.line) + ")"}};
+    }
+  }
   // A batch of the train dataset's first sample, when the dataset is the
   // script's own (a `datasets` dataset is not modeled).
   Value batch;

@@ -1,12 +1,17 @@
-"""Llama-architecture decoders (Llama 2/3, Mistral, Qwen2, TinyLlama), as the
-estimator's interpreter runs them.
+"""Llama-architecture decoders (Llama 2/3, Mistral, Qwen2, TinyLlama, Phi-3,
+Gemma, Gemma 2, Mixtral), as the estimator's interpreter runs them.
 
 Module for module transformers 4.3x's modeling_llama.py with eager
 attention: RMSNorm in float32, rotary embeddings, grouped-query attention
-(repeat_kv), SwiGLU MLP, float32 logits. Mistral and Qwen2 differ only in
-config (kv heads, qkv bias), so one builder serves them; parameter counts
+(repeat_kv), SwiGLU MLP, float32 logits. Mistral, Qwen2 and Phi-3 differ
+only in config (kv heads, qkv bias; Phi-3's fused qkv_proj and gate_up_proj
+hold the same parameters), so one builder serves them; parameter counts
 match the published checkpoints (Llama-2-7b: 6,738,415,616; Meta-Llama-3-8B:
 8,030,261,248; Mistral-7B: 7,241,732,096; Qwen2-7B: 7,615,616,512).
+config.model_type picks the variants of modeling_gemma.py (a per-head width
+of its own, GELU-tanh MLP, embeddings scaled by sqrt(hidden)),
+modeling_gemma2.py (four norms per layer, soft-capped logits) and
+modeling_mixtral.py (a sparse mixture of experts in place of the MLP).
 This file is interpreted by tpf-analyze, never imported by it.
 """
 import math
@@ -15,7 +20,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from tpf_zoo.hf_models import ModelOutput, PreTrainedModel, SequenceClassifier, lm_loss
+from tpf_zoo.hf_models import ModelOutput, PreTrainedModel, build_decoder, lm_output
 
 
 class RMSNorm(nn.Module):
@@ -44,7 +49,7 @@ class LlamaAttention(nn.Module):
         super().__init__()
         self.hidden_size = config.hidden_size
         self.num_heads = config.num_attention_heads
-        self.head_dim = self.hidden_size // self.num_heads
+        self.head_dim = config.head_dim
         self.num_key_value_heads = config.num_key_value_heads
         self.num_key_value_groups = self.num_heads // self.num_key_value_heads
         bias = config.attention_bias
@@ -76,7 +81,7 @@ class LlamaAttention(nn.Module):
         attn = attn + causal_mask
         attn = F.softmax(attn, dim=-1, dtype=torch.float32).to(q.dtype)
         out = torch.matmul(attn, v)
-        out = out.transpose(1, 2).contiguous().reshape(bsz, q_len, self.hidden_size)
+        out = out.transpose(1, 2).contiguous().reshape(bsz, q_len, self.num_heads * self.head_dim)
         return self.o_proj(out)
 
 
@@ -86,22 +91,81 @@ class LlamaMLP(nn.Module):
         self.gate_proj = nn.Linear(config.hidden_size, config.intermediate_size, bias=False)
         self.up_proj = nn.Linear(config.hidden_size, config.intermediate_size, bias=False)
         self.down_proj = nn.Linear(config.intermediate_size, config.hidden_size, bias=False)
-        self.act_fn = nn.SiLU()
+        if config.model_type == "gemma" or config.model_type == "gemma2":
+            self.act_fn = nn.GELU(approximate="tanh")
+        else:
+            self.act_fn = nn.SiLU()
 
     def forward(self, x):
         return self.down_proj(self.act_fn(self.gate_proj(x)) * self.up_proj(x))
+
+
+class MixtralExpert(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.w1 = nn.Linear(config.hidden_size, config.intermediate_size, bias=False)
+        self.w2 = nn.Linear(config.intermediate_size, config.hidden_size, bias=False)
+        self.w3 = nn.Linear(config.hidden_size, config.intermediate_size, bias=False)
+        self.act_fn = nn.SiLU()
+
+    def forward(self, x):
+        return self.w2(self.act_fn(self.w1(x)) * self.w3(x))
+
+
+class MixtralSparseMoeBlock(nn.Module):
+    """Every expert's parameters; each token runs through top_k of them.
+
+    The routing is data: the interpreter cannot follow which tokens pick
+    which expert, so each expert takes an equal share of the
+    (token, choice) pairs, top_k * tokens / num_experts rows, the balance
+    Mixtral's router is trained towards."""
+
+    def __init__(self, config):
+        super().__init__()
+        self.num_experts = config.num_local_experts
+        self.top_k = config.num_experts_per_tok
+        self.gate = nn.Linear(config.hidden_size, self.num_experts, bias=False)
+        self.experts = nn.ModuleList([MixtralExpert(config) for _ in range(self.num_experts)])
+
+    def forward(self, hidden_states):
+        bsz = hidden_states.size(0)
+        seq = hidden_states.size(1)
+        hidden = hidden_states.size(2)
+        flat = hidden_states.view(-1, hidden)
+        router_logits = self.gate(flat)
+        routing_weights = F.softmax(router_logits, dim=1, dtype=torch.float)
+        parts = flat.repeat(self.top_k, 1).chunk(self.num_experts, dim=0)
+        outs = [expert(part) for expert, part in zip(self.experts, parts)]
+        out = torch.cat(outs, dim=0).view(self.top_k, -1, hidden).sum(0)
+        return out.view(bsz, seq, hidden)
 
 
 class LlamaDecoderLayer(nn.Module):
     def __init__(self, config):
         super().__init__()
         self.self_attn = LlamaAttention(config)
-        self.mlp = LlamaMLP(config)
+        self.moe = config.model_type == "mixtral"
+        if self.moe:
+            self.block_sparse_moe = MixtralSparseMoeBlock(config)
+        else:
+            self.mlp = LlamaMLP(config)
         self.input_layernorm = RMSNorm(config.hidden_size)
         self.post_attention_layernorm = RMSNorm(config.hidden_size)
+        # Gemma 2 norms both sublayers' inputs and outputs.
+        self.sandwich = config.model_type == "gemma2"
+        if self.sandwich:
+            self.pre_feedforward_layernorm = RMSNorm(config.hidden_size)
+            self.post_feedforward_layernorm = RMSNorm(config.hidden_size)
 
     def forward(self, hidden_states, cos, sin, causal_mask):
+        if self.sandwich:
+            attn = self.self_attn(self.input_layernorm(hidden_states), cos, sin, causal_mask)
+            hidden_states = hidden_states + self.post_attention_layernorm(attn)
+            mlp = self.mlp(self.pre_feedforward_layernorm(hidden_states))
+            return hidden_states + self.post_feedforward_layernorm(mlp)
         hidden_states = hidden_states + self.self_attn(self.input_layernorm(hidden_states), cos, sin, causal_mask)
+        if self.moe:
+            return hidden_states + self.block_sparse_moe(self.post_attention_layernorm(hidden_states))
         return hidden_states + self.mlp(self.post_attention_layernorm(hidden_states))
 
 
@@ -112,7 +176,7 @@ class LlamaModel(PreTrainedModel):
         self.embed_tokens = nn.Embedding(config.vocab_size, config.hidden_size)
         self.layers = nn.ModuleList([LlamaDecoderLayer(config) for _ in range(config.num_hidden_layers)])
         self.norm = RMSNorm(config.hidden_size)
-        head_dim = config.hidden_size // config.num_attention_heads
+        head_dim = config.head_dim
         self.register_buffer("inv_freq", torch.arange(0, head_dim, 2, dtype=torch.float32), persistent=False)
 
     def checkpoint_units(self):
@@ -122,7 +186,9 @@ class LlamaModel(PreTrainedModel):
         batch = input_ids.size(0)
         seq = input_ids.size(1)
         hidden = self.embed_tokens(input_ids)
-        head_dim = self.config.hidden_size // self.config.num_attention_heads
+        if self.config.model_type == "gemma" or self.config.model_type == "gemma2":
+            hidden = hidden * (self.config.hidden_size ** 0.5)
+        head_dim = self.config.head_dim
         # Rotary tables and the causal mask: no graph (positions only).
         cos = torch.ones(batch, 1, seq, head_dim, dtype=hidden.dtype)
         sin = torch.ones(batch, 1, seq, head_dim, dtype=hidden.dtype)
@@ -146,16 +212,19 @@ class LlamaForCausalLM(PreTrainedModel):
 
     def forward(self, input_ids=None, attention_mask=None, labels=None, **kwargs):
         hidden = self.model(input_ids).last_hidden_state
-        logits = self.lm_head(hidden).float()
-        loss = None
-        if labels is not None:
-            loss = lm_loss(logits, labels, self.config.vocab_size)
-        return ModelOutput(loss=loss, logits=logits)
+        logits = self.lm_head(hidden)
+        if self.config.model_type == "gemma2":
+            logits = torch.tanh(logits / 30.0) * 30.0
+        logits = logits.float()
+        return lm_output(logits, labels, self.config.vocab_size)
 
 
 def build_llama(config, head):
-    if head == "base":
-        return LlamaModel(config)
-    if head == "cls":
-        return SequenceClassifier(config, LlamaModel(config))
-    return LlamaForCausalLM(config)
+    return build_decoder(config, head, LlamaModel, LlamaForCausalLM)
+
+
+# Gemma, Gemma 2 and Mixtral: the same modules, told apart by
+# config.model_type (set from the table's family).
+build_gemma = build_llama
+build_gemma2 = build_llama
+build_mixtral = build_llama

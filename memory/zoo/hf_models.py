@@ -36,6 +36,22 @@ def lm_loss(logits, labels, vocab):
     return F.cross_entropy(shift_logits.view(-1, vocab), shift_labels.view(-1))
 
 
+def lm_output(logits, labels, vocab):
+    """A causal LM's output: the shifted cross-entropy when labels are given."""
+    loss = None
+    if labels is not None:
+        loss = lm_loss(logits, labels, vocab)
+    return ModelOutput(loss=loss, logits=logits)
+
+
+def cls_output(logits, labels):
+    """A classifier's output: cross-entropy when labels are given."""
+    loss = None
+    if labels is not None:
+        loss = F.cross_entropy(logits, labels)
+    return ModelOutput(loss=loss, logits=logits)
+
+
 class PreTrainedModel(nn.Module):
     supports_gradient_checkpointing = True
 
@@ -54,6 +70,14 @@ class PreTrainedModel(nn.Module):
 
     def num_parameters(self):
         return sum(p.numel() for p in self.parameters())
+
+    # peft's PeftModel methods (get_peft_model returns the model itself, its
+    # targeted layers wrapped: zoo/peft_lora.py).
+    def print_trainable_parameters(self):
+        return None
+
+    def enable_input_require_grads(self):
+        return None
 
 
 # -------------------------------------------------------------------- gpt2
@@ -207,6 +231,17 @@ class SequenceClassifier(PreTrainedModel):
         if labels is not None:
             loss = F.cross_entropy(logits, labels)
         return ModelOutput(loss=loss, logits=logits)
+
+
+def build_decoder(config, head, base, causal_lm):
+    """A decoder family's from_pretrained head: the bare model ("base"), a
+    score head on it ("cls", SequenceClassifier) or the LM (anything else).
+    `base` and `causal_lm` build the two from a config."""
+    if head == "base":
+        return base(config)
+    if head == "cls":
+        return SequenceClassifier(config, base(config))
+    return causal_lm(config)
 
 
 def build_gpt2(config, head):
