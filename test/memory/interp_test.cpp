@@ -1840,3 +1840,33 @@ for step in range(1000):
   CHECK(alone.phases[0].live_bytes == 32 * 200 * 4);
   CHECK(after.phases[0].live_bytes == alone.phases[0].live_bytes);
 }
+
+TEST_CASE("interp: a torch.load'ed token file sliced with known bounds is a 1-D int64 tensor") {
+  // examples/train.py's TokenDataset: `self.data[i : i + block + 1]`. A
+  // failed assert ends the run (no step); a checkpoint's key is read
+  // without ending it.
+  memory::Estimate e = est(R"(
+import torch
+import torch.nn as nn
+
+data = torch.load("tokens.pt", weights_only=True)
+ckpt = torch.load("ckpt.pt", map_location="cpu")
+chunk = data[0 : 0 + 64 + 1]
+assert chunk.shape == (65,)
+assert chunk.dtype == torch.int64
+epoch = ckpt["epoch"]
+model = nn.Sequential(nn.Embedding(100, 32), nn.Linear(32, 100))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(10):
+    x = torch.stack([data[i : i + 65] for i in range(4)])
+    assert x.shape == (4, 65)
+    logits = model(x[:, :-1])
+    assert logits.shape == (4, 64, 100)
+    logits.mean().backward()
+    opt.step()
+)");
+  CHECK(e.params == 100 * 32 + 32 * 100 + 100);
+  CHECK(e.phases.size() == 1);
+  CHECK(e.config.unknowns.empty());
+  CHECK(!e.step_synthesized);
+}
