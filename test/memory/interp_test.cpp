@@ -1870,3 +1870,33 @@ for step in range(10):
   CHECK(e.config.unknowns.empty());
   CHECK(!e.step_synthesized);
 }
+
+TEST_CASE("interp: `\"RANK\" in os.environ` and WORLD_SIZE with a default are the launcher's view") {
+  // timm / DINO test membership; HF-style scripts read WORLD_SIZE with a
+  // default of 1. On one GPU neither turns DDP on; on 8 GPUs (the target's
+  // count, or --world-size) both do, as os.environ.get("RANK", -1) does.
+  for (const char* cond : {"\"RANK\" in os.environ", "int(os.environ.get(\"WORLD_SIZE\", 1)) > 1"}) {
+    CAPTURE(cond);
+    std::string code = std::string(R"(
+import os
+import torch, torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+model = nn.Linear(1024, 1024).cuda()
+if )") + cond + R"(:
+    model = DDP(model)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(10):
+    model(torch.randn(8, 1024, device="cuda")).sum().backward()
+    opt.step()
+)";
+    memory::Estimate one = est(code);
+    CHECK(one.config.sharding == memory::Sharding::None);
+    memory::EstimateOptions o;
+    o.target = test::target("8xa100-80gb");
+    memory::Estimate eight = est(code, o);
+    CHECK(eight.config.sharding == memory::Sharding::Ddp);
+    memory::EstimateOptions w;
+    w.world_size = 4;
+    CHECK(est(code, w).config.sharding == memory::Sharding::Ddp);
+  }
+}
