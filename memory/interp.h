@@ -569,6 +569,11 @@ struct Interp {
   /// then a lower bound, and says so.
   uint32_t unsized_line = 0;
   std::string unsized_what;
+  /// The first `assert` the run's values made false (the script stops
+  /// there): the reason an unknown verdict found no model or no step.
+  uint32_t failed_assert_line = 0;
+  /// The assert is the script's own (else one in code that line calls).
+  bool failed_assert_in_script = false;
   void note_unsized(std::string what) {
     if (unsized_line) return;
     unsized_line = user_line();

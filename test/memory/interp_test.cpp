@@ -1900,3 +1900,34 @@ for step in range(10):
     CHECK(est(code, w).config.sharding == memory::Sharding::Ddp);
   }
 }
+
+TEST_CASE("interp: an assert the run's values make false is why nothing was reached") {
+  // llm.c train_gpt2.py on 8 GPUs: `assert args.total_batch_size %
+  // tokens_per_fwdbwd == 0` is false with the defaults, and the script
+  // stops before it builds the model.
+  constexpr std::string_view kCode = R"(
+import os
+import torch, torch.nn as nn
+world = int(os.environ.get("WORLD_SIZE", 1))
+B, T, total_batch_size = 4, 64, 256
+assert total_batch_size % (B * T * world) == 0
+model = nn.Linear(64, 64).cuda()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(10):
+    model(torch.randn(B, 64, device="cuda")).sum().backward()
+    opt.step()
+)";
+  memory::Estimate one = est(kCode);
+  CHECK(one.model_found);
+  CHECK(one.verdict == memory::Verdict::Fits);
+  memory::EstimateOptions o;
+  o.target = test::target("8xa100-80gb");
+  memory::Estimate eight = est(kCode, o);
+  CHECK(!eight.model_found);
+  CHECK(eight.verdict == memory::Verdict::Unknown);
+  REQUIRE(eight.config.unknowns.size() == 1);
+  CHECK(eight.config.unknowns[0].what ==
+        "no model found: the `assert` at line 6 is false with the values the estimate has, and the script stops there");
+  CHECK(eight.config.unknowns[0].line == 6);
+  CHECK(eight.config.unknowns[0].blocking);
+}
