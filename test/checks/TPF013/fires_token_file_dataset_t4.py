@@ -11,17 +11,17 @@ BLOCK = 1024
 
 
 class Block(nn.Module):
-    def __init__(self, d):
+    def __init__(self, d, heads=12):
         super().__init__()
-        self.ln1 = nn.LayerNorm(d)
-        self.attn = nn.MultiheadAttention(d, 12, batch_first=True)
-        self.ln2 = nn.LayerNorm(d)
-        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+        self.norms = nn.ModuleList([nn.LayerNorm(d), nn.LayerNorm(d)])
+        self.attn = nn.MultiheadAttention(d, heads, batch_first=True)
+        self.fc = nn.Linear(d, 4 * d)
+        self.proj = nn.Linear(4 * d, d)
 
     def forward(self, x):
-        h = self.ln1(x)
+        h = self.norms[0](x)
         x = x + self.attn(h, h, h, need_weights=False)[0]
-        return x + self.mlp(self.ln2(x))
+        return x + self.proj(F.gelu(self.fc(self.norms[1](x))))
 
 
 class GPT(nn.Module):
