@@ -48,9 +48,14 @@ class Runs {
   void set_batch(int64_t batch) { batch_ = batch; }
 
   /// The footprint of the run with `keys` applied (sorted, without
-  /// "fsdp"), on a GPU with or without bf16 (is_bf16_supported()).
-  const Estimate& run(const std::vector<std::string>& keys, bool bf16) {
+  /// "fsdp"), on a GPU with or without bf16 (is_bf16_supported()), on
+  /// `world` GPUs: more than one is a launcher's run (torchrun), as
+  /// `--target 8xa100` is, so a script that turns on DDP from RANK or
+  /// WORLD_SIZE in the environment (nanoGPT, llm.c) is charged DDP there
+  /// and only there (issue 24).
+  const Estimate& run(const std::vector<std::string>& keys, bool bf16, uint32_t world = 1) {
     std::string id = bf16 ? "1" : "0";
+    if (world > 1) id += ",w" + std::to_string(world);
     for (const std::string& k : keys) id += "," + k;
     auto it = memo_.find(id);
     if (it != memo_.end()) return it->second;
@@ -58,6 +63,7 @@ class Runs {
     // One GPU that answers is_bf16_supported() as the target would; the
     // context and the verdict are judged per target afterwards.
     o.target = targets::lookup_target(bf16 ? "h100" : "t4").target;
+    if (world > 1) o.world_size = world;
     for (const std::string& k : keys) {
       if (k == "bf16") o.dtype = Dtype::BFloat16;
       else if (k == "fp16") o.dtype = Dtype::Float16;
@@ -113,7 +119,7 @@ class Fitter {
       else interp.push_back(k);
     }
     std::sort(interp.begin(), interp.end());
-    Footprint f = runs_.run(interp, gpu.bf16).footprint;
+    Footprint f = runs_.run(interp, gpu.bf16, world).footprint;
     if (fsdp) f.sharding = Sharding::Fsdp;
     // Sharded state spreads over every GPU of the target; DDP and a plain
     // script hold the same per GPU whatever the count.

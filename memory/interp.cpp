@@ -343,7 +343,12 @@ Value Interp::run(uint16_t u, ir::FunctionId fid, std::vector<Value> args,
         if (f.kind == ir::FunctionKind::ClassBody) last_class_frame = fr;
         return term.nops ? val(0) : Value::none();
       case ir::Op::Raise: {
-        if (term.flags & ir::kAssert) return Value::unknown();
+        // An assert the run's values make false ends the script there, as
+        // Python would: the first one's line names why nothing was reached.
+        if ((term.flags & ir::kAssert) && !failed_assert_line) {
+          failed_assert_line = user_line();
+          failed_assert_in_script = un.is_user;
+        }
         return Value::unknown();
       }
       default: return Value::unknown();

@@ -576,6 +576,11 @@ struct Interp {
   /// then a lower bound, and says so.
   uint32_t unsized_line = 0;
   std::string unsized_what;
+  /// The first `assert` the run's values made false (the script stops
+  /// there): the reason an unknown verdict found no model or no step.
+  uint32_t failed_assert_line = 0;
+  /// The assert is the script's own (else one in code that line calls).
+  bool failed_assert_in_script = false;
   void note_unsized(std::string what) {
     if (unsized_line) return;
     unsized_line = user_line();
@@ -679,6 +684,11 @@ Value layer_forward(Interp& in, Value module, Args& args);
 /// Constructs an external class (nn layer, zoo model, optimizer, DataLoader);
 /// with `self` known, initializes that instance (super().__init__ of a subclass).
 Value construct_external(Interp& in, StrId qualname, Args& args, bool& handled, Value self);
+/// `key in os.environ` for the variables a launcher sets (RANK, LOCAL_RANK,
+/// WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT): true when the
+/// run is launched on more than one GPU (--world-size, the target), false
+/// for `python train.py`; nullopt for any other variable.
+std::optional<bool> environ_contains(const Interp& in, std::string_view key);
 /// A new instance of a modelled library type ("argparse.Namespace").
 Value new_instance(Interp& in, std::string_view type);
 Value instance_method(Interp& in, Value self, std::string_view name, Args& args, bool& handled);

@@ -89,6 +89,8 @@ std::optional<bool> Interp::truth(Value v) {
             // An nn container is falsy when empty (len 0), like Python's.
             if (const Value* n = ob.attrs.find(intern("__len__"))) return truth(*n);
           }
+          // What a torch.load'ed file holds is unknown (data.cpp).
+          if (ob.type != kNone32 && str(ob.type) == "data.loaded_file") return std::nullopt;
           return true;
         default: return true;
       }

@@ -79,6 +79,15 @@ void name_missing_args(const Interp& in, Estimate& e) {
   }
 }
 
+/// Where the first false assert is: the script's own line, or the call on
+/// that line whose code (another module of the project) asserts.
+std::string failed_assert(const Interp& in) {
+  const std::string at = std::to_string(in.failed_assert_line);
+  return (in.failed_assert_in_script ? "the `assert` at line " + at
+                                     : "an `assert` in the code the call at line " + at + " runs") +
+         " is false with the values the estimate has, and the script stops there";
+}
+
 /// An unknown verdict always says why, in config.unknowns (issue 24): the
 /// interpreter's own reasons are blocking unknowns already; otherwise the
 /// model was not found or no backward was followed, and this names the
@@ -98,6 +107,8 @@ void explain_unknown(const Interp& in, Estimate& e, bool has_target) {
       unknowns.push_back({"no model found: " + in.unsized_what +
                               " comes from a value the interpreter could not read, so no parameter has a size",
                           in.unsized_line, true});
+    } else if (!e.model_found && in.failed_assert_line) {
+      unknowns.push_back({"no model found: " + failed_assert(in), in.failed_assert_line, true});
     } else if (!e.model_found) {
       unknowns.push_back({"no model found: the script builds no `nn.Module` with parameters the interpreter "
                           "could follow",
@@ -107,6 +118,8 @@ void explain_unknown(const Interp& in, Estimate& e, bool has_target) {
                         " comes from values the interpreter could not follow";
       if (!in.synth_failure.empty()) why += ", and " + in.synth_failure;
       unknowns.push_back({why, in.unfollowed_backward_line, true});
+    } else if (in.failed_assert_line) {
+      unknowns.push_back({"no `.backward()` reached: " + failed_assert(in), in.failed_assert_line, true});
     } else if (!in.synth_failure.empty()) {
       unknowns.push_back({"no `.backward()` reached; " + in.synth_failure, 0, true});
     } else {

@@ -144,6 +144,9 @@ Value Interp::compare(ast::Op op, Value a, Value b) {
     std::optional<bool> found;
     if (a.kind == VKind::Str && b.kind == VKind::Str) {
       found = str(b.a).find(str(a.a)) != std::string_view::npos;
+    } else if (a.kind == VKind::Str && b.kind == VKind::Ext && str(b.a) == "os.environ") {
+      // `if "RANK" in os.environ:` (timm, DINO): the launcher's view.
+      found = environ_contains(*this, str(a.a));
     } else if (auto items = (b.kind == VKind::Obj && !tensor(b)) ? iterate(b) : std::nullopt) {
       found = false;
       for (Value x : *items) {

@@ -93,25 +93,29 @@ Value m_pow(Interp& in, Args& a) {
 
 // ------------------------------------------------------------- os / misc
 
+/// The run is a launcher's (torchrun: rank 0 of N) when --world-size or the
+/// target says it has more than one GPU; otherwise it is `python train.py`
+/// on one GPU, with no launcher variable set.
+bool launched(const Interp& in) {
+  return (in.opt.world_size && *in.opt.world_size > 1) || (in.opt.target && in.opt.target->count > 1);
+}
+
 Value os_getenv(Interp& in, Args& a) {
   // The environment of the run is unknown; scripts pass their default.
   std::optional<Value> d = a.get(in, 1, "default");
   if (auto key = a.pos.empty() ? std::nullopt : in.as_str(a.pos[0])) {
     if (*key == "WORLD_SIZE" || *key == "LOCAL_WORLD_SIZE") {
       if (in.opt.world_size) return in.str_value(std::to_string(*in.opt.world_size));
-      // No default to fall back on (os.environ["WORLD_SIZE"]): torchrun
-      // starts one process per GPU of the target.
-      if (!d && in.opt.target) return in.str_value(std::to_string(in.opt.target->count));
+      // torchrun starts one process per GPU of the target; with no default
+      // to fall back on (os.environ["WORLD_SIZE"]) the script is launched.
+      if (in.opt.target && (!d || launched(in))) return in.str_value(std::to_string(in.opt.target->count));
     }
     if (*key == "RANK" || *key == "LOCAL_RANK") {
-      // A run is a launcher's (torchrun: rank 0 of N) when --world-size or
-      // the target says it has more than one GPU, or when the script reads
-      // the rank with no default. Otherwise it is `python train.py`: the
-      // variable is unset, and `if int(os.environ.get("RANK", -1)) != -1:`
-      // (nanoGPT, llm.c) takes the single-GPU branch, without DDP.
-      const bool launched = (in.opt.world_size && *in.opt.world_size > 1) ||
-                            (in.opt.target && in.opt.target->count > 1);
-      if (launched || !d) return in.str_value("0");
+      // Rank 0 of a launch, or of a script that reads the rank with no
+      // default. Otherwise the variable is unset, and
+      // `if int(os.environ.get("RANK", -1)) != -1:` (nanoGPT, llm.c) takes
+      // the single-GPU branch, without DDP.
+      if (launched(in) || !d) return in.str_value("0");
     }
   }
   return d ? *d : Value::none();
@@ -214,6 +218,12 @@ Value unknown_fn(Interp&, Args&) { return Value::unknown(); }
 Value none_fn(Interp&, Args&) { return Value::none(); }
 
 }  // namespace
+
+std::optional<bool> environ_contains(const Interp& in, std::string_view key) {
+  for (std::string_view k : {"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"})
+    if (key == k) return launched(in);
+  return std::nullopt;
+}
 
 // ------------------------------------------------ methods of builtin types
 

@@ -168,10 +168,17 @@ void render_fit(std::ostream& os, const Fit& f, FitOrder order) {
     return;
   }
   const memory::Footprint& fp = e.footprint;
+  // Each term is what its name says (issue 24), as in the estimate's rows:
+  // the optimizer's state alone, the saved activations with the batch and a
+  // recomputed segment, and backward's first gradient buffers and the
+  // step's foreach temporaries apart, when the run has them.
   os << "  as written   weights " << gib(fp.weights) << ", gradients " << gib(fp.gradients) << ", optimizer state "
-     << gib(fp.optimizer_state + fp.master_weights) << ", activations "
-     << gib(fp.activations + fp.recompute + fp.batch_input + fp.transient)
-     << (f.distributed ? " (before sharding)" : "") << "\n";
+     << gib(fp.optimizer_state);
+  if (fp.master_weights) os << ", master weights " << gib(fp.master_weights);
+  os << ", activations " << gib(fp.activations + fp.recompute + fp.batch_input);
+  if (fp.transient) os << ", backward transients " << gib(fp.transient);
+  if (fp.foreach_temp) os << ", step temporaries " << gib(fp.foreach_temp);
+  os << (f.distributed ? " (before sharding)" : "") << "\n";
   for (const auto& u : cfg.unknowns)
     if (!u.blocking) os << "  note         " << u.what << (u.line ? " (line " + std::to_string(u.line) + ")" : "") << "\n";
 

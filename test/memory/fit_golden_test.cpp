@@ -151,3 +151,46 @@ TEST_CASE("fit: each GPU row is the estimate --target would give, to the byte") 
     }
   }
 }
+
+TEST_CASE("fit: DDP from RANK in the environment is charged on multi-GPU instances only, as --target gives") {
+  // nanoGPT's `ddp = int(os.environ.get('RANK', -1)) != -1`: `python
+  // train.py` on one GPU takes no DDP; an 8-GPU instance is a torchrun
+  // launch, whose DDP buckets are a second copy of the gradients.
+  auto s = test::load_script_text("<fit-ddp>.py", R"(
+import os
+import torch, torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+ddp = int(os.environ.get('RANK', -1)) != -1
+model = nn.Sequential(nn.Linear(4096, 4096), nn.ReLU(), nn.Linear(4096, 4096)).cuda()
+if ddp:
+    model = DDP(model, device_ids=[int(os.environ['LOCAL_RANK'])])
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+for step in range(10):
+    x = torch.randn(64, 4096, device='cuda')
+    loss = model(x).pow(2).mean()
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+)");
+  memory::Fit f = memory::compute_fit(s->ir, {});
+  REQUIRE(f.judged);
+  CHECK(!f.distributed);
+  auto peak_for = [&](const char* target) {
+    memory::EstimateOptions o;
+    o.target = test::target(target);
+    o.suggest = false;
+    return memory::estimate(s->ir, o);
+  };
+  memory::Estimate one = peak_for("a100-40gb"), eight = peak_for("8xa100-40gb");
+  CHECK(one.config.sharding == memory::Sharding::None);
+  CHECK(eight.config.sharding == memory::Sharding::Ddp);
+  CHECK(eight.components.gradients == 2 * one.components.gradients);
+  auto gpu = std::find_if(f.gpus.begin(), f.gpus.end(), [](auto& r) { return r.name == "a100-40gb"; });
+  auto p4d = std::find_if(f.instances.begin(), f.instances.end(), [](auto& r) { return r.name == "p4d.24xlarge"; });
+  REQUIRE(gpu != f.gpus.end());
+  REQUIRE(p4d != f.instances.end());
+  REQUIRE(p4d->count == 8);
+  CHECK(gpu->peak_bytes == one.peak_bytes);
+  CHECK(p4d->peak_bytes == eight.peak_bytes);
+  CHECK(p4d->peak_bytes > gpu->peak_bytes);
+}

@@ -1830,3 +1830,94 @@ for step in range(1000):
   CHECK(alone.phases[0].live_bytes == 32 * 200 * 4);
   CHECK(after.phases[0].live_bytes == alone.phases[0].live_bytes);
 }
+
+TEST_CASE("interp: a torch.load'ed token file sliced with known bounds is a 1-D int64 tensor") {
+  // examples/train.py's TokenDataset: `self.data[i : i + block + 1]`. A
+  // failed assert ends the run (no step); a checkpoint's key is read
+  // without ending it.
+  memory::Estimate e = est(R"(
+import torch
+import torch.nn as nn
+
+data = torch.load("tokens.pt", weights_only=True)
+ckpt = torch.load("ckpt.pt", map_location="cpu")
+chunk = data[0 : 0 + 64 + 1]
+assert chunk.shape == (65,)
+assert chunk.dtype == torch.int64
+epoch = ckpt["epoch"]
+model = nn.Sequential(nn.Embedding(100, 32), nn.Linear(32, 100))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(10):
+    x = torch.stack([data[i : i + 65] for i in range(4)])
+    assert x.shape == (4, 65)
+    logits = model(x[:, :-1])
+    assert logits.shape == (4, 64, 100)
+    logits.mean().backward()
+    opt.step()
+)");
+  CHECK(e.params == 100 * 32 + 32 * 100 + 100);
+  CHECK(e.phases.size() == 1);
+  CHECK(e.config.unknowns.empty());
+  CHECK(!e.step_synthesized);
+}
+
+TEST_CASE("interp: `\"RANK\" in os.environ` and WORLD_SIZE with a default are the launcher's view") {
+  // timm / DINO test membership; HF-style scripts read WORLD_SIZE with a
+  // default of 1. On one GPU neither turns DDP on; on 8 GPUs (the target's
+  // count, or --world-size) both do, as os.environ.get("RANK", -1) does.
+  for (const char* cond : {"\"RANK\" in os.environ", "int(os.environ.get(\"WORLD_SIZE\", 1)) > 1"}) {
+    CAPTURE(cond);
+    std::string code = std::string(R"(
+import os
+import torch, torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+model = nn.Linear(1024, 1024).cuda()
+if )") + cond + R"(:
+    model = DDP(model)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(10):
+    model(torch.randn(8, 1024, device="cuda")).sum().backward()
+    opt.step()
+)";
+    memory::Estimate one = est(code);
+    CHECK(one.config.sharding == memory::Sharding::None);
+    memory::EstimateOptions o;
+    o.target = test::target("8xa100-80gb");
+    memory::Estimate eight = est(code, o);
+    CHECK(eight.config.sharding == memory::Sharding::Ddp);
+    memory::EstimateOptions w;
+    w.world_size = 4;
+    CHECK(est(code, w).config.sharding == memory::Sharding::Ddp);
+  }
+}
+
+TEST_CASE("interp: an assert the run's values make false is why nothing was reached") {
+  // llm.c train_gpt2.py on 8 GPUs: `assert args.total_batch_size %
+  // tokens_per_fwdbwd == 0` is false with the defaults, and the script
+  // stops before it builds the model.
+  constexpr std::string_view kCode = R"(
+import os
+import torch, torch.nn as nn
+world = int(os.environ.get("WORLD_SIZE", 1))
+B, T, total_batch_size = 4, 64, 256
+assert total_batch_size % (B * T * world) == 0
+model = nn.Linear(64, 64).cuda()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(10):
+    model(torch.randn(B, 64, device="cuda")).sum().backward()
+    opt.step()
+)";
+  memory::Estimate one = est(kCode);
+  CHECK(one.model_found);
+  CHECK(one.verdict == memory::Verdict::Fits);
+  memory::EstimateOptions o;
+  o.target = test::target("8xa100-80gb");
+  memory::Estimate eight = est(kCode, o);
+  CHECK(!eight.model_found);
+  CHECK(eight.verdict == memory::Verdict::Unknown);
+  REQUIRE(eight.config.unknowns.size() == 1);
+  CHECK(eight.config.unknowns[0].what ==
+        "no model found: the `assert` at line 6 is false with the values the estimate has, and the script stops there");
+  CHECK(eight.config.unknowns[0].line == 6);
+  CHECK(eight.config.unknowns[0].blocking);
+}
