@@ -79,8 +79,8 @@ std::optional<tpf::memory::Fit> fit_for(const tpf::ir::Module& ir, const std::st
 }
 
 RuleRun rule_findings(const tpf::SourceFile& src, const std::vector<tpf::Span>& comments,
-                      const tpf::ast::Module& module, const tpf::ir::Module& ir,
-                      const tpf::dataflow::FileFacts& facts,
+                      tpf::tools::CommentLines lines, const tpf::ast::Module& module,
+                      const tpf::ir::Module& ir, const tpf::dataflow::FileFacts& facts,
                       const std::optional<tpf::memory::Estimate>& est, const Options& opt,
                       const tpf::checks::RunOptions& rules) {
   tpf::checks::CheckContext ctx{src, module, ir, facts};
@@ -88,7 +88,8 @@ RuleRun rule_findings(const tpf::SourceFile& src, const std::vector<tpf::Span>& 
   RuleRun run;
   run.findings = tpf::checks::run_checks(ctx, rules);
   run.sups = tpf::tools::parse_suppressions(src, comments);
-  tpf::tools::apply_suppressions(src, run.sups, run.findings);
+  run.lines = std::move(lines);
+  tpf::tools::apply_suppressions(src, run.lines, run.sups, run.findings);
   return run;
 }
 
@@ -123,14 +124,16 @@ bool recheck(ProjectRun& pr, const tpf::SourceFile& src, const std::string& path
   tpf::ast::Module module = tpf::parser::parse(src, toks, diags, opt.py);
   if (diags.has_errors()) return false;
   // The AST holds what the later stages need of the tokens; only the
-  // comments (suppressions) stay. A 22 MB file's tokens are 120 MB.
+  // comments (suppressions) and where they may go stay. A 22 MB file's
+  // tokens are 120 MB.
+  tpf::tools::CommentLines lines = tpf::tools::compute_comment_lines(src, toks.tokens);
   std::vector<tpf::lexer::Token>().swap(toks.tokens);
   tpf::ir::Module ir = tpf::ir::build(module, src, diags, opt.verify_ir);
   FileProject fp;
   file_project(fp, pr, module, src, path, opt);
   tpf::dataflow::FileFacts facts = tpf::dataflow::compute_facts(ir, &fp.view);
   est = estimate_for(ir, path, opt, &fp.view);
-  run = rule_findings(src, toks.comments, module, ir, facts, est, opt, rules);
+  run = rule_findings(src, toks.comments, std::move(lines), module, ir, facts, est, opt, rules);
   return true;
 }
 
@@ -316,7 +319,9 @@ bool analyze_file(ProjectRun& pr, const tpf::SourceFile& src, const std::string&
   if (opt.dumping() && !opt.dump_ir && opt.dump_facts.empty()) return true;
 
   // The AST holds what the later stages need of the tokens; only the
-  // comments (suppressions) stay. A 22 MB file's tokens are 120 MB.
+  // comments (suppressions) and where they may go stay. A 22 MB file's
+  // tokens are 120 MB.
+  tpf::tools::CommentLines lines = tpf::tools::compute_comment_lines(src, toks.tokens);
   std::vector<tpf::lexer::Token>().swap(toks.tokens);
   tpf::ir::Module ir = tpf::ir::build(module, src, diags, opt.verify_ir);
   FileProject fp;
@@ -340,7 +345,7 @@ bool analyze_file(ProjectRun& pr, const tpf::SourceFile& src, const std::string&
 
   std::optional<tpf::memory::Estimate> est = estimate_for(ir, path, opt, &fp.view);
   std::optional<tpf::memory::Fit> fit = fit_for(ir, path, opt, &fp.view);
-  RuleRun run = rule_findings(src, toks.comments, module, ir, facts, est, opt, rules);
+  RuleRun run = rule_findings(src, toks.comments, std::move(lines), module, ir, facts, est, opt, rules);
   if ((opt.fix || opt.diff) && !run.findings.empty()) fix_file(pr, src, path, opt, rules, run, est, fix, os, es);
   findings = std::move(run.findings);
   if (opt.report_unused_suppressions) {

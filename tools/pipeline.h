@@ -91,6 +91,7 @@ struct Options {
 struct RuleRun {
   std::vector<tpf::Diagnostic> findings;
   std::vector<tpf::tools::Suppression> sups;
+  tpf::tools::CommentLines lines;  // where each line's suppression comment goes
 };
 
 /// The run's project state: every imported module loaded once and its
