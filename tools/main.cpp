@@ -104,6 +104,8 @@ void add_rule_options(po::options_description& d, Options& opt) {
        "exit 1 on findings at or above: error, warning or never")
       ("report-unused-suppressions", po::bool_switch(&opt.report_unused_suppressions),
        "warn about `# tpf: ignore[...]` / `# noqa: TPF...` comments that suppress nothing")
+      ("statistics", po::bool_switch(&opt.statistics),
+       "print the number of findings per rule, most first, instead of the findings (text or json)")
       ("fix", po::bool_switch(&opt.fix),
        "apply the safe fixes (TPF001, TPF003, TPF004, TPF006, TPF007, TPF014, TPF015, TPF016, TPF019) "
        "to the files in place, "
@@ -166,6 +168,7 @@ void print_help(const po::options_description& visible) {
                "  tpf-analyze --report-unused-suppressions src/\n"
                "  tpf-analyze --diff train.py                # what --fix would change\n"
                "  tpf-analyze --fix src/\n"
+               "  tpf-analyze --statistics .                # findings per rule\n"
                "  cat train.py | tpf-analyze --stdin-filename train.py -\n"
                "  tpf-analyze --explain TPF003\n"
                "  tpf-analyze --target h100 train.py\n"
@@ -346,6 +349,10 @@ int main(int argc, char** argv) {
       opt.format != "github" && opt.format != "sarif") {
     std::cerr << "tpf-analyze: error: unknown --format '" << opt.format
               << "' (expected text, json, concise, github or sarif)\n";
+    return kExitUsage;
+  }
+  if (opt.statistics && (opt.diff || (opt.format != "text" && opt.format != "concise" && opt.format != "json"))) {
+    std::cerr << "tpf-analyze: error: --statistics prints text or json, and not with --diff\n";
     return kExitUsage;
   }
   if (opt.fail_on != "error" && opt.fail_on != "warning" && opt.fail_on != "never") {
@@ -529,7 +536,10 @@ int main(int argc, char** argv) {
 
   std::stable_sort(results.begin(), results.end(),
                    [](const auto& a, const auto& b) { return a.path < b.path; });
-  if (opt.format == "json") {
+  if (opt.statistics) {
+    if (opt.format == "json") tpf::tools::report_statistics_json(report, results, input_errors, totals.files);
+    else tpf::tools::report_statistics_text(report, results, input_errors, totals);
+  } else if (opt.format == "json") {
     tpf::tools::report_json(report, results, totals.files, estimates, input_errors);
   } else if (opt.format == "concise") {
     tpf::tools::report_concise(report, results);

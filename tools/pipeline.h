@@ -52,6 +52,7 @@ struct Options {
   std::vector<std::string> select, ignore;
   std::string fail_on = "error";         // error | warning | never
   bool report_unused_suppressions = false;
+  bool statistics = false;               // --statistics: counts per rule instead of the findings
   bool fix = false;                      // --fix: apply the safe fixes in place
   bool diff = false;                     // --diff: print them as a unified diff
   std::string explain;
