@@ -15,6 +15,7 @@
 #include "lexer/lexer.h"
 #include "memory/memory.h"
 #include "parser/parser.h"
+#include "tools/add_noqa.h"
 #include "tools/fix.h"
 #include "tools/render.h"
 #include "tools/report_memory.h"
@@ -187,20 +188,15 @@ void fix_file(ProjectRun& pr, const tpf::SourceFile& src, const std::string& pat
   if (!any) return;
   // Edits index the decoded text: byte-exact on the file only when the
   // text is its bytes, or its bytes after a UTF-8 BOM.
-  std::string_view prefix;
-  std::string_view bytes = src.bytes;
-  if (src.text.data() == src.bytes.data() && src.text.size() == src.bytes.size()) {
-  } else if (bytes.size() == src.text.size() + 3 && bytes.starts_with("\xEF\xBB\xBF") &&
-             bytes.substr(3) == src.text) {
-    prefix = bytes.substr(0, 3);
-  } else {
+  std::optional<std::string_view> prefix = tpf::tools::edit_prefix(src);
+  if (!prefix) {
     es << path << ": note: not fixed: the file is decoded from its declared encoding, and "
                   "fixes are applied only to UTF-8 files\n";
     return;
   }
   RuleRun after;
   std::optional<tpf::memory::Estimate> est_after;
-  tpf::tools::FixResult fr = verified_fixes(pr, src, prefix, path, opt, rules, run, after, est_after);
+  tpf::tools::FixResult fr = verified_fixes(pr, src, *prefix, path, opt, rules, run, after, est_after);
   size_t offered = 0;
   for (const tpf::Diagnostic& d : run.findings) offered += d.fix.has_value();
   if (fr.applied.size() < offered)
@@ -213,7 +209,7 @@ void fix_file(ProjectRun& pr, const tpf::SourceFile& src, const std::string& pat
     out.edits = std::move(fr.edits);
     return;
   }
-  std::string fixed_bytes = std::string(prefix) + fr.text;
+  std::string fixed_bytes = std::string(*prefix) + fr.text;
   if (out.stdin_input) {
     os << fixed_bytes;
   } else {
@@ -347,6 +343,20 @@ bool analyze_file(ProjectRun& pr, const tpf::SourceFile& src, const std::string&
   std::optional<tpf::memory::Fit> fit = fit_for(ir, path, opt, &fp.view);
   RuleRun run = rule_findings(src, toks.comments, std::move(lines), module, ir, facts, est, opt, rules);
   if ((opt.fix || opt.diff) && !run.findings.empty()) fix_file(pr, src, path, opt, rules, run, est, fix, os, es);
+  if (opt.add_noqa) {
+    auto reanalyze = [&](const tpf::SourceFile& s) -> std::optional<size_t> {
+      RuleRun after;
+      std::optional<tpf::memory::Estimate> e;
+      if (!recheck(pr, s, path, opt, rules, after, e)) return std::nullopt;
+      return after.findings.size();
+    };
+    tpf::tools::NoqaOutcome n = tpf::tools::add_noqa_file(src, path, run.lines, run.sups, run.findings,
+                                                          fix.stdin_input, reanalyze, os, es);
+    fix.noqa_codes = n.codes;
+    fix.noqa_lines = n.lines;
+    fix.write_failed = n.failed;
+    return true;  // it reports only what it wrote
+  }
   findings = std::move(run.findings);
   if (opt.report_unused_suppressions) {
     std::vector<tpf::Diagnostic> unused = tpf::tools::unused_suppressions(run.sups, rules);
