@@ -1,28 +1,26 @@
 # --add-noqa and --statistics golden: two TPF003 findings, one with a safe
 # fix and one without (the `[-]` row), the second inside brackets, where the
 # comment stays on the finding's own line.
-import torch.nn.functional as F
+import torch
 
 
-def train(model, loader, optimizer, criterion):
-    for images, labels in loader:
-        loss = criterion(model(images), labels)
-        loss.backward()
-        optimizer.step()
+def fit(net, batches, sgd):
+    for inputs, targets in batches:
+        out = net(inputs)
+        torch.nn.functional.mse_loss(out, targets).backward()
+        sgd.step()
 
 
-def train_step(model, batch, optimizer):
-    inputs, targets = batch
-    loss = F.mse_loss(model(inputs), targets)
-    loss.backward()
-    optimizer.step()
-    return loss.item()
+def one_update(net, pair, sgd):
+    torch.nn.functional.l1_loss(net(pair[0]), pair[1]).backward()
+    sgd.step()
+    return 0
 
 
-def train_loop(model, loader, optimizer):
-    history = []
-    for batch in loader:
-        history.append(
-            train_step(model, batch, optimizer),
-        )
-    return history
+def epochs(net, batches, sgd, n):
+    for _ in range(n):
+        for pair in batches:
+            print(
+                one_update(net, pair, sgd),
+                "updated",
+            )
