@@ -170,6 +170,11 @@ class AddNoqa(unittest.TestCase):
                          "tpf-analyze: --add-noqa: nothing to suppress\n")
         self.assertEqual(read(path), ONE)
 
+    def test_utf8_bom_kept(self):
+        path = self.file("bom.py", b"\xef\xbb\xbf" + ONE)
+        rc, _, err = run("--add-noqa", path)
+        self.assertEqual((rc, read(path)), (0, b"\xef\xbb\xbf" + ONE_ADDED), err)
+
     def test_declared_encoding_not_rewritten(self):
         data = b"# -*- coding: latin-1 -*-\ns = '\xe9'\n" + ONE
         path = self.file("latin.py", data)
