@@ -197,6 +197,37 @@ def main():
         c.notify("textDocument/didClose", {"textDocument": {"uri": iuri}})
         c.diagnostics(iuri)
 
+        # ---- "ignore on this line" where --add-noqa would write it ----
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden", "adopt",
+                               "layouts.py"), encoding="utf-8") as f:
+            layouts = f.read()
+        luri = "file://" + os.path.join(proj, "layouts.py")
+        c.notify("textDocument/didOpen", {"textDocument": {"uri": luri, "languageId": "python", "version": 1,
+                                                           "text": layouts}})
+        ld = c.diagnostics(luri)
+        lines = layouts.split("\n")
+
+        def ignore_edits(code, line0):
+            found = [x for x in ld if x["code"] == code and x["range"]["start"]["line"] == line0]
+            r = c.request("textDocument/codeAction", {"textDocument": {"uri": luri}, "range": found[0]["range"],
+                                                      "context": {"diagnostics": found}})
+            return [a["edit"]["changes"][luri] for a in r["result"] if a["title"] == f"Ignore {code} on this line"]
+        # `p.item()` on line 25, inside the f-string: the comment goes after its closing `""")` (line 26).
+        e = ignore_edits("TPF009", 24)
+        check(e == [[{"range": rng(25, 4, 25, 4), "newText": "  # tpf: ignore[TPF009]"}]],
+              "ignore inside a multi-line f-string: on the line that closes it", e)
+        # `total = total + \`: on the continued line, after its trailing tab.
+        e = ignore_edits("TPF001", 21)
+        check(e == [[{"range": rng(22, 16, 22, 17), "newText": "  # tpf: ignore[TPF001]"}]],
+              "ignore on a backslash-continued line: at the end of the next line, its trailing tab replaced", e)
+        # The softmax line names TPF009 already: TPF006 joins its list, sorted.
+        at = lines[17].index("TPF009")
+        e = ignore_edits("TPF006", 17)
+        check(e == [[{"range": rng(17, at, 17, at + 6), "newText": "TPF006, TPF009"}]],
+              "ignore where a suppression is: the code merged into its list", e)
+        c.notify("textDocument/didClose", {"textDocument": {"uri": luri}})
+        c.diagnostics(luri)
+
         # ---- codeAction on the finding: its fix, the ignore comment, fix-all ----
         r = c.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": rng(24, 6, 24, 6),
                                                   "context": {"diagnostics": tpf001}})
