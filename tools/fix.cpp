@@ -22,19 +22,6 @@ bool overlaps(const Edit& a, const Edit& b) {
   return a.span.begin < b.span.end && b.span.begin < a.span.end;
 }
 
-std::string apply_sorted(std::string_view text, std::span<const Edit> sorted) {
-  std::string out;
-  out.reserve(text.size() + 64);
-  uint32_t at = 0;
-  for (const Edit& e : sorted) {
-    out.append(text.substr(at, e.span.begin - at));
-    out += e.text;
-    at = e.span.end;
-  }
-  out.append(text.substr(at));
-  return out;
-}
-
 /// Lines with their endings ("\n", "\r\n", "\r"); the last may have none.
 std::vector<std::string_view> split_lines(std::string_view s) {
   std::vector<std::string_view> out;
@@ -63,6 +50,27 @@ void put_line(std::string& out, char tag, std::string_view line) {
 }
 
 }  // namespace
+
+std::string apply_edits(std::string_view text, std::span<const Edit> sorted) {
+  std::string out;
+  out.reserve(text.size() + 64);
+  uint32_t at = 0;
+  for (const Edit& e : sorted) {
+    out.append(text.substr(at, e.span.begin - at));
+    out += e.text;
+    at = e.span.end;
+  }
+  out.append(text.substr(at));
+  return out;
+}
+
+std::optional<std::string_view> edit_prefix(const SourceFile& src) {
+  std::string_view bytes = src.bytes;
+  if (src.text.data() == src.bytes.data() && src.text.size() == src.bytes.size()) return bytes.substr(0, 0);
+  if (bytes.size() == src.text.size() + 3 && bytes.starts_with("\xEF\xBB\xBF") && bytes.substr(3) == src.text)
+    return bytes.substr(0, 3);
+  return std::nullopt;
+}
 
 FixResult apply_fixes(std::string_view text, std::span<const Diagnostic> diags,
                       const std::vector<bool>& take) {
@@ -102,7 +110,7 @@ FixResult apply_fixes(std::string_view text, std::span<const Diagnostic> diags,
   std::sort(r.edits.begin(), r.edits.end(),
             [](const Edit& a, const Edit& b) { return a.span.begin < b.span.begin; });
   std::sort(r.applied.begin(), r.applied.end());
-  r.text = apply_sorted(text, r.edits);
+  r.text = apply_edits(text, r.edits);
   return r;
 }
 

@@ -6,12 +6,14 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "lexer/diag.h"
+#include "lexer/source.h"
 
 namespace tpf::tools {
 
@@ -27,6 +29,15 @@ struct FixResult {
 /// to it counts as applied.
 FixResult apply_fixes(std::string_view text, std::span<const Diagnostic> diags,
                       const std::vector<bool>& take);
+
+/// `text` with `sorted` (by offset, non-overlapping) applied.
+std::string apply_edits(std::string_view text, std::span<const Edit> sorted);
+
+/// What precedes `src.text` in the file's bytes when an edit of the text
+/// is the same edit of the file: "" (the text is the bytes) or a UTF-8 BOM.
+/// Nullopt when the text is decoded from a declared encoding: --fix and
+/// --add-noqa rewrite only UTF-8 files.
+std::optional<std::string_view> edit_prefix(const SourceFile& src);
 
 /// A unified diff (3 lines of context, `--- PATH` / `+++ PATH` headers, as
 /// ruff prints it: `patch -p0` applies it) of `edits` applied to `before`;

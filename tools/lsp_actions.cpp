@@ -57,28 +57,12 @@ nlohmann::json text_edits(std::span<const Edit> edits, const TextPositions& tp) 
 
 std::optional<Edit> ignore_edit(const SourceFile& src, uint32_t line, std::string_view code) {
   if (line == 0 || line > src.lines.line_count()) return std::nullopt;
-  std::string_view text = src.text;
-  std::string_view l = line_of(text, src.lines, line);
-  uint32_t eol = src.lines.line_start(line) + static_cast<uint32_t>(l.size());
-  std::string_view body = trim(l);
-  if (!body.empty() && body.back() == '\\') return std::nullopt;  // `x = 1 + \`: a comment ends the statement
   DiagSink diags;
   lexer::TokenStream toks = lexer::tokenize(src, diags, kNewestPy);
-  for (const lexer::Token& t : toks.tokens)
-    if (t.begin < eol && eol < t.end) return std::nullopt;  // inside a triple-quoted string
-  // A `# tpf: ignore[...]` on the line takes the code too.
-  for (const Suppression& s : parse_suppressions(src, toks.comments)) {
-    if (s.line != line || s.all || s.codes.empty()) continue;
-    if (!text.substr(s.span.begin).starts_with("tpf") && !text.substr(s.span.begin).starts_with("TPF")) continue;
-    uint32_t at = s.codes.back().span.end;
-    return Edit{Span{at, at}, ", " + std::string(code)};
-  }
-  std::string add = body.empty() ? "" : "  ";
-  add += "# tpf: ignore[" + std::string(code) + "]";
-  // Before the line's trailing blanks, so the line ends with the comment.
-  uint32_t at = eol;
-  while (at > src.lines.line_start(line) && (text[at - 1] == ' ' || text[at - 1] == '\t')) --at;
-  return Edit{Span{at, eol}, add};
+  // On the line itself, or where its comment must go (--add-noqa's rule).
+  uint32_t target = compute_comment_lines(src, toks.tokens).target(line);
+  const std::string codes[] = {std::string(code)};
+  return suppression_edit(src, parse_suppressions(src, toks.comments), target, codes);
 }
 
 std::optional<std::string> tool_tpf_target_at(std::string_view toml_text, uint32_t line0) {

@@ -27,11 +27,12 @@ nlohmann::json to_lsp(const Diagnostic& d, const TextPositions& tp, const std::s
 /// LSP TextEdits of byte-exact edits of the text `tp` indexes.
 nlohmann::json text_edits(std::span<const Edit> edits, const TextPositions& tp);
 
-/// The edit that silences `code` on line `line` (1-based) of `src`: adds
-/// the code to a `# tpf: ignore[...]` already there, else appends
-/// `  # tpf: ignore[CODE]` to the line. Nullopt where a comment would
-/// change the program: the line ends inside a multi-line string or with a
-/// backslash continuation.
+/// The edit that silences `code` on line `line` (1-based) of `src`, as
+/// --add-noqa writes it (suppression_edit): merged into a `# tpf:
+/// ignore[...]` already there, else `  # tpf: ignore[CODE]` appended. A
+/// line that ends inside a multi-line string or with a backslash
+/// continuation cannot hold a comment: the edit goes on the line
+/// CommentLines names. Nullopt when the line silences every rule already.
 std::optional<Edit> ignore_edit(const SourceFile& src, uint32_t line, std::string_view code);
 
 /// When line `line0` (0-based) of a pyproject.toml's text is the `target`

@@ -82,7 +82,12 @@ uint32_t TextPositions::offset(int64_t line, int64_t character) const {
   uint32_t begin = lines_.line_start(static_cast<uint32_t>(line) + 1);
   uint32_t end = line_end(static_cast<uint32_t>(line));
   if (character <= 0) return begin;
-  if (!utf16_) return std::min<uint32_t>(end, begin + static_cast<uint32_t>(std::min<int64_t>(character, end - begin)));
+  if (!utf16_) {
+    // A byte inside a UTF-8 sequence means the code point it is part of.
+    uint32_t at = begin + static_cast<uint32_t>(std::min<int64_t>(character, end - begin));
+    while (at > begin && at < end && (static_cast<unsigned char>(text_[at]) & 0xC0) == 0x80) --at;
+    return at;
+  }
   uint32_t at = begin;
   int64_t units = 0;
   while (at < end && units < character) {
@@ -111,6 +116,21 @@ nlohmann::json TextPositions::position(uint32_t offset) const {
     }
   }
   return {{"line", lc.line - 1}, {"character", character}};
+}
+
+std::string apply_change(std::string_view text, const nlohmann::json& change, bool utf16) {
+  std::string replacement = change.at("text").get<std::string>();
+  auto range = change.find("range");
+  if (range == change.end() || range->is_null()) return replacement;  // the whole text
+  TextPositions tp(text, utf16);
+  uint32_t begin = tp.offset(range->at("start")), end = tp.offset(range->at("end"));
+  if (end < begin) std::swap(begin, end);
+  std::string out;
+  out.reserve(text.size() - (end - begin) + replacement.size());
+  out.append(text.substr(0, begin));
+  out += replacement;
+  out.append(text.substr(end));
+  return out;
 }
 
 nlohmann::json TextPositions::range(Span span) const {

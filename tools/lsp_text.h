@@ -26,7 +26,10 @@ class TextPositions {
  public:
   TextPositions(std::string_view text, bool utf16) : text_(text), lines_(text), utf16_(utf16) {}
   /// The byte offset of an LSP position, clamped into the text (a line
-  /// past the end is the end; a character past the line's end is its end).
+  /// past the end is the end; a character past the line's end is its end;
+  /// a negative one is the line's start). A character inside a code point
+  /// (half a UTF-16 surrogate pair, a byte inside a UTF-8 sequence) means
+  /// that code point: after it for UTF-16, before it for UTF-8.
   uint32_t offset(int64_t line, int64_t character) const;
   /// The LSP position {"line", "character"} of a byte offset (clamped).
   nlohmann::json position(uint32_t offset) const;
@@ -45,5 +48,12 @@ class TextPositions {
   LineIndex lines_;
   bool utf16_;
 };
+
+/// `text` after one TextDocumentContentChangeEvent of incremental sync:
+/// with a "range", that range (positions as TextPositions::offset reads
+/// them, so an out-of-range one is clamped; a reversed one is taken in
+/// order) replaced by "text"; without one (or a null one), "text" is the
+/// whole new text. Throws nlohmann's exceptions on a malformed change.
+std::string apply_change(std::string_view text, const nlohmann::json& change, bool utf16);
 
 }  // namespace tpf::tools::lsp

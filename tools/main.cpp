@@ -34,6 +34,7 @@
 #include "ir/resolve.h"
 #include "lexer/lexer.h"
 #include "parser/parser.h"
+#include "tools/add_noqa.h"
 #include "tools/allocator.h"
 #include "tools/config.h"
 #include "tools/fix.h"
@@ -104,6 +105,11 @@ void add_rule_options(po::options_description& d, Options& opt) {
        "exit 1 on findings at or above: error, warning or never")
       ("report-unused-suppressions", po::bool_switch(&opt.report_unused_suppressions),
        "warn about `# tpf: ignore[...]` / `# noqa: TPF...` comments that suppress nothing")
+      ("add-noqa", po::bool_switch(&opt.add_noqa),
+       "suppress every current finding in place: add `# tpf: ignore[CODES]` to its line (or its "
+       "codes to the suppression there) and report nothing else; for `-`, print the source on stdout")
+      ("statistics", po::bool_switch(&opt.statistics),
+       "print the number of findings per rule, most first, instead of the findings (text or json)")
       ("fix", po::bool_switch(&opt.fix),
        "apply the safe fixes (TPF001, TPF003, TPF004, TPF006, TPF007, TPF014, TPF015, TPF016, TPF019) "
        "to the files in place, "
@@ -166,6 +172,8 @@ void print_help(const po::options_description& visible) {
                "  tpf-analyze --report-unused-suppressions src/\n"
                "  tpf-analyze --diff train.py                # what --fix would change\n"
                "  tpf-analyze --fix src/\n"
+               "  tpf-analyze --add-noqa src/               # adopt: suppress what is there now\n"
+               "  tpf-analyze --statistics .                # findings per rule\n"
                "  cat train.py | tpf-analyze --stdin-filename train.py -\n"
                "  tpf-analyze --explain TPF003\n"
                "  tpf-analyze --target h100 train.py\n"
@@ -348,6 +356,15 @@ int main(int argc, char** argv) {
               << "' (expected text, json, concise, github or sarif)\n";
     return kExitUsage;
   }
+  if (opt.add_noqa && (opt.fix || opt.diff || opt.statistics || opt.dumping())) {
+    std::cerr << "tpf-analyze: error: --add-noqa cannot be combined with --fix, --diff, --statistics "
+                 "or a stage dump\n";
+    return kExitUsage;
+  }
+  if (opt.statistics && (opt.diff || (opt.format != "text" && opt.format != "concise" && opt.format != "json"))) {
+    std::cerr << "tpf-analyze: error: --statistics prints text or json, and not with --diff\n";
+    return kExitUsage;
+  }
   if (opt.fail_on != "error" && opt.fail_on != "warning" && opt.fail_on != "never") {
     std::cerr << "tpf-analyze: error: unknown --fail-on '" << opt.fail_on
               << "' (expected error, warning or never)\n";
@@ -481,6 +498,7 @@ int main(int argc, char** argv) {
     // `--fix -` is a filter: it prints the file, fixed or as it came (nothing
     // to fix, a syntax error, an encoding it does not rewrite).
     if (o.fix && !o.diff && r.fix.stdin_input && r.fix.fixed == 0) r.out << stdin_bytes;
+    if (o.add_noqa && r.fix.stdin_input && r.fix.noqa_lines == 0) r.out << stdin_bytes;
     // A file without findings needs its bytes no more: release them now,
     // so a run's memory is one file's, not the whole tree's.
     if (r.findings.empty()) r.src.reset();
@@ -492,6 +510,7 @@ int main(int argc, char** argv) {
   nlohmann::ordered_json estimates = nlohmann::ordered_json::array();
   tpf::tools::Totals totals;
   size_t would_fix = 0, files_to_fix = 0;
+  size_t noqa_codes = 0, noqa_lines = 0, noqa_files = 0;
   bool failing = false;
   for (FileRun& r : runs) {
     std::cout << r.out.str();
@@ -508,6 +527,9 @@ int main(int argc, char** argv) {
     totals.fixed += r.fix.fixed;
     would_fix += r.fix.would_fix;
     if (r.fix.would_fix) ++files_to_fix;
+    noqa_codes += r.fix.noqa_codes;
+    noqa_lines += r.fix.noqa_lines;
+    noqa_files += r.fix.noqa_lines > 0;
     for (const tpf::Diagnostic& d : r.findings) failing |= at_or_above(d.severity, r.setup->opt.fail_on);
     if (r.findings.empty()) continue;
     results.push_back({r.shown, r.src.get(), std::move(r.findings)});
@@ -515,6 +537,10 @@ int main(int argc, char** argv) {
   }
   std::cout.flush();
   if (opt.dumping()) return rc;
+  if (opt.add_noqa) {
+    tpf::tools::print_noqa_total(std::cerr, noqa_codes, noqa_lines, noqa_files);
+    return rc;
+  }
   if (opt.diff) {
     // Only the diff on stdout (`patch -p0` applies it).
     if (would_fix)
@@ -529,7 +555,10 @@ int main(int argc, char** argv) {
 
   std::stable_sort(results.begin(), results.end(),
                    [](const auto& a, const auto& b) { return a.path < b.path; });
-  if (opt.format == "json") {
+  if (opt.statistics) {
+    if (opt.format == "json") tpf::tools::report_statistics_json(report, results, input_errors, totals.files);
+    else tpf::tools::report_statistics_text(report, results, input_errors, totals);
+  } else if (opt.format == "json") {
     tpf::tools::report_json(report, results, totals.files, estimates, input_errors);
   } else if (opt.format == "concise") {
     tpf::tools::report_concise(report, results);

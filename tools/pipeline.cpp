@@ -15,6 +15,7 @@
 #include "lexer/lexer.h"
 #include "memory/memory.h"
 #include "parser/parser.h"
+#include "tools/add_noqa.h"
 #include "tools/fix.h"
 #include "tools/render.h"
 #include "tools/report_memory.h"
@@ -79,8 +80,8 @@ std::optional<tpf::memory::Fit> fit_for(const tpf::ir::Module& ir, const std::st
 }
 
 RuleRun rule_findings(const tpf::SourceFile& src, const std::vector<tpf::Span>& comments,
-                      const tpf::ast::Module& module, const tpf::ir::Module& ir,
-                      const tpf::dataflow::FileFacts& facts,
+                      tpf::tools::CommentLines lines, const tpf::ast::Module& module,
+                      const tpf::ir::Module& ir, const tpf::dataflow::FileFacts& facts,
                       const std::optional<tpf::memory::Estimate>& est, const Options& opt,
                       const tpf::checks::RunOptions& rules) {
   tpf::checks::CheckContext ctx{src, module, ir, facts};
@@ -88,7 +89,8 @@ RuleRun rule_findings(const tpf::SourceFile& src, const std::vector<tpf::Span>& 
   RuleRun run;
   run.findings = tpf::checks::run_checks(ctx, rules);
   run.sups = tpf::tools::parse_suppressions(src, comments);
-  tpf::tools::apply_suppressions(src, run.sups, run.findings);
+  run.lines = std::move(lines);
+  tpf::tools::apply_suppressions(src, run.lines, run.sups, run.findings);
   return run;
 }
 
@@ -123,14 +125,16 @@ bool recheck(ProjectRun& pr, const tpf::SourceFile& src, const std::string& path
   tpf::ast::Module module = tpf::parser::parse(src, toks, diags, opt.py);
   if (diags.has_errors()) return false;
   // The AST holds what the later stages need of the tokens; only the
-  // comments (suppressions) stay. A 22 MB file's tokens are 120 MB.
+  // comments (suppressions) and where they may go stay. A 22 MB file's
+  // tokens are 120 MB.
+  tpf::tools::CommentLines lines = tpf::tools::compute_comment_lines(src, toks.tokens);
   std::vector<tpf::lexer::Token>().swap(toks.tokens);
   tpf::ir::Module ir = tpf::ir::build(module, src, diags, opt.verify_ir);
   FileProject fp;
   file_project(fp, pr, module, src, path, opt);
   tpf::dataflow::FileFacts facts = tpf::dataflow::compute_facts(ir, &fp.view);
   est = estimate_for(ir, path, opt, &fp.view);
-  run = rule_findings(src, toks.comments, module, ir, facts, est, opt, rules);
+  run = rule_findings(src, toks.comments, std::move(lines), module, ir, facts, est, opt, rules);
   return true;
 }
 
@@ -184,20 +188,15 @@ void fix_file(ProjectRun& pr, const tpf::SourceFile& src, const std::string& pat
   if (!any) return;
   // Edits index the decoded text: byte-exact on the file only when the
   // text is its bytes, or its bytes after a UTF-8 BOM.
-  std::string_view prefix;
-  std::string_view bytes = src.bytes;
-  if (src.text.data() == src.bytes.data() && src.text.size() == src.bytes.size()) {
-  } else if (bytes.size() == src.text.size() + 3 && bytes.starts_with("\xEF\xBB\xBF") &&
-             bytes.substr(3) == src.text) {
-    prefix = bytes.substr(0, 3);
-  } else {
+  std::optional<std::string_view> prefix = tpf::tools::edit_prefix(src);
+  if (!prefix) {
     es << path << ": note: not fixed: the file is decoded from its declared encoding, and "
                   "fixes are applied only to UTF-8 files\n";
     return;
   }
   RuleRun after;
   std::optional<tpf::memory::Estimate> est_after;
-  tpf::tools::FixResult fr = verified_fixes(pr, src, prefix, path, opt, rules, run, after, est_after);
+  tpf::tools::FixResult fr = verified_fixes(pr, src, *prefix, path, opt, rules, run, after, est_after);
   size_t offered = 0;
   for (const tpf::Diagnostic& d : run.findings) offered += d.fix.has_value();
   if (fr.applied.size() < offered)
@@ -210,7 +209,7 @@ void fix_file(ProjectRun& pr, const tpf::SourceFile& src, const std::string& pat
     out.edits = std::move(fr.edits);
     return;
   }
-  std::string fixed_bytes = std::string(prefix) + fr.text;
+  std::string fixed_bytes = std::string(*prefix) + fr.text;
   if (out.stdin_input) {
     os << fixed_bytes;
   } else {
@@ -308,7 +307,9 @@ bool analyze_file(ProjectRun& pr, const tpf::SourceFile& src, const std::string&
   if (opt.dumping() && !opt.dump_ir && opt.dump_facts.empty()) return true;
 
   // The AST holds what the later stages need of the tokens; only the
-  // comments (suppressions) stay. A 22 MB file's tokens are 120 MB.
+  // comments (suppressions) and where they may go stay. A 22 MB file's
+  // tokens are 120 MB.
+  tpf::tools::CommentLines lines = tpf::tools::compute_comment_lines(src, toks.tokens);
   std::vector<tpf::lexer::Token>().swap(toks.tokens);
   tpf::ir::Module ir = tpf::ir::build(module, src, diags, opt.verify_ir);
   FileProject fp;
@@ -332,8 +333,22 @@ bool analyze_file(ProjectRun& pr, const tpf::SourceFile& src, const std::string&
 
   std::optional<tpf::memory::Estimate> est = estimate_for(ir, path, opt, &fp.view);
   std::optional<tpf::memory::Fit> fit = fit_for(ir, path, opt, &fp.view);
-  RuleRun run = rule_findings(src, toks.comments, module, ir, facts, est, opt, rules);
+  RuleRun run = rule_findings(src, toks.comments, std::move(lines), module, ir, facts, est, opt, rules);
   if ((opt.fix || opt.diff) && !run.findings.empty()) fix_file(pr, src, path, opt, rules, run, est, fix, os, es);
+  if (opt.add_noqa) {
+    auto reanalyze = [&](const tpf::SourceFile& s) -> std::optional<size_t> {
+      RuleRun after;
+      std::optional<tpf::memory::Estimate> e;
+      if (!recheck(pr, s, path, opt, rules, after, e)) return std::nullopt;
+      return after.findings.size();
+    };
+    tpf::tools::NoqaOutcome n = tpf::tools::add_noqa_file(src, path, run.lines, run.sups, run.findings,
+                                                          fix.stdin_input, reanalyze, os, es);
+    fix.noqa_codes = n.codes;
+    fix.noqa_lines = n.lines;
+    fix.write_failed = n.failed;
+    return true;  // it reports only what it wrote
+  }
   findings = std::move(run.findings);
   if (opt.report_unused_suppressions) {
     std::vector<tpf::Diagnostic> unused = tpf::tools::unused_suppressions(run.sups, rules);

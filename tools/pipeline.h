@@ -52,6 +52,8 @@ struct Options {
   std::vector<std::string> select, ignore;
   std::string fail_on = "error";         // error | warning | never
   bool report_unused_suppressions = false;
+  bool add_noqa = false;                 // --add-noqa: suppress every finding in place
+  bool statistics = false;               // --statistics: counts per rule instead of the findings
   bool fix = false;                      // --fix: apply the safe fixes in place
   bool diff = false;                     // --diff: print them as a unified diff
   std::string explain;
@@ -91,6 +93,7 @@ struct Options {
 struct RuleRun {
   std::vector<tpf::Diagnostic> findings;
   std::vector<tpf::tools::Suppression> sups;
+  tpf::tools::CommentLines lines;  // where each line's suppression comment goes
 };
 
 /// The run's project state: every imported module loaded once and its
@@ -108,7 +111,9 @@ struct FixOutcome {
   size_t fixed = 0;                      // findings the fixes removed
   size_t would_fix = 0;                  // --diff: findings the diff fixes
   bool stdin_input = false;              // the file is `-`: --fix prints the source on stdout
-  bool write_failed = false;             // --fix could not replace the file (exit 2)
+  bool write_failed = false;             // --fix / --add-noqa could not replace the file (exit 2)
+  size_t noqa_codes = 0;                 // --add-noqa: codes added to suppressions
+  size_t noqa_lines = 0;                 // --add-noqa: lines whose suppression comment it wrote
   std::vector<tpf::Edit> edits;          // --diff: the verified edits the diff shows
 };
 

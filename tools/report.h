@@ -100,6 +100,29 @@ void report_text(std::ostream& os, std::span<const FileDiagnostics> files, const
 void report_json(std::ostream& os, std::span<const FileDiagnostics> files, size_t files_analyzed,
                  const nlohmann::ordered_json& estimates, std::span<const InputError> errors = {});
 
+/// The text reporter's closing line: "found 3 problems (2 errors, 1
+/// warning) in 1 of 2 files; 1 fixable with --fix", or "no problems found
+/// in 2 files", with what --fix fixed and the files not analyzed.
+std::string summary_line(std::span<const FileDiagnostics> files, const Totals& totals);
+
+/// --statistics: one line per code, most findings first (then by code),
+///   COUNT<TAB>CODE<TAB>[*] NAME
+/// as `ruff check --statistics` prints them: the count right-aligned, the
+/// code padded, and when any finding has a fix a mark before the name,
+/// `[*]` (all of that code's findings have one), `[-]` (some: then
+/// ` (K of N fixable)` after the name) or `[ ]`; NAME is the rule's slug.
+/// Input errors count as TPF000 (input_error). Then summary_line. Nothing
+/// but the summary when there are no findings.
+void report_statistics_text(std::ostream& os, std::span<const FileDiagnostics> files,
+                            std::span<const InputError> errors, const Totals& totals);
+
+/// --statistics --format json: {"version":1,"files":N,"total":T,
+/// "fixable":F,"statistics":[{"code","name","summary","count","fixable"},
+/// ...]} in the text order; "fixable" counts the findings with a fix.
+/// One line plus a newline.
+void report_statistics_json(std::ostream& os, std::span<const FileDiagnostics> files,
+                            std::span<const InputError> errors, size_t files_analyzed);
+
 /// --format concise: one line per diagnostic, `path:line:col: severity CODE
 /// message`, nothing else (no frames, no summary).
 void report_concise(std::ostream& os, std::span<const FileDiagnostics> files);

@@ -196,23 +196,16 @@ void render_text(std::string& out, const std::string& path, const SourceFile& sr
   }
 }
 
-void report_text(std::ostream& os, std::span<const FileDiagnostics> files, const Totals& totals,
-                 const TextStyle& style) {
+std::string summary_line(std::span<const FileDiagnostics> files, const Totals& totals) {
   size_t errors = 0, warnings = 0, notes = 0, with_findings = 0, fixable = 0;
-  std::string out;
   for (const FileDiagnostics& f : files) {
     if (f.diags.empty()) continue;
     ++with_findings;
     for (const Diagnostic& d : f.diags) {
-      render_text(out, f.path, *f.src, d, style);
-      if (!style.quiet) out += '\n';
       (d.severity == Severity::Error ? errors : d.severity == Severity::Warning ? warnings : notes)++;
       if (d.fix) ++fixable;
     }
-    os << out;
-    out.clear();
   }
-  if (style.quiet) return;
   size_t total = errors + warnings + notes;
   std::string line;
   if (total == 0) {
@@ -234,7 +227,22 @@ void report_text(std::ostream& os, std::span<const FileDiagnostics> files, const
   if (totals.fixed) line += "; fixed " + plural(totals.fixed, "problem");
   if (totals.not_analyzed)
     line += "; " + plural(totals.not_analyzed, "file") + " not analyzed (unreadable or syntax error)";
-  paint(out, style, kBold, line);
+  return line;
+}
+
+void report_text(std::ostream& os, std::span<const FileDiagnostics> files, const Totals& totals,
+                 const TextStyle& style) {
+  std::string out;
+  for (const FileDiagnostics& f : files) {
+    for (const Diagnostic& d : f.diags) {
+      render_text(out, f.path, *f.src, d, style);
+      if (!style.quiet) out += '\n';
+    }
+    os << out;
+    out.clear();
+  }
+  if (style.quiet) return;
+  paint(out, style, kBold, summary_line(files, totals));
   os << out << '\n';
 }
 

@@ -215,7 +215,8 @@ json Server::initialize(const json& params) {
   }
   return {{"capabilities",
            {{"positionEncoding", utf16_ ? "utf-16" : "utf-8"},
-            {"textDocumentSync", {{"openClose", true}, {"change", 1}, {"save", {{"includeText", false}}}}},
+            // TextDocumentSyncKind.Incremental: ranges, in positionEncoding's units.
+            {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
             {"hoverProvider", true},
             {"codeActionProvider", {{"codeActionKinds", {"quickfix", kFixAllKind}}}},
             {"workspace", {{"workspaceFolders", {{"supported", true}, {"changeNotifications", true}}}}}}},
@@ -245,15 +246,14 @@ void Server::did_open(const json& params) {
 
 void Server::did_change(const json& params) {
   Document& d = doc(params.at("textDocument"));
-  // Full sync: the last change holds the whole text.
+  // Incremental sync: each change applies to the text the previous one
+  // left, in the negotiated position encoding. A malformed one throws, and
+  // the document stays as it was (dispatch logs it).
   const json& changes = params.at("contentChanges");
   if (!changes.is_array() || changes.empty()) return;
-  const json& last = changes.back();
-  if (last.contains("range")) {
-    std::cerr << "tpf-analyze server: didChange with a range ignored: the server asked for full text\n";
-    return;
-  }
-  d.text = last.at("text").get<std::string>();
+  std::string text = d.text;
+  for (const json& c : changes) text = apply_change(text, c, utf16_);
+  d.text = std::move(text);
   d.fresh = false;
   d.estimated = false;
   if (d.python) due_[d.uri] = Clock::now() + debounce_;

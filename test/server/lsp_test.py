@@ -123,8 +123,8 @@ def main():
                                      "capabilities": {}, "initializationOptions": {"debounceMs": 50},
                                      "workspaceFolders": [{"uri": "file://" + proj, "name": "proj"}]})
         caps = r["result"]["capabilities"]
-        check(caps["textDocumentSync"]["change"] == 1 and caps["hoverProvider"] is True
-              and caps["positionEncoding"] == "utf-16", "initialize: full sync, hover, UTF-16 positions", r)
+        check(caps["textDocumentSync"]["change"] == 2 and caps["hoverProvider"] is True
+              and caps["positionEncoding"] == "utf-16", "initialize: incremental sync, hover, UTF-16 positions", r)
         check(r["result"]["serverInfo"]["name"] == "tpf-analyze", "initialize: serverInfo", r)
         c.notify("initialized", {})
 
@@ -148,6 +148,85 @@ def main():
         d = [x for x in c.diagnostics(euri) if x["code"] == "TPF001"]
         check(len(d) == 1 and d[0]["range"] == rng(24, 14, 24, 33),
               "UTF-16: `𝔼` (4 bytes, 2 code units) before the finding: it starts at character 14", d)
+
+        # ---- incremental sync: ranges in UTF-16 code units, applied in order ----
+        iuri = "file://" + os.path.join(proj, "inc.py")
+
+        def change(version, changes):
+            c.notify("textDocument/didChange", {"textDocument": {"uri": iuri, "version": version},
+                                                "contentChanges": changes})
+
+        def findings():
+            return [(x["code"], x["range"]) for x in c.diagnostics(iuri)]
+        c.notify("textDocument/didOpen", {"textDocument": {"uri": iuri, "languageId": "python", "version": 1,
+                                                           "text": BUGGY}})
+        check(findings() == [("TPF001", rng(24, 4, 24, 23))], "incremental: opened with TPF001 on line 25")
+        change(2, [{"range": rng(0, 0, 0, 0), "text": "# added\n"}])
+        d = findings()
+        check(d == [("TPF001", rng(25, 4, 25, 23))], "incremental: a line inserted above moves the finding down", d)
+        # Two changes: the second's range is in the text the first left.
+        change(3, [{"range": rng(0, 0, 1, 0), "text": ""}, {"range": rng(24, 18, 24, 22), "text": "loss.item()"}])
+        d = findings()
+        check(d == [], "incremental: the line removed, then `loss` -> `loss.item()`: TPF001 is gone", d)
+        change(4, [{"text": NON_ASCII}])  # no range: the whole text
+        d = findings()
+        check(d == [("TPF001", rng(24, 14, 24, 33))], "incremental: a change without a range replaces the text", d)
+        # `𝔼` is 2 UTF-16 code units: `loss` is characters 28-32 (bytes 30-34).
+        change(5, [{"range": rng(24, 28, 24, 32), "text": "loss.item()"}])
+        d = findings()
+        check(d == [], "incremental: a UTF-16 range after a character outside the BMP", d)
+        # A character past the line's end is its end: appended to line 25.
+        change(6, [{"range": rng(24, 500, 24, 600), "text": "; losses.append(loss)"}])
+        d = findings()
+        check(d == [("TPF001", rng(24, 42, 24, 61))], "incremental: a range past the line's end appends to it", d)
+        # A line past the end is the end of the document.
+        change(7, [{"range": rng(999, 0, 999, 7), "text": "x = (\n"}])
+        d = findings()
+        check([(k, r["start"]["line"]) for k, r in d] == [("SyntaxError", 25)],
+              "incremental: a range past the last line appends to the document", d)
+        change(8, [{"range": rng(26, 0, 25, 0), "text": ""}])  # reversed: read as 25:0-26:0
+        d = findings()
+        check(d == [("TPF001", rng(24, 42, 24, 61))], "incremental: a reversed range is read in order", d)
+        # A malformed change: the whole notification is dropped, the text kept.
+        change(9, [{"range": rng(0, 0, 0, 0), "text": "junk "}, {"range": {"start": {"line": 0}}, "text": "x"}])
+        r = c.request("textDocument/hover", {"textDocument": {"uri": iuri}, "position": {"line": 0, "character": 0}})
+        check("result" in r, "incremental: the server answers after a malformed change", r)
+        change(10, [{"range": rng(24, 40, 24, 61), "text": ""}])
+        d = findings()
+        check(d == [], "incremental: after the dropped change the text is as it was (`junk` never went in)", d)
+        c.notify("textDocument/didClose", {"textDocument": {"uri": iuri}})
+        c.diagnostics(iuri)
+
+        # ---- "ignore on this line" where --add-noqa would write it ----
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden", "adopt",
+                               "layouts.py"), encoding="utf-8") as f:
+            layouts = f.read()
+        luri = "file://" + os.path.join(proj, "layouts.py")
+        c.notify("textDocument/didOpen", {"textDocument": {"uri": luri, "languageId": "python", "version": 1,
+                                                           "text": layouts}})
+        ld = c.diagnostics(luri)
+        lines = layouts.split("\n")
+
+        def ignore_edits(code, line0):
+            found = [x for x in ld if x["code"] == code and x["range"]["start"]["line"] == line0]
+            r = c.request("textDocument/codeAction", {"textDocument": {"uri": luri}, "range": found[0]["range"],
+                                                      "context": {"diagnostics": found}})
+            return [a["edit"]["changes"][luri] for a in r["result"] if a["title"] == f"Ignore {code} on this line"]
+        # `p.item()` on line 25, inside the f-string: the comment goes after its closing `""")` (line 26).
+        e = ignore_edits("TPF009", 24)
+        check(e == [[{"range": rng(25, 4, 25, 4), "newText": "  # tpf: ignore[TPF009]"}]],
+              "ignore inside a multi-line f-string: on the line that closes it", e)
+        # `total = total + \`: on the continued line, after its trailing tab.
+        e = ignore_edits("TPF001", 21)
+        check(e == [[{"range": rng(22, 16, 22, 17), "newText": "  # tpf: ignore[TPF001]"}]],
+              "ignore on a backslash-continued line: at the end of the next line, its trailing tab replaced", e)
+        # The softmax line names TPF009 already: TPF006 joins its list, sorted.
+        at = lines[17].index("TPF009")
+        e = ignore_edits("TPF006", 17)
+        check(e == [[{"range": rng(17, at, 17, at + 6), "newText": "TPF006, TPF009"}]],
+              "ignore where a suppression is: the code merged into its list", e)
+        c.notify("textDocument/didClose", {"textDocument": {"uri": luri}})
+        c.diagnostics(luri)
 
         # ---- codeAction on the finding: its fix, the ignore comment, fix-all ----
         r = c.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": rng(24, 6, 24, 6),
@@ -288,6 +367,16 @@ def main():
                                                            "text": NON_ASCII}})
         d = [x for x in c.diagnostics(euri) if x["code"] == "TPF001"]
         check(len(d) == 1 and d[0]["range"] == rng(24, 16, 24, 35), "UTF-8: the finding starts at byte 16", d)
+        # Byte 11 is inside `𝔼` (bytes 9-12): the insertion goes before it,
+        # never splitting the character.
+        c.notify("textDocument/didChange", {"textDocument": {"uri": euri, "version": 2},
+                                            "contentChanges": [{"range": rng(24, 11, 24, 11), "text": "ab"}]})
+        d = [(x["code"], x["range"]) for x in c.diagnostics(euri)]
+        check(d == [("TPF001", rng(24, 18, 24, 37))], "UTF-8 incremental: a byte inside a character means before it", d)
+        c.notify("textDocument/didChange", {"textDocument": {"uri": euri, "version": 3},
+                                            "contentChanges": [{"range": rng(24, 32, 24, 36), "text": "loss.item()"}]})
+        d = c.diagnostics(euri)
+        check(d == [], "UTF-8 incremental: a range in bytes (`loss` at bytes 32-36)", d)
         c.notify("exit", None)
         check(c.proc.wait(30) == 1, "exit without shutdown: status 1")
         c = Client([tpf, "server"], cwd=tmp)

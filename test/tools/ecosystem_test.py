@@ -968,7 +968,7 @@ class Integrations(unittest.TestCase):
     # Every option the driver accepts; --help must list each one.
     OPTIONS = ["--help", "--version", "--format", "--quiet", "--no-color", "--stdin-filename",
                "--jobs", "--config", "--isolated", "--no-follow-imports", "--python-version", "--select", "--ignore", "--fail-on",
-               "--report-unused-suppressions", "--fix", "--diff", "--explain", "--list-rules", "--target",
+               "--report-unused-suppressions", "--add-noqa", "--statistics", "--fix", "--diff", "--explain", "--list-rules", "--target",
                "--list-targets", "--breakdown", "--fit", "--sort", "--batch-size", "--seq-len", "--dtype",
                "--world-size", "--dump-tokens", "--dump-ast", "--dump-ir", "--dump-facts"]
 
