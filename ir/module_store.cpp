@@ -15,6 +15,20 @@ namespace tpf::ir {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+/// The entry of `key` in `map`, made empty on first use; only the lookup
+/// holds `mu` (the entry's once_flag orders the work on it).
+template <class T>
+T* entry(std::mutex& mu, std::map<std::string, std::unique_ptr<T>>& map, const std::string& key) {
+  std::lock_guard<std::mutex> g(mu);
+  std::unique_ptr<T>& e = map[key];
+  if (!e) e = std::make_unique<T>();
+  return e.get();
+}
+
+}  // namespace
+
 void ModuleStore::note(std::string n) {
   std::lock_guard<std::mutex> g(mu_);
   for (const std::string& x : notes_)
@@ -62,13 +76,7 @@ const LoadedModule* ModuleStore::load(const ModuleContext& importer, const std::
   fs::path canon = cached_canonical(file);
   std::string key = canon.string() + '\n' + name + '\n';
   for (const std::string& d : importer.search) key += d + '\n';
-  Slot* slot;
-  {
-    std::lock_guard<std::mutex> g(mu_);
-    auto& s = slots_[key];
-    if (!s) s = std::make_unique<Slot>();
-    slot = s.get();
-  }
+  Slot* slot = entry(mu_, slots_, key);
   std::call_once(slot->once, [&] {
     auto m = std::make_unique<LoadedModule>();
     m->id = next_id_.fetch_add(1);
@@ -116,13 +124,7 @@ const LoadedModule* ModuleStore::load(const ModuleContext& importer, const std::
 }
 
 const ModuleStore::Parsed& ModuleStore::parsed(const std::string& file) {
-  Parsed* p;
-  {
-    std::lock_guard<std::mutex> g(mu_);
-    auto& s = parsed_[file];
-    if (!s) s = std::make_unique<Parsed>();
-    p = s.get();
-  }
+  Parsed* p = entry(mu_, parsed_, file);
   std::call_once(p->once, [&] {
     p->src = std::make_shared<SourceFile>();
     DiagSink diags;
