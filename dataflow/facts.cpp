@@ -19,33 +19,39 @@ FileFacts compute_facts(ir::Module& m, const ProjectView* project, ir::Resolutio
 }
 
 bool FileFacts::may_create_graph() const {
+  auto l = lock();
   if (!may_create_graph_) may_create_graph_ = dataflow::may_create_graph(*m_, res, calls, kinds);
   return *may_create_graph_;
 }
 
 const Objects& FileFacts::objects() const {
+  auto l = lock();
   if (!objects_) objects_ = std::make_unique<const Objects>(compute_objects(*m_, res, &summaries));
   return *objects_;
 }
 
 const GradProvenance& FileFacts::grad() const {
+  auto l = lock();
   if (!grad_) grad_ = compute_grad_provenance(*m_, res, calls, kinds, &summaries);
   return *grad_;
 }
 
 const ir::DomTree& FileFacts::dom(const ir::Module& m, ir::FunctionId f) const {
+  auto l = lock();
   if (dom_.size() < m.functions.size()) dom_.resize(m.functions.size());
   if (!dom_[f.v]) dom_[f.v] = std::make_unique<const ir::DomTree>(ir::compute_dominators(m.fn(f)));
   return *dom_[f.v];
 }
 
 const ir::DomTree& FileFacts::postdom(const ir::Module& m, ir::FunctionId f) const {
+  auto l = lock();
   if (postdom_.size() < m.functions.size()) postdom_.resize(m.functions.size());
   if (!postdom_[f.v]) postdom_[f.v] = std::make_unique<const ir::DomTree>(ir::compute_post_dominators(m.fn(f)));
   return *postdom_[f.v];
 }
 
 const ir::LoopInfo& FileFacts::loops(const ir::Module& m, ir::FunctionId f) const {
+  auto l = lock();
   if (loops_.size() < m.functions.size()) loops_.resize(m.functions.size());
   if (!loops_[f.v])
     loops_[f.v] = std::make_unique<const ir::LoopInfo>(

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -50,6 +51,14 @@ struct FileFacts {
 
  private:
   friend FileFacts compute_facts(ir::Module& m, const ProjectView* project, ir::Resolution* res);
+  friend class ProjectFacts;
+  /// Held while an on-demand fact is computed or looked up, when set: an
+  /// imported module's facts (ProjectFacts) are asked from every thread.
+  /// Recursive: loops() asks dom().
+  std::unique_lock<std::recursive_mutex> lock() const {
+    return lazy_mu_ ? std::unique_lock<std::recursive_mutex>(*lazy_mu_) : std::unique_lock<std::recursive_mutex>();
+  }
+  mutable std::unique_ptr<std::recursive_mutex> lazy_mu_;
   const ir::Module* m_ = nullptr;  // the IR these facts are about (it outlives them)
   mutable std::optional<GradProvenance> grad_;
   mutable std::optional<bool> may_create_graph_;

@@ -23,16 +23,12 @@ const FileFacts* ProjectFacts::facts(const ir::LoadedModule* m) {
   ProjectView pv{this, &m->ctx, &m->imports};
   auto ff = std::make_unique<FileFacts>(compute_facts(*m->ir, &pv, m->res.get()));
   m->res.reset();
-  // Everything a FileFacts computes on demand is computed now, under the
-  // lock: importers of every thread read these facts, and never write them.
-  ff->grad();
-  ff->may_create_graph();
-  ff->objects();
-  for (uint32_t f = 0; f < m->ir->functions.size(); ++f) {
-    ff->dom(*m->ir, ir::FunctionId(f));
-    ff->loops(*m->ir, ir::FunctionId(f));
-    ff->postdom(*m->ir, ir::FunctionId(f));
-  }
+  // What a FileFacts computes on demand (provenance, objects, dominators,
+  // loops) is computed when an importer first asks, under the facts' own
+  // lock: importers of every thread read them. Computing all of it here,
+  // for every function of every module loaded, was a quarter of a run
+  // over the stdlib, and most of it was never asked.
+  ff->lazy_mu_ = std::make_unique<std::recursive_mutex>();
   computing_.pop_back();
   return (facts_[m] = std::move(ff)).get();
 }

@@ -15,6 +15,20 @@ namespace tpf::ir {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+/// The entry of `key` in `map`, made empty on first use; only the lookup
+/// holds `mu` (the entry's once_flag orders the work on it).
+template <class T>
+T* entry(std::mutex& mu, std::map<std::string, std::unique_ptr<T>>& map, const std::string& key) {
+  std::lock_guard<std::mutex> g(mu);
+  std::unique_ptr<T>& e = map[key];
+  if (!e) e = std::make_unique<T>();
+  return e.get();
+}
+
+}  // namespace
+
 void ModuleStore::note(std::string n) {
   std::lock_guard<std::mutex> g(mu_);
   for (const std::string& x : notes_)
@@ -62,13 +76,7 @@ const LoadedModule* ModuleStore::load(const ModuleContext& importer, const std::
   fs::path canon = cached_canonical(file);
   std::string key = canon.string() + '\n' + name + '\n';
   for (const std::string& d : importer.search) key += d + '\n';
-  Slot* slot;
-  {
-    std::lock_guard<std::mutex> g(mu_);
-    auto& s = slots_[key];
-    if (!s) s = std::make_unique<Slot>();
-    slot = s.get();
-  }
+  Slot* slot = entry(mu_, slots_, key);
   std::call_once(slot->once, [&] {
     auto m = std::make_unique<LoadedModule>();
     m->id = next_id_.fetch_add(1);
@@ -100,33 +108,48 @@ const LoadedModule* ModuleStore::load(const ModuleContext& importer, const std::
            " MiB of imported source (the run's bound)");
     }
     if (m->error.empty()) {
-      m->src = std::make_unique<SourceFile>();
-      DiagSink diags;
-      std::string open;
-      bool ok = opt_.open_text && opt_.open_text(file, open)
-                    ? lexer::make_source(file, std::move(open), *m->src, diags)
-                    : lexer::load_source(file, *m->src, diags);
-      if (!ok) {
-        m->error = diags.diagnostics().empty() ? "cannot read" : diags.diagnostics()[0].message;
-      } else {
-        lexer::TokenStream toks = lexer::tokenize(*m->src, diags, opt_.python);
-        m->ast = std::make_unique<ast::Module>(parser::parse(*m->src, toks, diags, opt_.python));
-        if (diags.has_errors()) {
-          const Diagnostic& d = diags.diagnostics()[0];
-          LineCol lc = m->src->pos(d.span.begin);
-          m->error = "SyntaxError at " + std::to_string(lc.line) + ":" + std::to_string(lc.col) + ": " + d.message;
-          m->ast.reset();
-        } else {
-          m->ir = std::make_unique<Module>(build(*m->ast, *m->src, diags, false));
-          m->res = std::make_unique<Resolution>(compute_resolution(*m->ir));
-          m->ir->names.build_texts();  // from here on, readers of every thread only read
-          m->imports = scan_imports(*m->ast, *m->src, c);
-        }
+      const Parsed& p = parsed(file);
+      m->src = p.src;
+      m->ast = p.ast;
+      m->ir = p.ir;
+      m->error = p.error;
+      if (m->ir) {
+        m->res = std::make_unique<Resolution>(*p.res);
+        m->imports = scan_imports(*m->ast, *m->src, c);
       }
     }
     slot->mod = std::move(m);
   });
   return slot->mod.get();
+}
+
+const ModuleStore::Parsed& ModuleStore::parsed(const std::string& file) {
+  Parsed* p = entry(mu_, parsed_, file);
+  std::call_once(p->once, [&] {
+    p->src = std::make_shared<SourceFile>();
+    DiagSink diags;
+    std::string open;
+    bool ok = opt_.open_text && opt_.open_text(file, open)
+                  ? lexer::make_source(file, std::move(open), *p->src, diags)
+                  : lexer::load_source(file, *p->src, diags);
+    if (!ok) {
+      p->error = diags.diagnostics().empty() ? "cannot read" : diags.diagnostics()[0].message;
+      return;
+    }
+    lexer::TokenStream toks = lexer::tokenize(*p->src, diags, opt_.python);
+    auto ast = std::make_shared<ast::Module>(parser::parse(*p->src, toks, diags, opt_.python));
+    if (diags.has_errors()) {
+      const Diagnostic& d = diags.diagnostics()[0];
+      LineCol lc = p->src->pos(d.span.begin);
+      p->error = "SyntaxError at " + std::to_string(lc.line) + ":" + std::to_string(lc.col) + ": " + d.message;
+      return;
+    }
+    p->ast = std::move(ast);
+    p->ir = std::make_shared<Module>(build(*p->ast, *p->src, diags, false));
+    p->res = std::make_unique<Resolution>(compute_resolution(*p->ir));
+    p->ir->names.build_texts();  // from here on, readers of every thread only read
+  });
+  return *p;
 }
 
 namespace {

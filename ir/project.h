@@ -94,9 +94,12 @@ struct ProjectOptions {
 /// (done once, by whoever owns the module's facts, before it is shared).
 struct LoadedModule {
   ModuleContext ctx;
-  std::unique_ptr<SourceFile> src;
-  std::unique_ptr<ast::Module> ast;
-  std::unique_ptr<Module> ir;
+  /// The file's source, AST and IR: shared by every module loaded from the
+  /// same file (one per importer's search path and name; they depend only
+  /// on the bytes), read-only once loaded.
+  std::shared_ptr<SourceFile> src;
+  std::shared_ptr<ast::Module> ast;
+  std::shared_ptr<Module> ir;
   /// The module's resolution, computed when it is loaded: resolving interns
   /// paths in ir->names, and once the module is published every thread may
   /// read those names (importers' summaries, the estimator), so nothing may
@@ -159,9 +162,22 @@ class ModuleStore {
     std::once_flag once;
     std::unique_ptr<LoadedModule> mod;
   };
+  /// One file read, parsed, lowered and resolved: what every LoadedModule
+  /// of that file shares (the stdlib as a project loaded os.py 19 times,
+  /// once per folder of importers).
+  struct Parsed {
+    std::once_flag once;
+    std::shared_ptr<SourceFile> src;
+    std::shared_ptr<ast::Module> ast;
+    std::shared_ptr<Module> ir;
+    std::unique_ptr<Resolution> res;  ///< copied into each LoadedModule
+    std::string error;
+  };
+  const Parsed& parsed(const std::string& file);
   ProjectOptions opt_;
   mutable std::mutex mu_;
   std::map<std::string, std::unique_ptr<Slot>> slots_;  ///< by canonical path + '\n' + base
+  std::map<std::string, std::unique_ptr<Parsed>> parsed_;  ///< by the path as loaded
   std::atomic<size_t> modules_{0}, bytes_{0};
   std::vector<std::string> notes_;
   std::atomic<uint32_t> next_id_{0};

@@ -62,7 +62,18 @@ int64_t sat_mul(int64_t a, int64_t b, bool& overflow) {
   return (a < 0) != (b < 0) ? INT64_MIN : INT64_MAX;
 }
 
-DimId DimArena::constant(int64_t v) { return make(DimOp::Const, 0, 0, v, v); }
+DimId DimArena::constant(int64_t v) {
+  if (v < 0 || v >= kSmallConstants) return make(DimOp::Const, 0, 0, v, v);
+  size_t i = static_cast<size_t>(v);
+  if (i >= small_.size()) small_.resize(std::min<size_t>(std::max<size_t>(i + 1, 2 * small_.size()), kSmallConstants), kNoDim);
+  uint32_t& slot = small_[i];
+  if (slot == kNoDim) {
+    // Numbered as make() numbers it: the same ids in the same order.
+    slot = static_cast<uint32_t>(nodes_.size());
+    nodes_.push_back(Node{DimOp::Const, 0, 0, v, v});
+  }
+  return DimId(slot);
+}
 
 DimId DimArena::symbol(std::string_view name, int64_t value) {
   DimSym s = find_symbol(name);

@@ -105,7 +105,15 @@ class DimArena {
 
   std::vector<Node> nodes_;
   std::vector<Sym> syms_;
-  std::unordered_map<Key, DimId, KeyHash> index_;
+  std::unordered_map<Key, DimId, KeyHash> index_;  ///< every node but the small constants
+  /// The small non-negative constants by value (kNoDim: not made yet), off
+  /// the hash index: a range of the interpreter's bound (100,000 items,
+  /// Interp::iterate) makes one constant per item, and _collections_abc's
+  /// `iter(range(1 << 1000))`, run in every estimate that imports it, made
+  /// hashing and freeing them half the estimator's time over the stdlib.
+  static constexpr int64_t kSmallConstants = int64_t{1} << 17;
+  static constexpr uint32_t kNoDim = UINT32_MAX;
+  std::vector<uint32_t> small_;
   mutable bool overflowed_ = false;  // eval and printing clamp too
   mutable int str_depth_ = 0;        // str() within str() (atoms' operands)
 };
