@@ -121,7 +121,9 @@ constexpr HfRow kHf[] = {
   {name, family, layers, hidden, heads, kv, inter, vocab, pos, tied, bias, (hidden) / (heads), false},
 #define TPF_HF_T5(name, layers, d_model, d_kv, heads, d_ff, vocab, tied, gated) \
   {name, "t5", layers, d_model, heads, heads, d_ff, vocab, 0, tied, false, d_kv, gated},
+#define TPF_HF_WINDOW(name, window)  // read by inference.cpp
 #include "memory/hf_configs.def"
+#undef TPF_HF_WINDOW
 #undef TPF_HF_T5
 #undef TPF_HF
 };
