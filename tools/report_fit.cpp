@@ -168,10 +168,18 @@ void render_fit(std::ostream& os, const Fit& f, FitOrder order) {
     return;
   }
   const memory::Footprint& fp = e.footprint;
-  os << "  as written   weights " << gib(fp.weights) << ", gradients " << gib(fp.gradients) << ", optimizer state "
-     << gib(fp.optimizer_state + fp.master_weights) << ", activations "
-     << gib(fp.activations + fp.recompute + fp.batch_input + fp.transient)
-     << (f.distributed ? " (before sharding)" : "") << "\n";
+  if (fp.inference && e.inference) {
+    const memory::InferenceReport& r = *e.inference;
+    os << "  inference    " << r.kind << ": batch " << r.batch << ", prompt " << r.prompt << " + " << r.new_tokens
+       << " new tokens; peak at the " << r.peak_at << "\n";
+    os << "  as written   weights " << gib(fp.weights) << ", KV cache " << gib(fp.kv_cache) << ", activations "
+       << gib(fp.activations) << "\n";
+  } else {
+    os << "  as written   weights " << gib(fp.weights) << ", gradients " << gib(fp.gradients) << ", optimizer state "
+       << gib(fp.optimizer_state + fp.master_weights) << ", activations "
+       << gib(fp.activations + fp.recompute + fp.batch_input + fp.transient)
+       << (f.distributed ? " (before sharding)" : "") << "\n";
+  }
   for (const auto& u : cfg.unknowns)
     if (!u.blocking) os << "  note         " << u.what << (u.line ? " (line " + std::to_string(u.line) + ")" : "") << "\n";
 
@@ -253,6 +261,10 @@ nlohmann::ordered_json fit_json(const Fit& f, FitOrder order) {
   j["params"] = e.model_found && !e.overflow ? nlohmann::ordered_json(e.params) : nlohmann::ordered_json(nullptr);
   j["batch_size"] = f.batch ? nlohmann::ordered_json(f.batch) : nlohmann::ordered_json(nullptr);
   j["precision"] = precision_text(e.config);
+  if (e.inference) {
+    j["estimate"] = "inference";
+    j["kv_cache_bytes"] = e.footprint.kv_cache;
+  }
   j["unknowns"] = unknowns_json(e.config);
   nlohmann::ordered_json gpus = nlohmann::ordered_json::array(), instances = nlohmann::ordered_json::array();
   for (const FitRow& r : f.gpus) gpus.push_back(row_json(r, f.batch, f.distributed));
