@@ -303,6 +303,11 @@ Value generate_call(Interp& in, Value model, Args& a) {
     new_tokens = in.opt.generate->tokens;
     from = "--generate";
   }
+  // Learned position tables (GPT-2's 1024) end there: generate() fails.
+  if (auto mp = int_attr(in, config, "max_position_embeddings"); mp && *mp > 0 && prompt + new_tokens > *mp)
+    in.note_unknown("the prompt and the new tokens, " + std::to_string(prompt + new_tokens) +
+                        ", are more than the model's max_position_embeddings, " + std::to_string(*mp),
+                    a.span, false);
   int64_t beams = 1;
   if (auto b = a.kwarg(in, "num_beams"); b && in.as_int(*b) && *in.as_int(*b) > 1)
     beams = *in.as_int(*b);

@@ -337,6 +337,10 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   f.seq_len_at_bound = cfg.seq_len.upper_bound;
   // A script that evaluates or generates: weights, KV cache, the largest op.
   if (is_inference_run(in)) inference_footprint(in, opt, e, f);
+  else if (opt.generate)
+    in.cfg.unknowns.push_back({"--generate not applied: the script trains (a backward or an optimizer), so the "
+                               "estimate is its training step's",
+                               0, false});
   // ---- context, fragmentation, interval, verdict ----
   // Without a target the context is a T4's (the components still show).
   const targets::GpuSpec& gpu = opt.target ? *opt.target->gpu : targets::gpu(targets::GpuId::T4);

@@ -171,6 +171,7 @@ void print_help(const po::options_description& visible) {
                "  cat train.py | tpf-analyze --stdin-filename train.py -\n"
                "  tpf-analyze --explain TPF003\n"
                "  tpf-analyze --target h100 train.py\n"
+               "  tpf-analyze --target l4 --generate 8x2048 generate.py   # inference: weights + KV cache\n"
                "  tpf-analyze --target a100 train.py -- --batch-size 64 --model gpt2-medium\n"
                "  tpf-analyze --dump-ast --format json train.py\n"
                "  tpf-analyze --python-version 3.11 src/    # 3.12+ syntax is an error\n"
