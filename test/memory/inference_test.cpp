@@ -23,6 +23,19 @@ memory::Estimate estimate_text(const std::string& text, memory::EstimateOptions 
   return memory::estimate(s->ir, opt);
 }
 
+/// The cache's geometry and sizes as the report gives them.
+struct Sizes {
+  int64_t layers, kv_heads, head_dim, batch, prompt, new_tokens;
+};
+void check_sizes(const memory::InferenceReport& r, const Sizes& s) {
+  CHECK(r.layers == s.layers);
+  CHECK(r.kv_heads == s.kv_heads);
+  CHECK(r.head_dim == s.head_dim);
+  CHECK(r.batch == s.batch);
+  CHECK(r.prompt == s.prompt);
+  CHECK(r.new_tokens == s.new_tokens);
+}
+
 }  // namespace
 
 TEST_CASE("inference: GPT-2 generate's KV cache is the worked formula") {
@@ -30,12 +43,7 @@ TEST_CASE("inference: GPT-2 generate's KV cache is the worked formula") {
   REQUIRE(e.inference);
   const memory::InferenceReport& r = *e.inference;
   CHECK(r.kind == "generate");
-  CHECK(r.layers == 12);
-  CHECK(r.kv_heads == 12);
-  CHECK(r.head_dim == 64);
-  CHECK(r.batch == 4);
-  CHECK(r.prompt == 32);
-  CHECK(r.new_tokens == 96);
+  check_sizes(r, {12, 12, 64, 4, 32, 96});
   // 2 x 12 layers x 12 heads x 64 x (32 + 96) tokens x batch 4 x 4 bytes
   // = 18,432 x 128 x 4 x 4 = 37,748,736
   CHECK(r.kv_cache_bytes == 37'748'736u);
@@ -85,12 +93,7 @@ TEST_CASE("inference: hand-written decode loops read the cache off the forward")
     REQUIRE(e.inference);
     const memory::InferenceReport& r = *e.inference;
     CHECK(r.kind == "decode loop");
-    CHECK(r.layers == 4);
-    CHECK(r.kv_heads == 8);
-    CHECK(r.head_dim == 32);
-    CHECK(r.batch == 8);
-    CHECK(r.prompt == 64);
-    CHECK(r.new_tokens == 192);
+    check_sizes(r, {4, 8, 32, 8, 64, 192});
     // 2 x 4 x 8 x 32 x (64 + 192) x 8 x 4 = 2,048 x 256 x 32 = 16,777,216
     CHECK(r.kv_cache_bytes == 16'777'216u);
     // The caller holds the old tuples while the new ones are built: the
@@ -102,10 +105,7 @@ TEST_CASE("inference: hand-written decode loops read the cache off the forward")
     memory::Estimate e = estimate_golden("llama_decode_loop.py");
     REQUIRE(e.inference);
     const memory::InferenceReport& r = *e.inference;
-    CHECK(r.kv_heads == 2);
-    CHECK(r.head_dim == 32);
-    CHECK(r.batch == 16);
-    CHECK(r.new_tokens == 448);
+    check_sizes(r, {4, 2, 32, 16, 64, 448});
     // 2 x 4 x 2 x 32 x (64 + 448) x 16 x 4 = 512 x 512 x 64 = 16,777,216
     CHECK(r.kv_cache_bytes == 16'777'216u);
   }
