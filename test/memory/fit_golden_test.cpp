@@ -139,7 +139,7 @@ TEST_CASE("fit: each GPU row is the estimate --target would give, to the byte") 
   fs::path dir = test::memory_test_dir("golden/fit");
   REQUIRE(!dir.empty());
   fs::path scripts = test::memory_test_dir("golden/memory");
-  for (const char* name : {"gpt2_t4.py", "llama7b_full_finetune.py"}) {
+  for (const char* name : {"gpt2_t4.py", "llama7b_full_finetune.py", "gpt2_generate.py", "llama_gqa_generate.py"}) {
     CAPTURE(name);
     auto s = test::load_script(scripts / name);
     memory::Fit f = memory::compute_fit(s->ir, {});
