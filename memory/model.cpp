@@ -347,7 +347,7 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   Judgement j = judge(f, gpu, opt.target ? opt.target->usable_bytes_per_gpu() : 0);
   Components& c = e.components;
   c = j.components;
-  c.activations_known = e.model_found && (!in.phases.empty() || e.inference) && !e.overflow;
+  c.activations_known = e.model_found && (!in.phases.empty() || (e.inference && f.judgeable)) && !e.overflow;
   c.weights_known = e.model_found && !e.overflow;
   e.peak_bytes = j.peak_bytes;
   e.peak_low_bytes = j.peak_low_bytes;
