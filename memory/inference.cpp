@@ -376,11 +376,16 @@ bool is_inference_run(const Interp& in) {
 }
 
 uint64_t kv_cache_bytes(const CacheGeometry& g, int64_t length, int64_t batch) {
-  if (g.layers <= 0 || length <= 0 || batch <= 0) return 0;
+  if (g.layers <= 0 || g.kv_heads <= 0 || g.head_dim <= 0 || length <= 0 || batch <= 0) return 0;
   const int64_t len = g.window > 0 ? std::min(length, g.window) : length;
-  return 2 * static_cast<uint64_t>(g.layers) * static_cast<uint64_t>(g.kv_heads) *
-         static_cast<uint64_t>(g.head_dim) * static_cast<uint64_t>(len) *
-         static_cast<uint64_t>(batch) * dtype_size(g.dtype);
+  // Saturates: a product past 64 bits is UINT64_MAX (inference_footprint
+  // reports it as an overflow), never a wrapped small number.
+  uint64_t b = 2;
+  for (uint64_t f : {static_cast<uint64_t>(g.layers), static_cast<uint64_t>(g.kv_heads),
+                     static_cast<uint64_t>(g.head_dim), static_cast<uint64_t>(len), static_cast<uint64_t>(batch),
+                     static_cast<uint64_t>(dtype_size(g.dtype))})
+    if (__builtin_mul_overflow(b, f, &b)) return UINT64_MAX;
+  return b;
 }
 
 void inference_footprint(Interp& in, const EstimateOptions& opt, Estimate& e, Footprint& fp) {
@@ -466,6 +471,17 @@ void inference_footprint(Interp& in, const EstimateOptions& opt, Estimate& e, Fo
   const bool cached = x.use_cache && g.layers > 0;
   uint64_t kv_full = cached ? kv_cache_bytes(g, prompt + new_tokens, batch) : 0;
   uint64_t kv_prompt = cached ? kv_cache_bytes(g, prompt, batch) : 0;
+  if (cached && (g.kv_heads <= 0 || g.head_dim <= 0))
+    in.cfg.unknowns.push_back(
+        {"the KV cache's heads or head size come from values the interpreter could not read", x.line, true});
+  // A cache past 2**62 bytes (--generate 65536x16777216 on a large model)
+  // is no size: the verdict is unknown rather than a wrapped number.
+  const bool kv_overflow = kv_full > (uint64_t{1} << 62);
+  if (kv_overflow) {
+    in.cfg.unknowns.push_back({"the KV cache's size overflows (over 4.6e18 bytes): its batch and length are not real",
+                               x.line, true});
+    kv_full = kv_prompt = 0;
+  }
   // Appending a token with torch.cat copies the cache. A cache updated in
   // place (transformers' DynamicCache, a list the forward writes back)
   // holds one layer's old key (then value) tensor beside the new one for a
@@ -473,9 +489,9 @@ void inference_footprint(Interp& in, const EstimateOptions& opt, Estimate& e, Fo
   // caller still holds the old ones (`logits, past = model(x, past)`)
   // keeps the whole old cache until the call returns.
   const bool holds_old = cached && x.kind == InferenceFacts::Kind::DecodeLoop && !x.cache_in_place;
-  if (holds_old)
+  if (holds_old && !kv_overflow)
     step += kv_cache_bytes(g, prompt + new_tokens - 1, batch);
-  else if (cached)
+  else if (cached && !kv_overflow)
     step += kv_full / static_cast<uint64_t>(2 * g.layers);
   uint64_t kv = 0, acts = prefill;
   r.peak_at = "forward";
