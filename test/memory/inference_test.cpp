@@ -161,6 +161,9 @@ TEST_CASE("inference: kv_cache_bytes") {
   CHECK(memory::kv_cache_bytes(g, 7, 11) == 2u * 2 * 3 * 5 * 4 * 11 * 2);
   g.layers = 0;
   CHECK(memory::kv_cache_bytes(g, 7, 11) == 0);
+  // Past 64 bits the product saturates (never a wrapped small number).
+  g.layers = int64_t{1} << 30, g.kv_heads = int64_t{1} << 20, g.head_dim = int64_t{1} << 20, g.window = 0;
+  CHECK(memory::kv_cache_bytes(g, 7, 11) == UINT64_MAX);
 }
 
 TEST_CASE("inference: --generate BATCHxTOKENS is validated") {
