@@ -50,10 +50,49 @@ EstimateOptions combine(const EstimateOptions& a, const EstimateOptions& b) {
     r.tweaks.sharding = t.sharding;
     r.tweaks.shard_world = t.shard_world;
   }
+  if (t.weight_dtype) r.tweaks.weight_dtype = t.weight_dtype;
+  if (t.weight_bits) r.tweaks.weight_bits = t.weight_bits;
+  if (t.serve_batch_divisor > 1) r.tweaks.serve_batch_divisor = t.serve_batch_divisor;
+  if (t.context_divisor > 1) r.tweaks.context_divisor = t.context_divisor;
   return r;
 }
 
 bool fits(const Estimate& e) { return e.usable_bytes > 0 && e.peak_bytes <= e.usable_bytes; }
+
+/// An inference run's changes (memory/inference.cpp applies them): 16-bit
+/// or quantized weights, a smaller batch, a shorter context, SDPA.
+template <class Add>
+void add_inference_candidates(const Estimate& e, bool bf16, Add&& add) {
+  const InferenceReport& r = *e.inference;
+  if (e.config.param_dtype == Dtype::Float32) {
+    if (bf16)
+      add("weights_bf16", "load the weights in bf16 (`from_pretrained(..., torch_dtype=torch.bfloat16)`, "
+                          "`model.to(torch.bfloat16)`)",
+          [](EstimateOptions& o) { o.tweaks.weight_dtype = Dtype::BFloat16; });
+    else
+      add("weights_fp16", "load the weights in fp16 (`torch_dtype=torch.float16`, `model.half()`; this GPU has no bf16)",
+          [](EstimateOptions& o) { o.tweaks.weight_dtype = Dtype::Float16; });
+  }
+  add("int8", "8-bit weights (`from_pretrained(..., quantization_config=BitsAndBytesConfig(load_in_8bit=True))`)",
+      [](EstimateOptions& o) { o.tweaks.weight_bits = 8; });
+  add("int4", "4-bit NF4 weights (`BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type=\"nf4\")`)",
+      [](EstimateOptions& o) { o.tweaks.weight_bits = 4; });
+  for (int64_t d : {2, 4})
+    if (r.batch / d >= 1)
+      add("batch" + std::to_string(d),
+          "generate for " + std::to_string((r.batch + d - 1) / d) + " sequences at a time instead of " +
+              std::to_string(r.batch),
+          [d](EstimateOptions& o) { o.tweaks.serve_batch_divisor = d; });
+  if (r.prompt + r.new_tokens > 1)
+    add("context2",
+        "a context half as long: a " + std::to_string((r.prompt + 1) / 2) + "-token prompt and " +
+            std::to_string((r.new_tokens + 1) / 2) + " new tokens",
+        [](EstimateOptions& o) { o.tweaks.context_divisor = 2; });
+  if (e.attention_score_bytes > 0 && !e.config.sdpa)
+    add("sdpa", "`F.scaled_dot_product_attention` (`attn_implementation=\"sdpa\"`) instead of the explicit "
+                "softmax(QK^T) attention",
+        [](EstimateOptions& o) { o.tweaks.sdpa = true; });
+}
 
 }  // namespace
 
@@ -74,50 +113,54 @@ Estimate estimate(const ir::Module& script, const EstimateOptions& opt) {
     cands.push_back(std::move(c));
   };
   bool bf16 = opt.target->gpu->bf16;
-  if (!cfg.autocast && !opt.dtype && cfg.param_dtype == Dtype::Float32) {
-    if (bf16)
-      add("bf16", "bf16 autocast: `with torch.autocast(\"cuda\", dtype=torch.bfloat16):` around the forward",
-          [](EstimateOptions& o) { o.dtype = Dtype::BFloat16; });
-    else
-      add("fp16", "fp16 autocast with `torch.cuda.amp.GradScaler` (this GPU has no bf16)",
-          [](EstimateOptions& o) { o.dtype = Dtype::Float16; });
-  }
-  if (!cfg.checkpointing)
-    add("checkpointing", "gradient checkpointing of each block (`torch.utils.checkpoint.checkpoint`)",
-        [](EstimateOptions& o) { o.tweaks.checkpoint_blocks = true; });
-  if (e.attention_score_bytes > 0 && !cfg.sdpa)
-    add("sdpa", "`F.scaled_dot_product_attention` instead of the explicit softmax(QK^T) attention",
-        [](EstimateOptions& o) { o.tweaks.sdpa = true; });
-  bool adam = std::any_of(cfg.optimizers.begin(), cfg.optimizers.end(),
-                          [](const OptimizerInfo& o) { return is_adam(o.kind); });
-  if (adam)
-    add("adam8bit", "8-bit AdamW (`bitsandbytes.optim.AdamW8bit`)",
-        [](EstimateOptions& o) { o.tweaks.optimizer = OptimizerKind::Adam8bit; });
-  if (e.foreach_temp_bytes > 0 && e.components.activations == 0)
-    add("fused", "fused optimizer step (`fused=True`)", [](EstimateOptions& o) { o.tweaks.fused_optimizer = true; });
-  if (cfg.batch_size.known() && *cfg.batch_size.value > 1) {
-    int64_t b = *cfg.batch_size.value;
-    for (int64_t d : {2, 4, 8}) {
-      if (b / d < 1) break;
-      int64_t mb = (b + d - 1) / d;
-      add("microbatch" + std::to_string(d),
-          "micro-batch " + std::to_string(mb) + " with " + std::to_string(d) +
-              " gradient-accumulation steps (same effective batch " + std::to_string(b) + ")",
-          [&](EstimateOptions& o) {
-            o.tweaks.batch_divisor = d;
-            o.batch_size = mb;
-          });
+  if (e.inference) {
+    add_inference_candidates(e, bf16, add);
+  } else {
+    if (!cfg.autocast && !opt.dtype && cfg.param_dtype == Dtype::Float32) {
+      if (bf16)
+        add("bf16", "bf16 autocast: `with torch.autocast(\"cuda\", dtype=torch.bfloat16):` around the forward",
+            [](EstimateOptions& o) { o.dtype = Dtype::BFloat16; });
+      else
+        add("fp16", "fp16 autocast with `torch.cuda.amp.GradScaler` (this GPU has no bf16)",
+            [](EstimateOptions& o) { o.dtype = Dtype::Float16; });
     }
+    if (!cfg.checkpointing)
+      add("checkpointing", "gradient checkpointing of each block (`torch.utils.checkpoint.checkpoint`)",
+          [](EstimateOptions& o) { o.tweaks.checkpoint_blocks = true; });
+    if (e.attention_score_bytes > 0 && !cfg.sdpa)
+      add("sdpa", "`F.scaled_dot_product_attention` instead of the explicit softmax(QK^T) attention",
+          [](EstimateOptions& o) { o.tweaks.sdpa = true; });
+    bool adam = std::any_of(cfg.optimizers.begin(), cfg.optimizers.end(),
+                            [](const OptimizerInfo& o) { return is_adam(o.kind); });
+    if (adam)
+      add("adam8bit", "8-bit AdamW (`bitsandbytes.optim.AdamW8bit`)",
+          [](EstimateOptions& o) { o.tweaks.optimizer = OptimizerKind::Adam8bit; });
+    if (e.foreach_temp_bytes > 0 && e.components.activations == 0)
+      add("fused", "fused optimizer step (`fused=True`)", [](EstimateOptions& o) { o.tweaks.fused_optimizer = true; });
+    if (cfg.batch_size.known() && *cfg.batch_size.value > 1) {
+      int64_t b = *cfg.batch_size.value;
+      for (int64_t d : {2, 4, 8}) {
+        if (b / d < 1) break;
+        int64_t mb = (b + d - 1) / d;
+        add("microbatch" + std::to_string(d),
+            "micro-batch " + std::to_string(mb) + " with " + std::to_string(d) +
+                " gradient-accumulation steps (same effective batch " + std::to_string(b) + ")",
+            [&](EstimateOptions& o) {
+              o.tweaks.batch_divisor = d;
+              o.batch_size = mb;
+            });
+      }
+    }
+    int64_t n = opt.target->count > 1 ? opt.target->count : 8;
+    if (cfg.sharding == Sharding::None || cfg.sharding == Sharding::Ddp)
+      add("fsdp", "FSDP full sharding over " + std::to_string(n) + " GPUs (" +
+                      (opt.target->count > 1 ? opt.target->name : std::to_string(n) + "x" + std::string(opt.target->gpu->name)) +
+                      ")",
+          [&](EstimateOptions& o) {
+            o.tweaks.sharding = Sharding::Fsdp;
+            o.tweaks.shard_world = n;
+          });
   }
-  int64_t n = opt.target->count > 1 ? opt.target->count : 8;
-  if (cfg.sharding == Sharding::None || cfg.sharding == Sharding::Ddp)
-    add("fsdp", "FSDP full sharding over " + std::to_string(n) + " GPUs (" +
-                    (opt.target->count > 1 ? opt.target->name : std::to_string(n) + "x" + std::string(opt.target->gpu->name)) +
-                    ")",
-        [&](EstimateOptions& o) {
-          o.tweaks.sharding = Sharding::Fsdp;
-          o.tweaks.shard_world = n;
-        });
 
   std::vector<std::pair<Suggestion, EstimateOptions>> ranked, minor;
   for (Candidate& c : cands) {
@@ -150,7 +193,7 @@ Estimate estimate(const ir::Module& script, const EstimateOptions& opt) {
   Estimate last = e;
   bool batch_used = false;
   for (size_t k = 0; k < ranked.size() && !fits(last); ++k) {
-    bool is_batch = ranked[k].first.key.starts_with("microbatch");
+    bool is_batch = ranked[k].first.key.starts_with("microbatch") || ranked[k].first.key.starts_with("batch");
     if (is_batch && batch_used) continue;
     EstimateOptions next = combine(cur, ranked[k].second);
     Estimate est = estimate_once(script, next);
@@ -242,16 +285,21 @@ std::optional<Diagnostic> exceeds_target(const Estimate& e) {
   d.span = e.anchor;
   d.message = "estimated peak " + gib(e.peak_bytes) + " exceeds the " + gib(e.usable_bytes) +
               " usable on `" + e.target + "`";
-  d.notes.push_back({e.anchor, "weights " + gib(e.components.weights) + ", gradients " +
-                                   gib(e.components.gradients) + ", optimizer state " +
-                                   gib(e.components.optimizer_state) + ", activations " +
-                                   gib(e.components.activations) +
-                                   (e.components.backward_transients
-                                        ? ", backward transients " + gib(e.components.backward_transients)
-                                        : std::string()) +
-                                   (e.components.step_temporaries
-                                        ? ", step temporaries " + gib(e.components.step_temporaries)
-                                        : std::string())});
+  if (e.inference) {
+    d.notes.push_back({e.anchor, "inference: weights " + gib(e.components.weights) + ", KV cache " +
+                                     gib(e.components.kv_cache) + ", activations " + gib(e.components.activations)});
+  } else {
+    d.notes.push_back({e.anchor, "weights " + gib(e.components.weights) + ", gradients " +
+                                     gib(e.components.gradients) + ", optimizer state " +
+                                     gib(e.components.optimizer_state) + ", activations " +
+                                     gib(e.components.activations) +
+                                     (e.components.backward_transients
+                                          ? ", backward transients " + gib(e.components.backward_transients)
+                                          : std::string()) +
+                                     (e.components.step_temporaries
+                                          ? ", step temporaries " + gib(e.components.step_temporaries)
+                                          : std::string())});
+  }
   if (auto g = guesses_note(e)) {
     d.notes.push_back({e.anchor, *g + "; even the low end of the interval, " + gib(e.peak_low_bytes) +
                                      ", is over the usable memory"});

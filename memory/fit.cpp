@@ -19,9 +19,10 @@ constexpr uint32_t kCounts[] = {1, 2, 4, 8, 16, 32, 64};
 /// The changes --fit tries, least effort first: a single change that fits
 /// is chosen in this order (a precision switch is one line; sharding needs
 /// a launcher and a wrapper).
-constexpr std::string_view kEffortOrder[] = {"bf16",        "fp16",        "sdpa",        "fused",
-                                             "adam8bit",    "microbatch2", "microbatch4", "microbatch8",
-                                             "checkpointing", "fsdp"};
+constexpr std::string_view kEffortOrder[] = {
+    "bf16",        "fp16",          "weights_bf16", "weights_fp16", "sdpa",   "fused",  "adam8bit",
+    "int8",        "int4",          "microbatch2",  "microbatch4",  "microbatch8", "batch2", "batch4",
+    "context2",    "checkpointing", "fsdp"};
 
 size_t effort(std::string_view key) {
   for (size_t k = 0; k < std::size(kEffortOrder); ++k)
@@ -71,6 +72,12 @@ class Runs {
       else if (k == "sdpa") o.tweaks.sdpa = true;
       else if (k == "adam8bit") o.tweaks.optimizer = OptimizerKind::Adam8bit;
       else if (k == "fused") o.tweaks.fused_optimizer = true;
+      else if (k == "weights_bf16") o.tweaks.weight_dtype = Dtype::BFloat16;
+      else if (k == "weights_fp16") o.tweaks.weight_dtype = Dtype::Float16;
+      else if (k == "int8") o.tweaks.weight_bits = 8;
+      else if (k == "int4") o.tweaks.weight_bits = 4;
+      else if (k == "batch2" || k == "batch4") o.tweaks.serve_batch_divisor = k == "batch2" ? 2 : 4;
+      else if (k == "context2") o.tweaks.context_divisor = 2;
       else if (int64_t d = divisor(k); d > 1) {
         o.tweaks.batch_divisor = d;
         o.batch_size = (batch_ + d - 1) / d;
@@ -98,6 +105,19 @@ class Fitter {
     const TrainingConfig& cfg = base.config;
     const Footprint& f = base.footprint;
     precision_ = !cfg.autocast && !opt.dtype && cfg.param_dtype == Dtype::Float32;
+    if (base.inference) {
+      // Inference (memory/inference.cpp): 16-bit or quantized weights, a
+      // smaller batch, a shorter context, SDPA; never sharded.
+      inference_ = true;
+      precision_ = cfg.param_dtype == Dtype::Float32;
+      const InferenceReport& r = *base.inference;
+      if (base.attention_score_bytes > 0 && !cfg.sdpa) keys_.push_back("sdpa");
+      keys_.insert(keys_.end(), {"int8", "int4"});
+      for (int64_t d : {2, 4})
+        if (r.batch / d >= 1) keys_.push_back("batch" + std::to_string(d));
+      if (r.prompt + r.new_tokens > 1) keys_.push_back("context2");
+      return;
+    }
     if (!cfg.checkpointing) keys_.push_back("checkpointing");
     if (base.attention_score_bytes > 0 && !cfg.sdpa) keys_.push_back("sdpa");
     if (std::any_of(cfg.optimizers.begin(), cfg.optimizers.end(), [](auto& o) { return is_adam(o.kind); }))
@@ -130,7 +150,8 @@ class Fitter {
   /// The changes that apply on `world` GPUs of `gpu`.
   std::vector<std::string> candidates(const targets::GpuSpec& gpu, uint32_t world) const {
     std::vector<std::string> c;
-    if (precision_) c.push_back(gpu.bf16 ? "bf16" : "fp16");
+    if (precision_ && inference_) c.push_back(gpu.bf16 ? "weights_bf16" : "weights_fp16");
+    else if (precision_) c.push_back(gpu.bf16 ? "bf16" : "fp16");
     c.insert(c.end(), keys_.begin(), keys_.end());
     if (shardable_ && world > 1) c.push_back("fsdp");
     std::stable_sort(c.begin(), c.end(), [](auto& a, auto& b) { return effort(a) < effort(b); });
@@ -163,7 +184,7 @@ class Fitter {
     bool batch_used = false;
     for (auto& [saved, k] : ranked) {
       if (fits(last)) break;
-      bool is_batch = k.starts_with("microbatch");
+      bool is_batch = k.starts_with("microbatch") || k.starts_with("batch");
       if (is_batch && batch_used) continue;
       std::vector<std::string> next = stack;
       next.push_back(k);
@@ -234,6 +255,7 @@ class Fitter {
  private:
   Runs& runs_;
   bool precision_ = false;
+  bool inference_ = false;
   bool shardable_ = false;
   bool seq_bound_ = false;
   std::vector<std::string> keys_;
@@ -250,6 +272,15 @@ std::string change_label(std::string_view key, int64_t batch, uint32_t world) {
   if (key == "sdpa") return "SDPA";
   if (key == "adam8bit") return "8-bit AdamW";
   if (key == "fused") return "fused optimizer step";
+  if (key == "weights_bf16") return "bf16 weights";
+  if (key == "weights_fp16") return "fp16 weights";
+  if (key == "int8") return "8-bit weights";
+  if (key == "int4") return "4-bit weights";
+  if (key == "batch2" || key == "batch4") {
+    const int64_t d = key == "batch2" ? 2 : 4;
+    return "batch " + std::to_string((batch + d - 1) / d);
+  }
+  if (key == "context2") return "half the context";
   if (key == "fsdp") return world > 1 ? "FSDP over " + std::to_string(world) : "FSDP";
   if (int64_t d = divisor(key); d > 1) {
     int64_t mb = (batch + d - 1) / d;
@@ -265,7 +296,9 @@ Fit compute_fit(const ir::Module& script, const EstimateOptions& opt) {
   Runs runs(script, base_opt);
   // The run as written, on a bf16 GPU: its config says which changes apply.
   fit.estimate = runs.run({}, true);
-  const int64_t batch = fit.estimate.config.batch_size.known() ? *fit.estimate.config.batch_size.value : 0;
+  const int64_t batch = fit.estimate.inference                    ? fit.estimate.inference->batch
+                        : fit.estimate.config.batch_size.known() ? *fit.estimate.config.batch_size.value
+                                                                 : 0;
   runs.set_batch(batch);
   const Footprint& f = fit.estimate.footprint;
   fit.distributed = f.sharding != Sharding::None;

@@ -327,6 +327,7 @@ Value Interp::run(uint16_t u, ir::FunctionId fid, std::vector<Value> args,
           const bool eval_loop = !grad_enabled && (io.flags & kRangeIter) && io.index >= 2 &&
                                  io.items.size() > 8 && is_statement_loop(un, term);
           const bool steady = !eval_loop && forward_loop_steady(*fr, b, term, it.a);
+          if (eval_loop) decode_loop_left(*this, static_cast<int64_t>(io.items.size()));
           if (io.index < io.items.size() && !eval_loop && !steady) {
             io.attrs.set(intern("__current__"), io.items[io.index]);
             ++io.index;

@@ -36,6 +36,7 @@
 #include "memory/config.h"
 #include "memory/dims.h"
 #include "memory/dtypes.h"
+#include "memory/inference.h"
 #include "memory/memory.h"
 
 namespace tpf::memory {
@@ -632,6 +633,7 @@ struct Interp {
   std::unordered_map<uint64_t, bool> loop_has_backward;
   void save_segment(const SavedRecord& r);
   uint32_t peak_phase = 0;  ///< the phase whose backward sees the most live activations
+  InferenceFacts infer;     ///< top-level forwards, generate and decode loops (inference.cpp)
 };
 
 // Registration of the built-in tables (one function per file), run once by

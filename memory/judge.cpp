@@ -46,6 +46,7 @@ constexpr double kFragmentation = 0.10;
 constexpr double kFragmentationLow = 0.05;
 constexpr double kFragmentationHigh = 0.25;
 
+Judgement finish(Judgement j, uint64_t allocated, const Footprint& f, const targets::GpuSpec& gpu, uint64_t usable);
 
 }  // namespace
 
@@ -80,6 +81,17 @@ Judgement judge(const Footprint& f, const targets::GpuSpec& gpu, uint64_t usable
   Judgement j;
   j.foreach_temp_bytes = foreach_temp;
   Components& c = j.components;
+  if (f.inference) {
+    // Inference (memory/inference.cpp): nothing but the weights, the KV
+    // cache and the live intermediates at the larger of prefill and the
+    // last decode step; no gradients, no optimizer.
+    c = Components{};
+    c.weights = f.weights;
+    c.kv_cache = f.kv_cache;
+    c.activations = f.activations;
+    j.foreach_temp_bytes = 0;
+    return finish(j, f.weights + f.kv_cache + f.activations, f, gpu, usable);
+  }
   const uint64_t acts = f.activations, batch = f.batch_input, transient = f.transient;
   uint64_t act_total = acts + f.recompute + batch + transient;
   uint64_t resident = W + O + M;
@@ -114,6 +126,13 @@ Judgement judge(const Footprint& f, const targets::GpuSpec& gpu, uint64_t usable
     c.backward_transients = at_forward_end ? 0 : transient;
     c.autocast_cache = cache_kept;
   }
+  return finish(j, allocated, f, gpu, usable);
+}
+
+namespace {
+
+Judgement finish(Judgement j, uint64_t allocated, const Footprint& f, const targets::GpuSpec& gpu, uint64_t usable) {
+  Components& c = j.components;
   // ---- context, fragmentation, interval ----
   const ContextRow& ctx = context_for(gpu.name);
   c.cuda_context = ctx.mib * targets::kMiB;
@@ -138,4 +157,5 @@ Judgement judge(const Footprint& f, const targets::GpuSpec& gpu, uint64_t usable
   return j;
 }
 
+}  // namespace
 }  // namespace tpf::memory

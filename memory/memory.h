@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ir/ir.h"
@@ -41,10 +42,25 @@ struct Tweaks {
   int64_t batch_divisor = 1;        ///< micro-batch = batch / divisor (with accumulation)
   std::optional<Sharding> sharding; ///< FSDP / ZeRO
   int64_t shard_world = 0;          ///< GPUs it shards over
+  // Inference (memory/inference.cpp):
+  std::optional<Dtype> weight_dtype;  ///< weights loaded in bf16/fp16 (`torch_dtype=`)
+  int weight_bits = 0;              ///< 8 or 4: bitsandbytes-quantized linear weights
+  int64_t serve_batch_divisor = 1;  ///< generate for batch / divisor at a time
+  int64_t context_divisor = 1;      ///< prompt and generated length / divisor
   bool empty() const {
-    return !checkpoint_blocks && !sdpa && !optimizer && !fused_optimizer && batch_divisor == 1 && !sharding;
+    return !checkpoint_blocks && !sdpa && !optimizer && !fused_optimizer && batch_divisor == 1 && !sharding &&
+           !weight_dtype && weight_bits == 0 && serve_batch_divisor == 1 && context_divisor == 1;
   }
 };
+
+/// --generate BATCHxTOKENS: the batch and the generated length an
+/// inference estimate is made for, instead of the script's own.
+struct GenerateSize {
+  int64_t batch = 0;
+  int64_t tokens = 0;
+};
+/// Parses "8x2048"; nullopt with `error` set on anything else.
+std::optional<GenerateSize> parse_generate(std::string_view text, std::string& error);
 
 struct EstimateOptions {
   std::optional<targets::Target> target;  ///< none: components only, verdict unknown
@@ -56,6 +72,7 @@ struct EstimateOptions {
   /// Command-line arguments the script is imagined to run with: what
   /// `parse_args()` without arguments parses (empty: the defaults).
   std::vector<std::string> argv;
+  std::optional<GenerateSize> generate;  ///< --generate
   Tweaks tweaks;
   bool suggest = true;  ///< compute suggestions (reruns the estimate per suggestion)
   /// The script's view of its project: the interpreter follows its
@@ -79,13 +96,14 @@ struct Components {
   /// for-loop: the largest), when the peak is in optimizer.step().
   uint64_t step_temporaries = 0;
   uint64_t autocast_cache = 0;
+  uint64_t kv_cache = 0;           ///< inference: the KV cache at the peak
   uint64_t cuda_context = 0;
   uint64_t fragmentation = 0;
   bool weights_known = true;
   bool activations_known = true;
   uint64_t total() const {
     return weights + gradients + optimizer_state + master_weights + activations + backward_transients +
-           step_temporaries + autocast_cache + cuda_context + fragmentation;
+           step_temporaries + autocast_cache + kv_cache + cuda_context + fragmentation;
   }
 };
 
@@ -120,6 +138,10 @@ struct Footprint {
   /// The sequence length is a bound (a position table), not the run's: a
   /// peak over or near a target says nothing then.
   bool seq_len_at_bound = false;
+  /// An inference run: the peak is weights + kv_cache + activations (the
+  /// live intermediates of the largest op at that point), nothing else.
+  bool inference = false;
+  uint64_t kv_cache = 0;
 };
 
 /// A footprint on one GPU: the components, the peak and its interval, and
@@ -167,6 +189,22 @@ struct Suggestion {
   bool fits = false;
 };
 
+/// An inference estimate's inputs, for the report (memory/inference.cpp).
+struct InferenceReport {
+  std::string kind;          ///< "generate", "decode loop" or "forward"
+  uint32_t line = 0;
+  int64_t layers = 0, kv_heads = 0, head_dim = 0, window = 0;
+  Dtype cache_dtype = Dtype::Float32;
+  int64_t batch = 0, prompt = 0, new_tokens = 0;
+  std::string new_tokens_from;
+  bool use_cache = true;
+  uint64_t kv_cache_bytes = 0;     ///< at the full length
+  uint64_t prefill_bytes = 0;      ///< the prefill's largest op
+  uint64_t step_bytes = 0;         ///< a decode step's largest op and the cache append's copy
+  std::string peak_at;             ///< "prefill", "last decode step" or "forward"
+  std::string formula;             ///< "2 x 12 layers x 12 kv heads x 64 x (8 + 32) x 4 x 4 B"
+};
+
 struct Estimate {
   std::string path;
   std::string target;          ///< canonical target name, empty without one
@@ -208,6 +246,7 @@ struct Estimate {
   uint64_t batch_input_bytes = 0;     ///< the batch tensors on the device
   uint64_t backward_transient_bytes = 0;  ///< first gradient buffers of backward
   Footprint footprint;  ///< what judge() turned into the components and peak
+  std::optional<InferenceReport> inference;  ///< set for an inference estimate
 };
 
 /// --fit: a change from the suggestions, as suggestion keys ("bf16",

@@ -352,13 +352,19 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   bool blocking = std::any_of(cfg.unknowns.begin(), cfg.unknowns.end(), [](auto& u) { return u.blocking; });
   f.judgeable = !blocking && e.model_found && !in.phases.empty() && !e.overflow;
   f.seq_len_at_bound = cfg.seq_len.upper_bound;
+  // A script that evaluates or generates: weights, KV cache, the largest op.
+  if (is_inference_run(in)) inference_footprint(in, opt, e, f);
+  else if (opt.generate)
+    in.cfg.unknowns.push_back({"--generate not applied: the script trains (a backward or an optimizer), so the "
+                               "estimate is its training step's",
+                               0, false});
   // ---- context, fragmentation, interval, verdict ----
   // Without a target the context is a T4's (the components still show).
   const targets::GpuSpec& gpu = opt.target ? *opt.target->gpu : targets::gpu(targets::GpuId::T4);
   Judgement j = judge(f, gpu, opt.target ? opt.target->usable_bytes_per_gpu() : 0);
   Components& c = e.components;
   c = j.components;
-  c.activations_known = e.model_found && !in.phases.empty() && !e.overflow;
+  c.activations_known = e.model_found && (!in.phases.empty() || (e.inference && f.judgeable)) && !e.overflow;
   c.weights_known = e.model_found && !e.overflow;
   e.peak_bytes = j.peak_bytes;
   e.peak_low_bytes = j.peak_low_bytes;

@@ -156,6 +156,8 @@ Value run_checkpointed(Interp& in, Value fn, Args& a, Value module);
 Value synthesize_input(Interp& in, Value model);
 
 Value module_call(Interp& in, Value m, Args& a) {
+  // The script's own call of a model: traced for an inference estimate.
+  if (in.module_path.empty() && !in.infer.tracing) return traced_forward(in, m, a);
   if (in.module_path.empty()) mark_root(in, m);
   Obj& ob = in.o(m);
   auto it = in.module_names.find(m.a);
@@ -236,6 +238,7 @@ Value call_module_method(Interp& in, Value self, std::string_view n, Args& a, bo
   auto arg = [&](size_t k) { return k < a.pos.size() ? a.pos[k] : Value::unknown(); };
   Args rest{{a.pos.begin() + 1, a.pos.end()}, a.kw, a.span};
   if (n == "__call__" || n == "forward") return module_call(in, self, rest);
+  if (n == "generate") return generate_call(in, self, rest);  // memory/inference.cpp
   if (n == "parameters" || n == "buffers") {
     std::vector<Value> out;
     for (auto& [k, v] : module_tensors(in, self, n == "parameters" ? Role::Param : Role::Buffer))

@@ -24,6 +24,7 @@ Value Interp::new_tensor(std::vector<DimId> shape, Dtype dt, Role role) {
   t->storage = static_cast<uint32_t>(storages.size());
   storages.push_back(Storage{numel(*t), dt, role});
   o(id).t = std::move(t);
+  if (infer.tracing && role == Role::Activation) infer.created.push_back(id);
   return Value::obj(id);
 }
 

@@ -138,7 +138,9 @@ constexpr HfRow kHf[] = {
 #define TPF_HF_WHISPER(name, d_model, enc_layers, dec_layers, heads, ffn, vocab, mels) \
   {name, "whisper", enc_layers, d_model, heads, heads, ffn, vocab, 448, true, true,      \
    (d_model) / (heads), false, 0, 0, 0, 0, 2, dec_layers, mels},
+#define TPF_HF_WINDOW(name, window)  // read by inference.cpp
 #include "memory/hf_configs.def"
+#undef TPF_HF_WINDOW
 #undef TPF_HF_WHISPER
 #undef TPF_HF_VIT
 #undef TPF_HF_T5

@@ -121,7 +121,7 @@ void add_rule_options(po::options_description& d, Options& opt) {
 }
 
 // The memory estimator's options (--target, --list-targets, --breakdown,
-// --fit, --sort, --batch-size, --seq-len, --dtype, --world-size) are added here.
+// --fit, --sort, --batch-size, --seq-len, --dtype, --generate, --world-size) are added here.
 void add_estimator_options(po::options_description& d, Options& opt) {
   d.add_options()
       ("target", po::value<std::string>(&opt.target), "GPU to estimate peak VRAM for (e.g. h100)")
@@ -135,6 +135,8 @@ void add_estimator_options(po::options_description& d, Options& opt) {
       ("batch-size", po::value<int64_t>(&opt.batch_size), "estimate with this per-GPU batch size")
       ("seq-len", po::value<int64_t>(&opt.seq_len), "estimate with this sequence length")
       ("dtype", po::value<std::string>(&opt.dtype), "estimate with this compute precision: fp32, bf16 or fp16")
+      ("generate", po::value<std::string>(&opt.generate),
+       "inference estimate for BATCHxTOKENS: this batch and this many new tokens (e.g. 8x2048)")
       ("world-size", po::value<int64_t>(&opt.world_size), "estimate for this many data-parallel GPUs");
 }
 
@@ -177,6 +179,7 @@ void print_help(const po::options_description& visible) {
                "  cat train.py | tpf-analyze --stdin-filename train.py -\n"
                "  tpf-analyze --explain TPF003\n"
                "  tpf-analyze --target h100 train.py\n"
+               "  tpf-analyze --target l4 --generate 8x2048 generate.py   # inference: weights + KV cache\n"
                "  tpf-analyze --target a100 train.py -- --batch-size 64 --model gpt2-medium\n"
                "  tpf-analyze --dump-ast --format json train.py\n"
                "  tpf-analyze --python-version 3.11 src/    # 3.12+ syntax is an error\n"
@@ -404,6 +407,10 @@ int main(int argc, char** argv) {
   }
   if (!opt.dtype.empty() && !tpf::memory::parse_dtype(opt.dtype)) {
     std::cerr << "tpf-analyze: error: unknown --dtype '" << opt.dtype << "' (expected fp32, bf16 or fp16)\n";
+    return kExitUsage;
+  }
+  if (std::string why; !opt.generate.empty() && !tpf::memory::parse_generate(opt.generate, why)) {
+    std::cerr << "tpf-analyze: error: " << why << "\n";
     return kExitUsage;
   }
   if (opt.jobs < 0) {

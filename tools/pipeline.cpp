@@ -47,6 +47,7 @@ tpf::memory::EstimateOptions run_options(const Options& opt, const tpf::dataflow
   if (opt.batch_size) eo.batch_size = opt.batch_size;
   if (opt.seq_len) eo.seq_len = opt.seq_len;
   if (!opt.dtype.empty()) eo.dtype = tpf::memory::parse_dtype(opt.dtype);
+  if (std::string why; !opt.generate.empty()) eo.generate = tpf::memory::parse_generate(opt.generate, why);
   eo.argv = opt.script_args;
   eo.project = project;
   return eo;
@@ -59,7 +60,7 @@ std::optional<tpf::memory::Estimate> estimate_for(const tpf::ir::Module& ir, con
                                                   const tpf::dataflow::ProjectView* project) {
   if (opt.fit) return std::nullopt;  // fit_for judges every target instead
   if (!(opt.estimate || opt.resolved_target || opt.breakdown || opt.batch_size || opt.seq_len || !opt.dtype.empty() ||
-        opt.world_size || !opt.script_args.empty()))
+        !opt.generate.empty() || opt.world_size || !opt.script_args.empty()))
     return std::nullopt;
   tpf::memory::EstimateOptions eo = run_options(opt, project);
   eo.target = opt.resolved_target;

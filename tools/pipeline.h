@@ -66,6 +66,7 @@ struct Options {
   std::string fit_sort = "size";         // --sort: size | price (the instance table)
   int64_t batch_size = 0, seq_len = 0, world_size = 0;  // 0: not given
   std::string dtype;
+  std::string generate;                  // --generate BATCHxTOKENS (validated in main)
   std::vector<std::string> script_args;  // after `--`: the script's own command line
   std::optional<tpf::targets::Target> resolved_target;
   bool target_from_config = false;       // [tool.tpf] target, not --target

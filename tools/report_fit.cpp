@@ -168,17 +168,25 @@ void render_fit(std::ostream& os, const Fit& f, FitOrder order) {
     return;
   }
   const memory::Footprint& fp = e.footprint;
-  // Each term is what its name says (issue 24), as in the estimate's rows:
-  // the optimizer's state alone, the saved activations with the batch and a
-  // recomputed segment, and backward's first gradient buffers and the
-  // step's foreach temporaries apart, when the run has them.
-  os << "  as written   weights " << gib(fp.weights) << ", gradients " << gib(fp.gradients) << ", optimizer state "
-     << gib(fp.optimizer_state);
-  if (fp.master_weights) os << ", master weights " << gib(fp.master_weights);
-  os << ", activations " << gib(fp.activations + fp.recompute + fp.batch_input);
-  if (fp.transient) os << ", backward transients " << gib(fp.transient);
-  if (fp.foreach_temp) os << ", step temporaries " << gib(fp.foreach_temp);
-  os << (f.distributed ? " (before sharding)" : "") << "\n";
+  if (fp.inference && e.inference) {
+    const memory::InferenceReport& r = *e.inference;
+    os << "  inference    " << r.kind << ": batch " << r.batch << ", prompt " << r.prompt << " + " << r.new_tokens
+       << " new tokens; peak at the " << r.peak_at << "\n";
+    os << "  as written   weights " << gib(fp.weights) << ", KV cache " << gib(fp.kv_cache) << ", activations "
+       << gib(fp.activations) << "\n";
+  } else {
+    // Each term is what its name says (issue 24), as in the estimate's rows:
+    // the optimizer's state alone, the saved activations with the batch and a
+    // recomputed segment, and backward's first gradient buffers and the
+    // step's foreach temporaries apart, when the run has them.
+    os << "  as written   weights " << gib(fp.weights) << ", gradients " << gib(fp.gradients) << ", optimizer state "
+       << gib(fp.optimizer_state);
+    if (fp.master_weights) os << ", master weights " << gib(fp.master_weights);
+    os << ", activations " << gib(fp.activations + fp.recompute + fp.batch_input);
+    if (fp.transient) os << ", backward transients " << gib(fp.transient);
+    if (fp.foreach_temp) os << ", step temporaries " << gib(fp.foreach_temp);
+    os << (f.distributed ? " (before sharding)" : "") << "\n";
+  }
   for (const auto& u : cfg.unknowns)
     if (!u.blocking) os << "  note         " << u.what << (u.line ? " (line " + std::to_string(u.line) + ")" : "") << "\n";
 
@@ -260,6 +268,10 @@ nlohmann::ordered_json fit_json(const Fit& f, FitOrder order) {
   j["params"] = e.model_found && !e.overflow ? nlohmann::ordered_json(e.params) : nlohmann::ordered_json(nullptr);
   j["batch_size"] = f.batch ? nlohmann::ordered_json(f.batch) : nlohmann::ordered_json(nullptr);
   j["precision"] = precision_text(e.config);
+  if (e.inference) {
+    j["estimate"] = "inference";
+    j["kv_cache_bytes"] = e.footprint.kv_cache;
+  }
   j["unknowns"] = unknowns_json(e.config);
   nlohmann::ordered_json gpus = nlohmann::ordered_json::array(), instances = nlohmann::ordered_json::array();
   for (const FitRow& r : f.gpus) gpus.push_back(row_json(r, f.batch, f.distributed));

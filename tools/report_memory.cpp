@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <span>
 #include <string>
 
 namespace tpf::tools {
@@ -102,6 +103,48 @@ nlohmann::ordered_json unknowns_json(const memory::TrainingConfig& cfg) {
   return unknowns;
 }
 
+namespace {
+
+/// An inference estimate's inputs: what it is, the sizes and the KV-cache
+/// formula's factors (memory/inference.cpp).
+nlohmann::ordered_json inference_json(const memory::InferenceReport& r) {
+  nlohmann::ordered_json j;
+  j["estimate"] = "inference";
+  j["kind"] = r.kind;
+  j["line"] = r.line ? nlohmann::ordered_json(r.line) : nlohmann::ordered_json(nullptr);
+  j["batch"] = r.batch;
+  j["prompt_len"] = r.prompt;
+  j["max_new_tokens"] = r.new_tokens;
+  j["max_new_tokens_from"] = r.new_tokens_from;
+  j["use_cache"] = r.use_cache;
+  nlohmann::ordered_json kv;
+  kv["layers"] = r.layers;
+  kv["kv_heads"] = r.kv_heads;
+  kv["head_dim"] = r.head_dim;
+  kv["sliding_window"] = r.window ? nlohmann::ordered_json(r.window) : nlohmann::ordered_json(nullptr);
+  kv["dtype"] = std::string(memory::dtype_name(r.cache_dtype));
+  kv["bytes"] = r.kv_cache_bytes;
+  kv["formula"] = r.formula;
+  j["kv_cache"] = std::move(kv);
+  j["prefill_bytes"] = r.prefill_bytes;
+  j["decode_step_bytes"] = r.step_bytes;
+  j["peak_at"] = r.peak_at;
+  return j;
+}
+
+void render_inference(std::ostream& os, const memory::InferenceReport& r) {
+  os << "  inference    " << r.kind << (r.line ? " (line " + std::to_string(r.line) + ")" : std::string())
+     << ": weights, KV cache and the largest op's live tensors; no gradients, no optimizer\n";
+  if (r.kind == "forward") return;
+  os << "  generation   batch " << r.batch << ", prompt " << r.prompt << " + " << r.new_tokens << " new tokens ("
+     << r.new_tokens_from << ")" << (r.use_cache ? "" : ", use_cache=False") << "\n";
+  if (!r.formula.empty())
+    os << "  kv cache     " << r.formula << " = " << gib(r.kv_cache_bytes) << " at the full length\n";
+  os << "  peak at      " << r.peak_at << "\n";
+}
+
+}  // namespace
+
 nlohmann::ordered_json estimate_json(const Estimate& e) {
   nlohmann::ordered_json j;
   j["path"] = e.path;
@@ -119,9 +162,11 @@ nlohmann::ordered_json estimate_json(const Estimate& e) {
   comp["backward_transients"] = known(c.backward_transients, c.activations_known);
   comp["step_temporaries"] = known(c.step_temporaries, c.weights_known);
   comp["autocast_cache"] = known(c.autocast_cache, c.activations_known);
+  if (e.inference) comp["kv_cache"] = known(c.kv_cache, c.activations_known);
   comp["cuda_context"] = c.cuda_context;
   comp["fragmentation"] = known(c.fragmentation, !e.overflow);
   j["components"] = std::move(comp);
+  if (e.inference) j["inference"] = inference_json(*e.inference);
   bool all = c.weights_known && c.activations_known;
   j["peak_bytes"] = known(e.peak_bytes, all);
   j["peak_low_bytes"] = known(e.peak_low_bytes, all);
@@ -231,6 +276,7 @@ void render_estimate(std::ostream& os, const Estimate& e, const MemoryTextStyle&
   if (cfg.sharding != memory::Sharding::None)
     os << "  parallel     " << memory::sharding_name(cfg.sharding) << at(cfg.sharding_origin) << "\n";
   setting("world size   ", cfg.world_size);
+  if (e.inference) render_inference(os, *e.inference);
   for (const auto& u : cfg.unknowns)
     os << "  " << (u.blocking ? "unknown      " : "note         ") << u.what
        << (u.line ? " (line " + std::to_string(u.line) + ")" : std::string()) << "\n";
@@ -250,9 +296,15 @@ void render_estimate(std::ostream& os, const Estimate& e, const MemoryTextStyle&
               {"autocast cache", c.autocast_cache, c.activations_known},
               {"CUDA context", c.cuda_context, true},
               {"fragmentation", c.fragmentation, !e.overflow}};
+  const Row inference_rows[] = {{"weights", c.weights, c.weights_known},
+                                {"KV cache", c.kv_cache, c.activations_known},
+                                {"activations", c.activations, c.activations_known},
+                                {"CUDA context", c.cuda_context, true},
+                                {"fragmentation", c.fragmentation, !e.overflow}};
   uint64_t total = std::max<uint64_t>(1, e.peak_bytes);
   os << "\n  component               GiB\n";
-  for (const Row& r : rows) {
+  std::span<const Row> shown = e.inference ? std::span<const Row>(inference_rows) : std::span<const Row>(rows);
+  for (const Row& r : shown) {
     char line[96];
     if (!r.known) {
       std::snprintf(line, sizeof line, "  %-19s %8s\n", r.name, "unknown");

@@ -35,6 +35,11 @@ FitHeader parse_fit_header(const std::string& text) {
     if (k == "batch-size") h.opt.batch_size = std::stoll(v);
     else if (k == "seq-len") h.opt.seq_len = std::stoll(v);
     else if (k == "dtype") h.opt.dtype = memory::parse_dtype(v);
+    else if (k == "generate") {
+      std::string why;
+      h.opt.generate = memory::parse_generate(v, why);
+      REQUIRE_MESSAGE(h.opt.generate, why);
+    }
     else if (k == "sort" && v == "price") h.order = tools::FitOrder::Price;
     else if (k == "target" || k == "world-size" || k == "breakdown") continue;  // --fit judges every target
     else FAIL("unknown header option " << k);
@@ -103,7 +108,9 @@ TEST_CASE("golden: --fit on the fixtures") {
                         Case{"llama7b_full_finetune", "llama7b_full_finetune", tools::FitOrder::Size},
                         Case{"llama7b_full_finetune", "llama7b_by_price", tools::FitOrder::Price},
                         Case{"fsdp_mixed_precision", "fsdp_mixed_precision", tools::FitOrder::Size},
-                        Case{"timm_unknown", "timm_unknown", tools::FitOrder::Size}}) {
+                        Case{"timm_unknown", "timm_unknown", tools::FitOrder::Size},
+                        Case{"llama_gqa_generate", "llama_gqa_generate", tools::FitOrder::Size},
+                        Case{"gpt2_decode_loop", "gpt2_decode_loop", tools::FitOrder::Size}}) {
     CAPTURE(c.golden);
     fs::path p = scripts / (std::string(c.script) + ".py");
     compare(dir / (std::string(c.golden) + ".fit"), render(p, std::string(c.script) + ".py", c.order));
@@ -132,7 +139,7 @@ TEST_CASE("fit: each GPU row is the estimate --target would give, to the byte") 
   fs::path dir = test::memory_test_dir("golden/fit");
   REQUIRE(!dir.empty());
   fs::path scripts = test::memory_test_dir("golden/memory");
-  for (const char* name : {"gpt2_t4.py", "llama7b_full_finetune.py"}) {
+  for (const char* name : {"gpt2_t4.py", "llama7b_full_finetune.py", "gpt2_generate.py", "llama_gqa_generate.py"}) {
     CAPTURE(name);
     auto s = test::load_script(scripts / name);
     memory::Fit f = memory::compute_fit(s->ir, {});

@@ -1,7 +1,7 @@
 // Golden tests of the memory report: each test/golden/memory/<case>.py is
 // estimated in-process with the options of its first line
 // (`# tpf: target=t4 batch-size=8 seq-len=256 dtype=bf16 world-size=8
-// breakdown -- SCRIPT ARGS`), rendered as text and as the JSON object under "estimates",
+// generate=8x2048 breakdown -- SCRIPT ARGS`), rendered as text and as the JSON object under "estimates",
 // and compared with <case>.memory. TPF_UPDATE_GOLDEN=1 rewrites the
 // expected files; review the diff like code. A missing expected file fails.
 #include <doctest/doctest.h>
@@ -44,6 +44,11 @@ Header parse_header(const std::string& text) {
     else if (k == "world-size") h.opt.world_size = std::stoll(v);
     else if (k == "dtype") h.opt.dtype = memory::parse_dtype(v);
     else if (k == "breakdown") h.breakdown = true;
+    else if (k == "generate") {
+      std::string why;
+      h.opt.generate = memory::parse_generate(v, why);
+      REQUIRE_MESSAGE(h.opt.generate, why);
+    }
     else FAIL("unknown header option " << k);
   }
   return h;
