@@ -56,9 +56,11 @@ std::optional<ForeignFunction> ProjectView::function(std::string_view dotted) co
   ForeignFunction out;
   out.may = ff->summaries.of(fn).may;
   out.must = ff->summaries.of(fn).must;
+  // The module's last component names it; `pkg.sub.__init__` (a package
+  // imported by its file's name) is `sub`.
   std::string mod = pn.module->ctx.name;
+  if (mod.ends_with(".__init__")) mod.resize(mod.size() - 9);
   size_t dot = mod.rfind('.');
-  if (mod.ends_with(".__init__")) mod = mod.substr(0, mod.size() - 9);
   out.name = (dot == std::string::npos ? mod : mod.substr(dot + 1)) + "." + pn.rest;
   out.file = pn.module->ctx.path;
   out.line = m.pos(m.fn(fn).span).line;

@@ -498,9 +498,19 @@ int main(int argc, char** argv) {
     r.src = tpf::tools::load(r.path, o, r.path == "-" ? stdin_bytes : std::string(), r.err, r.input_errors);
     r.fix.stdin_input = r.path == "-";
     r.loaded = r.src != nullptr;
-    if (r.src)
-      r.ok = tpf::tools::analyze_file(project, *r.src, r.shown, o, r.rules, r.findings, r.estimates, r.fix, r.out, r.err,
-                          r.input_errors);
+    // An internal error in one file's analysis is that file's error, never
+    // the run's end: the other files are still analyzed and reported.
+    if (r.src) try {
+        r.ok = tpf::tools::analyze_file(project, *r.src, r.shown, o, r.rules, r.findings, r.estimates, r.fix, r.out,
+                                        r.err, r.input_errors);
+      } catch (const std::exception& e) {
+        r.ok = false;
+        r.findings.clear();
+        std::string what = std::string("internal error while analyzing this file (") + e.what() +
+                           "); please report it with the file";
+        r.err << r.shown << ": error: " << what << "\n";
+        r.input_errors.push_back({r.shown, "InternalError", what});
+      }
     if (r.fix.src) r.src = std::move(r.fix.src);  // the findings index the fixed file
     // `--fix -` is a filter: it prints the file, fixed or as it came (nothing
     // to fix, a syntax error, an encoding it does not rewrite).

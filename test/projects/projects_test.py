@@ -22,6 +22,7 @@ CASES = [
     ("pkg_layout/src/diffuse", "trainer.py"),
     ("foreign_model", "train.py"),
     ("foreign_methods", "sweep.py"),
+    ("init_by_name", "fit.py"),
 ]
 
 
