@@ -2,6 +2,9 @@
 // layers they build, judged by PyTorch's documented train-mode behaviour.
 #include "checks/mode_layers.h"
 
+#include "dataflow/project_facts.h"
+#include "ir/project.h"
+
 #include <algorithm>
 #include <set>
 #include <string>
@@ -150,6 +153,19 @@ class ClassLayers {
   std::set<uint32_t> seen_classes_, seen_functions_;
 };
 
+/// The layers of the class whose `forward` is `fwd`, a function of another
+/// project module, judged in that module as a file class is; Unknown when
+/// its module or facts are not loaded.
+ModeLayers foreign_class_layers(const dataflow::ForeignFunction& fwd) {
+  const ir::LoadedModule* lm = fwd.module;
+  if (!lm || !fwd.facts || !lm->src || !lm->ast || !lm->ir || !fwd.fn.valid()) return ModeLayers::Unknown;
+  const ir::Module& m = *lm->ir;
+  ir::ClassId owner = m.fn(fwd.fn).owner;
+  if (!owner.valid()) return ModeLayers::Unknown;
+  CheckContext there{*lm->src, *lm->ast, m, *fwd.facts};
+  return ClassLayers(there).of_class(owner);
+}
+
 }  // namespace
 
 ModeLayers mode_layers(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId model, int depth) {
@@ -175,6 +191,10 @@ ModeLayers mode_layers(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId 
       auto ops = g.operands(in);
       return ops.size() > 1 ? mode_layers(ctx, ctor.fn, ops[1], depth + 1) : ModeLayers::Unknown;
     }
+    // Another project module's nn.Module class: its own code, read in its
+    // module (the class of the `forward` the construction reaches).
+    if (const dataflow::ForeignFunction* fwd = ctx.facts.summaries.foreign_forward(ctor.fn, ci))
+      return foreign_class_layers(*fwd);
     if (t.kind != ir::CallTarget::Kind::External || !name.starts_with("torch.nn."))
       return ModeLayers::Unknown;
     if (name != "torch.nn.Sequential" && name != "torch.nn.ModuleList")

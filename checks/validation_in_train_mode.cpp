@@ -33,9 +33,13 @@
 //   changes (eval() would change nothing): a torch.nn layer such as
 //   `nn.Linear`, a Sequential of such layers, an instance of the file's
 //   class whose code builds none (judged by torch names, other names by
-//   what they say: a data transform's `Normalize` is no norm layer). Other
-//   models (parameters, torchvision, timm) are not looked into: the model
-//   must be one the function trains, then evaluates.
+//   what they say: a data transform's `Normalize` is no norm layer), also
+//   another project module's class; the mode set on every member of a
+//   container holding the model (a comprehension or loop over it);
+//   callees that are no model (another module's function, a star-imported
+//   name nothing treats as a model, a loss). Other models (parameters,
+//   torchvision, timm) are not looked into: the model must be one the
+//   function trains, then evaluates.
 #include <algorithm>
 #include <set>
 
@@ -101,7 +105,13 @@ Not flagged
     that builds no dropout, batch norm, instance norm with running stats,
     recurrent or attention dropout, and reads no `self.training`
     (`torchvision.transforms.Normalize` in the data pipeline is no norm
-    layer); models from libraries or parameters are not looked into
+    layer), also a class of another module of the project; models from
+    libraries or parameters are not looked into
+  - the mode set on every member of a container that holds the model:
+    `[parts[k].eval() for k in parts]`, `for net in parts.values()`,
+    `for net in (encoder, decoder)`
+  - calls that are no model: a function of another project module or one
+    a star import brings, a loss (`stft_loss`, `criterion`)
   - evaluation no training step of the same model leads to (inference
     scripts, Monte Carlo dropout after an explicit `model.train()`)
 )";
@@ -138,6 +148,9 @@ std::string forward_key(const CheckContext& ctx, ir::FunctionId fid, ir::InstId 
   const ir::Inst& in = f.inst(i);
   if (in.op != ir::Op::Call || in.nops == 0) return {};
   ir::CallTarget t = ctx.facts.res.call_target(fid, i);
+  // A function of another project module (`mask_from_lens(...)` imported
+  // from the project's utils) is no model.
+  if (ctx.facts.summaries.foreign_callee(fid, i)) return {};
   // `model.generate(...)` (Hugging Face generation) runs the model's forward.
   if (t.kind != ir::CallTarget::Kind::Function && call_method(ctx, f, in) == "generate")
     return access_key(ctx, fid, call_receiver(f, in));
@@ -151,7 +164,23 @@ std::string forward_key(const CheckContext& ctx, ir::FunctionId fid, ir::InstId 
   }
   TorchCall k = torch_call(ctx, fid, i);
   if (k != TorchCall::None && dataflow::info(k).grad != dataflow::GradRule::Model) return {};
-  return access_key(ctx, fid, f.operands(in)[0]);
+  std::string key = access_key(ctx, fid, f.operands(in)[0]);
+  if (key.empty()) return key;
+  // A global the file cannot resolve (a function a star import brings) is
+  // a model only when something says so: it is built as a module here, or
+  // the function treats it as one (`.train()`, `.parameters()`, ...).
+  ir::ValueId callee = f.operands(in)[0];
+  if (t.kind == ir::CallTarget::Kind::Unknown && f.def(callee).op == ir::Op::LoadGlobal) {
+    Origin ctor;
+    if (!module_constructor(ctx, fid, callee, ctor) && !treated_as_model(ctx, fid, key)) return {};
+  }
+  // A loss (`stft_loss`, `criterion`) computes the metric; it is not the
+  // model whose mode the evaluation needs.
+  std::string last = key.substr(key.rfind('.') + 1);
+  std::transform(last.begin(), last.end(), last.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (last.find("loss") != std::string::npos || last.find("criterion") != std::string::npos) return {};
+  return key;
 }
 
 /// What `key` is called inside file function g that call `c` of fid
@@ -302,7 +331,7 @@ class Rule {
     std::string_view m = call_method(ctx_, f_, in);
     std::string recv = access_key(ctx_, fid_, call_receiver(f_, in));
     if ((k == TorchCall::Eval || k == TorchCall::Train || m == "apply" || m == "eval") &&
-        same_object(recv, model))
+        (same_object(recv, model) || may_be_member(call_receiver(f_, in), model)))
       return true;
     if (call_effects(ctx_, fid_, j) & dataflow::kEval) return true;
     std::string_view name = call_target_name(ctx_, fid_, j);
@@ -310,6 +339,54 @@ class Rule {
     auto ops = f_.operands(in);
     for (size_t a = 1; a < ops.size(); ++a)
       if (same_object(access_key(ctx_, fid_, ops[a]), model)) return true;
+    return false;
+  }
+
+  /// `v` may be `model` as a member of a container: `parts[k]`, the item
+  /// of a loop over `parts` or `parts.values()` (a comprehension is such a
+  /// loop: `[parts[k].eval() for k in parts]`), or over a list or tuple
+  /// that names it (`for net in (enc, dec)`), with `model` the container or
+  /// inside it (`parts.encoder`).
+  bool may_be_member(ir::ValueId v, const std::string& model) const {
+    if (!v.valid()) return false;
+    const ir::Inst& d = f_.def(v);
+    if (d.op == ir::Op::GetItem) return same_object(access_key(ctx_, fid_, f_.operands(d)[0]), model);
+    if (d.op != ir::Op::NextItem) return false;
+    ir::ValueId it = loop_iterable(ctx_, fid_, v);
+    if (!it.valid()) return false;
+    const ir::Inst& src = f_.def(it);
+    if (src.op == ir::Op::BuildList || src.op == ir::Op::BuildTuple) {
+      for (ir::ValueId e : f_.operands(src))
+        if (same_object(access_key(ctx_, fid_, e), model)) return true;
+      return false;
+    }
+    std::string_view m = src.op == ir::Op::Call ? call_method(ctx_, f_, src) : std::string_view();
+    if (m == "values" || m == "children" || m == "modules")
+      return same_object(access_key(ctx_, fid_, call_receiver(f_, src)), model);
+    return same_object(access_key(ctx_, fid_, it), model);
+  }
+
+  /// `header` (a ForIter) heads a loop that sets the mode of the members
+  /// of a container holding `model` (`[parts[k].eval() for k in parts]`,
+  /// `for net in (enc, dec): net.eval()`): the container has members, so
+  /// the loop runs and the path through it passes the mode change.
+  bool loop_sets_member_mode(ir::InstId header, const std::string& model) const {
+    const ir::LoopInfo& li = loops_of(ctx_, fid_);
+    ir::BlockId hb = f_.block_of(header);
+    for (uint32_t l = 0; l < li.loops.size(); ++l) {
+      if (li.loops[l].header != hb) continue;
+      // The loop is over that container: its item is a member.
+      ir::BlockId body = f_.block(hb).succ[0];
+      if (!body.valid() || f_.inst(f_.first_inst(body)).op != ir::Op::NextItem ||
+          !may_be_member(f_.inst(f_.first_inst(body)).result, model))
+        return false;
+      for (ir::InstId j : loop_insts(ctx_, fid_, l)) {
+        const ir::Inst& in = f_.inst(j);
+        if (in.op != ir::Op::Call) continue;
+        std::string_view m = call_method(ctx_, f_, in);
+        if ((m == "eval" || m == "train") && may_be_member(call_receiver(f_, in), model)) return true;
+      }
+    }
     return false;
   }
 
@@ -368,6 +445,7 @@ class Rule {
     bool found = false;
     reachable(f_, s, [&](ir::InstId j, const ir::Inst& in) {
       if (found) return PathStep::Kill;
+      if (in.op == ir::Op::ForIter && loop_sets_member_mode(j, model)) return PathStep::Kill;
       if (in.op != ir::Op::Call) return PathStep::Pass;
       if (j == direct) {
         found = true;

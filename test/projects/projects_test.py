@@ -23,6 +23,7 @@ CASES = [
     ("foreign_model", "train.py"),
     ("foreign_methods", "sweep.py"),
     ("init_by_name", "fit.py"),
+    ("foreign_modeless", "train.py"),
 ]
 
 
