@@ -153,6 +153,62 @@ TEST_CASE("inference: --generate overrides the batch and the generated length") 
   CHECK(e.inference->kv_cache_bytes == 2ull * 12 * 12 * 64 * 132 * 2 * 4);
 }
 
+TEST_CASE("inference: a prompt tokenized from a file, and a decode loop without a cache") {
+  // nanoGPT's sample.py pattern: the verdict names the encode call and the
+  // --generate to pass, not a batch size.
+  memory::EstimateOptions base;
+  base.target = test::target("t4");
+  memory::Estimate unknown = estimate_golden("sample_prompt_file.py", base);
+  REQUIRE(unknown.inference);
+  bool named = false;
+  for (const auto& u : unknown.config.unknowns)
+    if (u.blocking) {
+      CHECK(u.what.find("prompt length: the token ids of `.encode(...)`") == 0);
+      CHECK(u.what.find("--generate 1xPROMPT+500") != std::string::npos);
+      CHECK(u.line == 94);
+      named = true;
+    }
+  CHECK(named);
+  CHECK(unknown.verdict == memory::Verdict::Unknown);
+  // --generate 1x64+500: generate() re-runs the sequence each pass,
+  // cropped to block_size, so the last forward is at min(64 + 500 - 1, 256)
+  // = 256 tokens. Its largest op is the GELU of one block: (1, 256, 1536)
+  // float32 in and out, 2 x 256 x 1536 x 4 bytes. Weights: 30,062,592
+  // float32 parameters (the tied wte/lm_head once).
+  memory::EstimateOptions opt = base;
+  opt.generate = memory::GenerateSize{1, 500, 64};
+  memory::Estimate e = estimate_golden("sample_prompt_file.py", opt);
+  REQUIRE(e.inference);
+  CHECK(e.verdict == memory::Verdict::Fits);
+  CHECK(e.inference->prompt == 64);
+  CHECK(e.inference->new_tokens == 500);
+  CHECK(!e.inference->use_cache);
+  CHECK(e.inference->peak_at == "last full-length forward (256 tokens, cropped to the position table `wpe`)");
+  CHECK(e.params == 30'062'592u);
+  CHECK(e.components.weights == 30'062'592u * 4);
+  CHECK(e.components.kv_cache == 0);
+  CHECK(e.components.activations == 2u * 256 * 1536 * 4);
+}
+
+TEST_CASE("inference: a prompt the script writes is bounded by its bytes") {
+  memory::EstimateOptions opt;
+  opt.target = test::target("t4");
+  memory::Estimate e = estimate_text(R"(
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+tokenizer = AutoTokenizer.from_pretrained("gpt2")
+batch = tokenizer(["I would like to", "hello how are you"], padding=True, pad_to_multiple_of=8, return_tensors="pt")
+out = model.generate(**batch, max_new_tokens=20)
+)",
+                                     opt);
+  REQUIRE(e.inference);
+  // The longest text, 17 bytes, + 3 special tokens, padded to 24.
+  CHECK(e.inference->batch == 2);
+  CHECK(e.inference->prompt == 24);
+  CHECK(e.verdict != memory::Verdict::Unknown);
+}
+
 TEST_CASE("inference: kv_cache_bytes") {
   memory::CacheGeometry g;
   g.layers = 2, g.kv_heads = 3, g.head_dim = 5, g.dtype = memory::Dtype::BFloat16;
@@ -172,7 +228,14 @@ TEST_CASE("inference: --generate BATCHxTOKENS is validated") {
   REQUIRE(ok);
   CHECK(ok->batch == 8);
   CHECK(ok->tokens == 2048);
-  for (const char* bad : {"8", "8x", "x2048", "0x16", "8x-1", "8*2048", "8x2048x1", "ax2"}) {
+  auto prompt = memory::parse_generate("1x64+500", why);
+  REQUIRE(prompt);
+  CHECK(prompt->batch == 1);
+  CHECK(prompt->prompt == 64);
+  CHECK(prompt->tokens == 500);
+  CHECK(ok->prompt == 0);
+  for (const char* bad : {"8", "8x", "x2048", "0x16", "8x-1", "8*2048", "8x2048x1", "ax2", "1x+500", "1x64+",
+                          "1x0+500", "1x64+0", "1x64+500+1", "1x-64+500", "1+64x500"}) {
     CAPTURE(bad);
     why.clear();
     CHECK(!memory::parse_generate(bad, why));
