@@ -122,10 +122,12 @@ Value softmax_impl(Interp& in, Args& a) {
   Value out = in.new_tensor(t->shape, t->dtype);
   in.tensor(out)->score = t->score;
   // The report's attention line: where the first explicit softmax(QK^T)
-  // of a step runs (the user's call line for a zoo model).
+  // of a step runs (the user's call line for a zoo model), unless a
+  // transformers model said where its eager attention comes from.
   if (t->score && in.needs_grad({x}) && !in.cfg.explicit_attention && !in.cfg.sdpa) {
     in.cfg.explicit_attention = true;
-    in.cfg.attention_origin = {in.user_line(), "explicit softmax(QK^T)"};
+    if (in.cfg.attention_origin.source.empty())
+      in.cfg.attention_origin = {in.user_line(), "explicit softmax(QK^T)"};
   }
   in.link(out, {x});
   in.save(out, out);

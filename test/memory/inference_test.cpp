@@ -209,6 +209,38 @@ out = model.generate(**batch, max_new_tokens=20)
   CHECK(e.verdict != memory::Verdict::Unknown);
 }
 
+TEST_CASE("inference: transformers' default attention is SDPA; attn_implementation=\"eager\" is honoured") {
+  const std::string script = R"(
+import torch
+from transformers import AutoModelForCausalLM
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B-Instruct", torch_dtype=torch.bfloat16%s)
+prompts = torch.randint(0, 128256, (8, 4096))
+with torch.inference_mode():
+    out = model.generate(prompts, max_new_tokens=4096)
+)";
+  auto with = [&](const std::string& kw) {
+    std::string text = script;
+    text.replace(text.find("%s"), 2, kw);
+    memory::EstimateOptions opt;
+    opt.target = test::target("h100");
+    return estimate_text(text, opt);
+  };
+  memory::Estimate sdpa = with("");
+  CHECK(sdpa.config.sdpa);
+  CHECK(sdpa.config.attention_origin.line == 4);
+  CHECK(sdpa.config.attention_origin.source.find("transformers' default attn_implementation=\"sdpa\"") == 0);
+  CHECK(sdpa.attention_score_bytes == 0);
+  memory::Estimate eager = with(", attn_implementation=\"eager\"");
+  CHECK(!eager.config.sdpa);
+  CHECK(eager.config.attention_origin.source == "attn_implementation=\"eager\"");
+  // One layer's float32 scores of the prefill: 8 x 32 heads x 4096 x 4096 x 4.
+  CHECK(eager.attention_score_bytes == 8ull * 32 * 4096 * 4096 * 4);
+  CHECK(eager.components.activations > sdpa.components.activations + 8ull * 32 * 4096 * 4096 * 2);
+  // The KV cache and weights do not depend on the attention.
+  CHECK(eager.components.kv_cache == sdpa.components.kv_cache);
+  CHECK(eager.components.weights == sdpa.components.weights);
+}
+
 TEST_CASE("inference: kv_cache_bytes") {
   memory::CacheGeometry g;
   g.layers = 2, g.kv_heads = 3, g.head_dim = 5, g.dtype = memory::Dtype::BFloat16;
