@@ -435,6 +435,10 @@ Value generate_call(Interp& in, Value model, Args& a) {
     f.prefill_bytes_sdpa = std::max(f.prefill_bytes_sdpa, p.bytes_sdpa);
     f.score_bytes = std::max(f.score_bytes, p.scores);
   }
+  // Several generate() calls (a loop over batches of prompts, the last one
+  // smaller): the sizes are the largest call's.
+  if (f.kind == InferenceFacts::Kind::Generate && f.batch * (f.prompt + f.new_tokens) > batch * (prompt + new_tokens))
+    return in.new_tensor({in.dims.constant(batch), in.dims.constant(prompt + new_tokens)}, Dtype::Int64);
   f.kind = InferenceFacts::Kind::Generate;
   f.line = in.user_line();
   f.model_cls = module_class(in, model);

@@ -45,6 +45,19 @@ def rotate_half(x):
     return torch.cat((-x2, x1), dim=-1)
 
 
+def masked_attention(q, k, v, causal_mask, sdpa):
+    """The attention over (batch, heads, length, head_dim) with an additive
+    mask: SDPA (LlamaSdpaAttention, GPTNeoXSdpaAttention, PhiSdpaAttention)
+    keeps no score matrix; eager scales, masks and takes the softmax in
+    float32."""
+    if sdpa:
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=causal_mask)
+    attn = torch.matmul(q, k.transpose(2, 3)) / math.sqrt(q.size(-1))
+    attn = attn + causal_mask
+    attn = F.softmax(attn, dim=-1, dtype=torch.float32).to(q.dtype)
+    return torch.matmul(attn, v)
+
+
 class LlamaAttention(nn.Module):
     def __init__(self, config):
         super().__init__()
@@ -79,14 +92,7 @@ class LlamaAttention(nn.Module):
         k = (k * cos) + (rotate_half(k) * sin)
         k = self.repeat_kv(k)
         v = self.repeat_kv(v)
-        if self.sdpa:
-            # LlamaSdpaAttention: repeat_kv, then the fused kernel on the mask.
-            out = F.scaled_dot_product_attention(q, k, v, attn_mask=causal_mask)
-        else:
-            attn = torch.matmul(q, k.transpose(2, 3)) / math.sqrt(self.head_dim)
-            attn = attn + causal_mask
-            attn = F.softmax(attn, dim=-1, dtype=torch.float32).to(q.dtype)
-            out = torch.matmul(attn, v)
+        out = masked_attention(q, k, v, causal_mask, self.sdpa)
         out = out.transpose(1, 2).contiguous().reshape(bsz, q_len, self.num_heads * self.head_dim)
         return self.o_proj(out)
 

@@ -241,6 +241,36 @@ with torch.inference_mode():
   CHECK(eager.components.weights == sdpa.components.weights);
 }
 
+TEST_CASE("inference: accelerate's split_between_processes over batches of prompts") {
+  // accelerate's examples/inference/distributed/phi2.py pattern: prompts
+  // in batches of 2 (the last one of 1), each tokenized, split between
+  // processes, moved to the device and generated; the largest call counts.
+  memory::EstimateOptions opt;
+  opt.target = test::target("t4");
+  memory::Estimate e = estimate_text(R"(
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer
+from accelerate import PartialState
+state = PartialState()
+model = AutoModelForCausalLM.from_pretrained("gpt2", device_map=state.device, torch_dtype=torch.float16)
+tokenizer = AutoTokenizer.from_pretrained("gpt2")
+prompts = ["I would like to", "hello how are you", "what is going on"]
+batches = [prompts[i : i + 2] for i in range(0, len(prompts), 2)]
+tokenized = [tokenizer(b, padding=True, pad_to_multiple_of=8, return_tensors="pt") for b in batches]
+with state.split_between_processes(tokenized, apply_padding=True) as batched:
+    for batch in batched:
+        batch = batch.to(state.device)
+        outputs = model.generate(**batch, max_new_tokens=20)
+)",
+                                     opt);
+  REQUIRE(e.inference);
+  CHECK(e.verdict == memory::Verdict::Fits);
+  CHECK(e.inference->batch == 2);
+  CHECK(e.inference->prompt == 24);
+  // 2 x 12 layers x 12 heads x 64 x (24 + 20) x 2 x 2 B
+  CHECK(e.inference->kv_cache_bytes == 2ull * 12 * 12 * 64 * 44 * 2 * 2);
+}
+
 TEST_CASE("inference: kv_cache_bytes") {
   memory::CacheGeometry g;
   g.layers = 2, g.kv_heads = 3, g.head_dim = 5, g.dtype = memory::Dtype::BFloat16;
