@@ -298,6 +298,11 @@ Value construct_data(Interp& in, StrId qualname, Args& a, bool& handled) {
   }
   if (q.starts_with("transformers.") && (last.find("Tokenizer") != std::string_view::npos))
     return c_tokenizer(in, a);
+  // tiktoken's encodings (nanoGPT's sample.py) and sentencepiece's
+  // processor: tokenizers whose encode() gives ids of the text's length.
+  if (q == "tiktoken.get_encoding" || q == "tiktoken.encoding_for_model" ||
+      q == "sentencepiece.SentencePieceProcessor")
+    return c_tokenizer(in, a);
   handled = false;
   return Value::unknown();
 }
@@ -322,11 +327,57 @@ Value data_method(Interp& in, Value self, std::string_view n, Args& a, bool& han
     return Value::unknown();
   }
   if (t == "tokenizer") {
+    // Prompts encoded for a model: ids of a length the texts decide
+    // (memory/inference.cpp). A batch padded to max_length is the
+    // tokenizer call's own.
+    Value text = a.get(in, 1, "text").value_or(Value::unknown());
+    auto rt = a.kwarg(in, "return_tensors");
+    const bool pt = rt && in.as_str(*rt) && *in.as_str(*rt) == "pt";
+    auto pad = a.kwarg(in, "padding");
+    const bool max_length = pad && in.as_str(*pad) && *in.as_str(*pad) == "max_length";
+    if (n == "encode" || n == "EncodeAsIds" || n == "encode_ordinary")
+      return prompt_ids(in, "." + std::string(n) + "(...)", text, pt ? 2 : 1);
+    // A call on texts the script writes (a collate function's texts are
+    // data: its count stays the tokenizer call's).
+    bool written = in.as_str(text).has_value();
+    if (std::vector<Value>* s = in.seq(text)) {
+      written = !s->empty();
+      for (Value v : *s) written = written && in.as_str(v).has_value();
+    }
+    if ((n == "__call__" || n == "encode_plus") && pt && !max_length && written) {
+      int64_t multiple = 1;
+      if (auto m = a.kwarg(in, "pad_to_multiple_of"); m && in.as_int(*m)) multiple = *in.as_int(*m);
+      Value d = in.make_dict();
+      Value ids = prompt_ids(in, "tokenizer(...)", text, 2, multiple);
+      in.setitem(d, in.str_value("input_ids"), ids);
+      if (TensorObj* t = in.tensor(ids))
+        in.setitem(d, in.str_value("attention_mask"), in.new_tensor(t->shape, Dtype::Int64, Role::Input));
+      return d;
+    }
     if (n == "__call__" || n == "encode_plus" || n == "batch_encode_plus") return tokenize(in, a);
     return Value::unknown();
   }
   handled = false;
   return Value::unknown();
+}
+
+int64_t position_table(Interp& in, Value model, std::string* path, bool constant) {
+  int64_t positions = 0;
+  walk_modules(in, model, "", [&](Value m, const std::string& p) {
+    if (positions) return;
+    Obj& ob = in.o(m);
+    if (!ob.layer || layer_name(ob.layer) != "Embedding") return;
+    std::string_view leaf = p;
+    if (size_t dot = leaf.rfind('.'); dot != std::string_view::npos) leaf = leaf.substr(dot + 1);
+    if (leaf.find("position") == std::string_view::npos && leaf != "wpe" && leaf != "pos_emb" &&
+        leaf != "pos_embedding" && leaf != "pos_embed")
+      return;
+    const Value* n = ob.attrs.find(in.intern("num_embeddings"));
+    if (!n || n->kind != VKind::Int || (constant && !in.dims.is_const(n->dim()))) return;
+    positions = in.dims.value(n->dim());
+    if (path) *path = p;
+  });
+  return positions;
 }
 
 /// A sequence length the script leaves to its data (a tokenizer that pads
@@ -336,21 +387,7 @@ Value data_method(Interp& in, Value self, std::string_view n, Args& a, bool& han
 /// verdict may then say "fits", never "oom"), with a note naming it.
 static bool bound_seq_by_positions(Interp& in, Value model) {
   std::string table;
-  int64_t positions = 0;
-  walk_modules(in, model, "", [&](Value m, const std::string& path) {
-    if (positions) return;
-    Obj& ob = in.o(m);
-    if (!ob.layer || layer_name(ob.layer) != "Embedding") return;
-    std::string_view leaf = path;
-    if (size_t dot = leaf.rfind('.'); dot != std::string_view::npos) leaf = leaf.substr(dot + 1);
-    if (leaf.find("position") == std::string_view::npos && leaf != "wpe" && leaf != "pos_emb" &&
-        leaf != "pos_embedding" && leaf != "pos_embed")
-      return;
-    const Value* n = ob.attrs.find(in.intern("num_embeddings"));
-    if (!n || n->kind != VKind::Int || !in.dims.is_const(n->dim())) return;
-    positions = in.dims.value(n->dim());
-    table = path;
-  });
+  const int64_t positions = position_table(in, model, &table, true);
   if (positions <= 0) return false;
   const uint32_t line = in.heap[model.a].line;
   in.cfg.seq_len = {positions, {line, "the model's position table `" + table + "`"}};

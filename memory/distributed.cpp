@@ -265,6 +265,9 @@ Value construct_distributed(Interp& in, std::string_view q, Args& a, bool& handl
   if (q.ends_with("FullyShardedDataParallel") || q.ends_with(".FSDP")) return c_fsdp(in, a);
   if (q.ends_with("fsdp.MixedPrecision")) return c_mixed_precision(in, a);
   if (q == "accelerate.Accelerator") return c_accelerator(in, a);
+  // PartialState: the process's rank and device, no training settings.
+  if (q == "accelerate.PartialState" || q == "accelerate.state.PartialState")
+    return new_instance(in, "accelerate.PartialState");
   if (q == "deepspeed.initialize") return f_ds_initialize(in, a);
   if (q == "accelerate.notebook_launcher" || q == "accelerate.launchers.notebook_launcher") {
     // notebook_launcher(fn, args, num_processes=N): each process runs
@@ -290,6 +293,18 @@ Value construct_distributed(Interp& in, std::string_view q, Args& a, bool& handl
 Value distributed_method(Interp& in, Value self, std::string_view n, Args& a, bool& handled) {
   handled = true;
   std::string_view t = type_of(in, self);
+  // `with state.split_between_processes(inputs) as part:` (Accelerator and
+  // PartialState): one process's share of the inputs; on one GPU, all of
+  // them (accelerate's distributed inference examples).
+  if ((t == "accelerate.Accelerator" || t == "accelerate.PartialState") && n == "split_between_processes") {
+    Value split = new_instance(in, "accelerate.split");
+    in.o(split).items = {a.get(in, 1, "inputs").value_or(Value::unknown())};
+    return split;
+  }
+  if (t == "accelerate.split") {
+    if (n == "__enter__") return in.o(self).items.empty() ? Value::unknown() : in.o(self).items[0];
+    return Value::none();
+  }
   if (t == "accelerate.Accelerator") {
     if (n == "prepare") {
       std::vector<Value> out(a.pos.begin() + 1, a.pos.end());

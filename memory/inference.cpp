@@ -205,6 +205,9 @@ Value traced_forward(Interp& in, Value model, Args& a) {
     f.use_cache = false;
     f.line = in.user_line();
     f.model_cls = module_class(in, model);
+    f.step_model = model.a;
+    f.step_pos = a.pos;
+    f.step_kw = a.kw;
   }
   if (f.kind == InferenceFacts::Kind::None) {
     f.kind = InferenceFacts::Kind::Forward;
@@ -241,10 +244,34 @@ void decode_loop_left(Interp& in, int64_t trips) {
   InferenceFacts& f = in.infer;
   if (f.kind != InferenceFacts::Kind::DecodeLoop || f.loop_trips != 0) return;
   f.loop_trips = trips;
-  if (f.step_model == UINT32_MAX || f.regrows) return;
+  if (f.step_model == UINT32_MAX) return;
   // The last step attends over prompt + new - 1 cached tokens.
   const int64_t tokens = in.opt.generate ? in.opt.generate->tokens : trips;
-  const DimId length = in.dims.constant(std::max<int64_t>(1, f.prompt + tokens - 1));
+  const int64_t prompt = in.opt.generate && in.opt.generate->prompt > 0 ? in.opt.generate->prompt : f.prompt;
+  if (f.regrows) {
+    // No cache: the last pass feeds prompt + new - 1 tokens, at most the
+    // model's learned position table (nanoGPT's generate crops `idx` to
+    // block_size, the table's size; a loop that does not crop fails there).
+    TensorObj* ids = f.step_pos.empty() ? nullptr : in.tensor(f.step_pos[0]);
+    if (!ids || ids->shape.size() != 2) return;
+    int64_t len = std::max<int64_t>(1, prompt + tokens - 1);
+    std::string table;
+    const int64_t cap = position_table(in, Value::obj(f.step_model), &table);
+    if (cap > 0 && len > cap) {
+      len = cap;
+      f.regrow_cap = table;
+    }
+    f.regrow_len = len;
+    Args a{f.step_pos, f.step_kw, in.user_span()};
+    a.pos[0] = in.new_tensor({ids->shape[0], in.dims.constant(len)}, ids->dtype, Role::Input);
+    Value out;
+    OpBytes last = trace(in, Value::obj(f.step_model), a, out);
+    f.prefill_bytes = std::max(f.prefill_bytes, last.bytes);
+    f.prefill_bytes_sdpa = std::max(f.prefill_bytes_sdpa, last.bytes_sdpa);
+    f.score_bytes = std::max(f.score_bytes, last.scores);
+    return;
+  }
+  const DimId length = in.dims.constant(std::max<int64_t>(1, prompt + tokens - 1));
   Args a{{}, {}, in.user_span()};
   for (Value v : f.step_pos) a.pos.push_back(holds_cache(in, v) ? cache_at(in, v, length) : v);
   for (auto& [k, v] : f.step_kw)
@@ -255,6 +282,50 @@ void decode_loop_left(Interp& in, int64_t trips) {
   f.step_bytes_sdpa = s.bytes_sdpa;
 }
 
+Value prompt_ids(Interp& in, std::string_view call, Value text, int rank, int64_t multiple) {
+  InferenceFacts& f = in.infer;
+  int64_t rows = 1, len = in.opt.generate ? in.opt.generate->prompt : 0;
+  // The texts: one string, or a list of them (a batch padded to the longest).
+  std::vector<Value> texts{text};
+  if (std::vector<Value>* s = in.seq(text)) texts = *s, rows = static_cast<int64_t>(s->size());
+  if (len <= 0) {
+    // A text the script writes has at most one token per UTF-8 byte (a
+    // byte-level BPE token, tiktoken's or GPT-2's, covers one byte or more;
+    // sentencepiece falls back to bytes) plus 3: BOS, EOS and
+    // sentencepiece's "▁" prefix.
+    int64_t bytes = -1;
+    for (Value t : texts) {
+      auto str = in.as_str(t);
+      if (!str) {
+        bytes = -1;
+        break;
+      }
+      bytes = std::max<int64_t>(bytes, static_cast<int64_t>(str->size()));
+    }
+    if (bytes >= 0) {
+      len = bytes + 3;
+      if (multiple > 1) len = (len + multiple - 1) / multiple * multiple;
+      if (len > f.prompt_bound) {
+        f.prompt_bound = len;
+        f.prompt_bound_line = in.user_line();
+        f.prompt_bound_call = std::string(call) + "` are at most " + std::to_string(len) + " tokens, one per byte of the " +
+                              (rows > 1 ? "longest text" : "text") + " and 3 special ones" +
+                              (multiple > 1 ? ", padded to a multiple of " + std::to_string(multiple) : std::string());
+      }
+    } else {
+      len = 1;
+      if (!f.prompt_unread_line) {
+        f.prompt_unread_line = in.user_line();
+        f.prompt_unread_call = std::string(call);
+      }
+    }
+  }
+  std::vector<DimId> shape;
+  if (rank == 2) shape.push_back(in.dims.constant(rows));
+  shape.push_back(in.dims.constant(len));
+  return in.new_tensor(std::move(shape), Dtype::Int64, Role::Input);
+}
+
 Value generate_call(Interp& in, Value model, Args& a) {
   InferenceFacts& f = in.infer;
   Value ids = a.get(in, 0, "input_ids").value_or(a.kwarg(in, "inputs").value_or(Value::unknown()));
@@ -263,7 +334,10 @@ Value generate_call(Interp& in, Value model, Args& a) {
     in.note_unknown("`generate(...)` on input ids the interpreter cannot follow", a.span, true);
     return Value::unknown();
   }
-  const int64_t batch0 = in.dims.value(t->shape[0]), prompt = in.dims.value(t->shape[1]);
+  const int64_t batch0 = in.dims.value(t->shape[0]);
+  // --generate's PROMPT replaces the script's prompt length.
+  const bool prompt_given = in.opt.generate && in.opt.generate->prompt > 0;
+  const int64_t prompt = prompt_given ? in.opt.generate->prompt : in.dims.value(t->shape[1]);
   Value config = in.getattr(model, "config");
   auto layers = int_attr(in, config, "num_hidden_layers");
   auto heads = int_attr(in, config, "num_attention_heads");
@@ -332,7 +406,7 @@ Value generate_call(Interp& in, Value model, Args& a) {
   };
   Value out;
   if (use_cache) {
-    Args pa{{beams > 1 ? ids_of(prompt) : ids}, {}, a.span};
+    Args pa{{beams > 1 || prompt_given ? ids_of(prompt) : ids}, {}, a.span};
     OpBytes p = trace(in, model, pa, out);
     Args sa{{ids_of(1)}, {}, a.span};
     OpBytes s = trace(in, model, sa, out);
@@ -361,6 +435,10 @@ Value generate_call(Interp& in, Value model, Args& a) {
     f.prefill_bytes_sdpa = std::max(f.prefill_bytes_sdpa, p.bytes_sdpa);
     f.score_bytes = std::max(f.score_bytes, p.scores);
   }
+  // Several generate() calls (a loop over batches of prompts, the last one
+  // smaller): the sizes are the largest call's.
+  if (f.kind == InferenceFacts::Kind::Generate && f.batch * (f.prompt + f.new_tokens) > batch * (prompt + new_tokens))
+    return in.new_tensor({in.dims.constant(batch), in.dims.constant(prompt + new_tokens)}, Dtype::Int64);
   f.kind = InferenceFacts::Kind::Generate;
   f.line = in.user_line();
   f.model_cls = module_class(in, model);
@@ -451,6 +529,24 @@ void inference_footprint(Interp& in, const EstimateOptions& opt, Estimate& e, Fo
   const int64_t batch0 = batch;
   if (opt.generate) batch = opt.generate->batch;
   int64_t prompt = std::max<int64_t>(x.prompt, 0);
+  // --generate's PROMPT: generate() and the tokenizers already ran at it; a
+  // decode loop's own prompt is replaced, its prefill scaled linearly.
+  double prompt_scale = 1;
+  if (opt.generate && opt.generate->prompt > 0 && x.kind != InferenceFacts::Kind::Forward) {
+    if (prompt > 0 && prompt != opt.generate->prompt && !x.regrows)
+      prompt_scale = static_cast<double>(opt.generate->prompt) / static_cast<double>(prompt);
+    prompt = opt.generate->prompt;
+  }
+  if (x.prompt_bound > 0 && !(opt.generate && opt.generate->prompt > 0))
+    in.cfg.unknowns.push_back({"prompt length: the token ids of `" + x.prompt_bound_call +
+                                   " (estimated there; --generate BATCHxPROMPT+TOKENS gives the run's own)",
+                               x.prompt_bound_line, false});
+  if (x.prompt_unread_line && !(opt.generate && opt.generate->prompt > 0))
+    in.cfg.unknowns.push_back({"prompt length: the token ids of `" + x.prompt_unread_call +
+                                   "` come from a text the estimate does not read (pass --generate " +
+                                   std::to_string(batch) + "xPROMPT+" + std::to_string(std::max<int64_t>(new_tokens, 1)) +
+                                   " with the prompt's length in tokens)",
+                               x.prompt_unread_line, true});
   if (tw.context_divisor > 1) {
     prompt = (prompt + tw.context_divisor - 1) / tw.context_divisor;
     new_tokens = (new_tokens + tw.context_divisor - 1) / tw.context_divisor;
@@ -467,7 +563,8 @@ void inference_footprint(Interp& in, const EstimateOptions& opt, Estimate& e, Fo
     if (half && x.cache.dtype == Dtype::Float32) s /= 2;
     return static_cast<uint64_t>(s);
   };
-  uint64_t prefill = scaled(tw.sdpa ? x.prefill_bytes_sdpa : x.prefill_bytes);
+  uint64_t prefill = scaled(static_cast<uint64_t>(
+      static_cast<double>(tw.sdpa ? x.prefill_bytes_sdpa : x.prefill_bytes) * prompt_scale));
   uint64_t step = scaled(tw.sdpa ? x.step_bytes_sdpa : x.step_bytes);
   CacheGeometry g = x.cache;
   if (half && g.dtype == Dtype::Float32)
@@ -509,6 +606,10 @@ void inference_footprint(Interp& in, const EstimateOptions& opt, Estimate& e, Fo
     }
   } else if (x.kind != InferenceFacts::Kind::Forward) {
     r.peak_at = "last full-length forward";
+    if (x.regrow_len > 0)
+      r.peak_at += " (" + std::to_string(x.regrow_len) + " tokens" +
+                   (x.regrow_cap.empty() ? std::string() : ", cropped to the position table `" + x.regrow_cap + "`") +
+                   ")";
   }
   if (x.kind == InferenceFacts::Kind::Forward) acts += fp.batch_input;
   if (x.grad_forward) {
@@ -518,7 +619,7 @@ void inference_footprint(Interp& in, const EstimateOptions& opt, Estimate& e, Fo
          "counts the largest op only",
          0, false});
   }
-  if (x.regrows)
+  if (x.regrows && x.regrow_len == 0)
     in.cfg.unknowns.push_back(
         {"the decode loop feeds the whole growing sequence each pass (no KV cache): its largest "
          "forward, at the last length, is estimated at the first passes' length",
@@ -541,7 +642,8 @@ void inference_footprint(Interp& in, const EstimateOptions& opt, Estimate& e, Fo
   r.window = g.window;
   r.cache_dtype = g.dtype;
   r.batch = batch;
-  r.prompt = prompt;
+  // A placeholder prompt (prompt_ids) is no length: -1, shown as "?".
+  r.prompt = x.prompt_unread_line && !(opt.generate && opt.generate->prompt > 0) ? -1 : prompt;
   r.new_tokens = new_tokens;
   r.new_tokens_from = from;
   r.use_cache = x.use_cache;
@@ -563,7 +665,7 @@ void inference_footprint(Interp& in, const EstimateOptions& opt, Estimate& e, Fo
 }
 
 std::optional<GenerateSize> parse_generate(std::string_view text, std::string& error) {
-  const size_t x = text.find_first_of("xX");
+  const std::string form = " (BATCHxTOKENS or BATCHxPROMPT+TOKENS, e.g. --generate 8x2048 or --generate 1x64+500)";
   auto number = [](std::string_view s) -> std::optional<int64_t> {
     int64_t v = 0;
     if (s.empty()) return std::nullopt;
@@ -571,21 +673,26 @@ std::optional<GenerateSize> parse_generate(std::string_view text, std::string& e
     if (ec != std::errc() || p != s.data() + s.size() || v <= 0) return std::nullopt;
     return v;
   };
+  const size_t x = text.find_first_of("xX");
   if (x == std::string_view::npos) {
-    error = "--generate '" + std::string(text) + "' is not BATCHxTOKENS (e.g. --generate 8x2048)";
+    error = "--generate '" + std::string(text) + "' is not BATCHxTOKENS or BATCHxPROMPT+TOKENS" +
+            " (e.g. --generate 8x2048 or --generate 1x64+500)";
     return std::nullopt;
   }
-  auto b = number(text.substr(0, x)), t = number(text.substr(x + 1));
-  if (!b || !t) {
-    error = "--generate '" + std::string(text) +
-            "': BATCH and TOKENS must be positive integers (BATCHxTOKENS, e.g. --generate 8x2048)";
+  std::string_view rest = text.substr(x + 1);
+  const size_t plus = rest.find('+');
+  auto b = number(text.substr(0, x));
+  auto t = number(plus == std::string_view::npos ? rest : rest.substr(plus + 1));
+  std::optional<int64_t> p = plus == std::string_view::npos ? std::optional<int64_t>(0) : number(rest.substr(0, plus));
+  if (!b || !t || !p) {
+    error = "--generate '" + std::string(text) + "': BATCH, PROMPT and TOKENS must be positive integers" + form;
     return std::nullopt;
   }
-  if (*b > (1 << 20) || *t > (1 << 24)) {
-    error = "--generate '" + std::string(text) + "': at most 1048576 sequences of 16777216 tokens";
+  if (*b > (1 << 20) || *t > (1 << 24) || *p > (1 << 24)) {
+    error = "--generate '" + std::string(text) + "': at most 1048576 sequences of 16777216 prompt and 16777216 new tokens";
     return std::nullopt;
   }
-  return GenerateSize{*b, *t};
+  return GenerateSize{*b, *t, *p};
 }
 
 }  // namespace tpf::memory

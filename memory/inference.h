@@ -51,11 +51,23 @@ struct InferenceFacts {
   int64_t prompt = 0;           ///< prompt tokens
   int64_t new_tokens = 0;       ///< max_new_tokens, or the decode loop's passes
   std::string new_tokens_from;  ///< "max_new_tokens=...", "range(...) of the loop", ...
+  /// The prompt's ids came from a tokenizer's encode of a text the
+  /// estimate does not read (prompt_ids) and --generate gave no PROMPT:
+  /// where, and what made them (their length is a placeholder of 1).
+  uint32_t prompt_unread_line = 0;
+  std::string prompt_unread_call;
+  /// The longest prompt bounded by its text's bytes (0: none), where, and
+  /// the note's words for it.
+  int64_t prompt_bound = 0;
+  uint32_t prompt_bound_line = 0;
+  std::string prompt_bound_call;
   bool use_cache = true;
   /// A decode loop that feeds the whole growing sequence each pass (no
   /// cache): its largest forward is at the last length, which the two
   /// passes run do not reach.
   bool regrows = false;
+  int64_t regrow_len = 0;  ///< the length the last such forward was run at (0: not run)
+  std::string regrow_cap;  ///< the position table that capped it (empty: none did)
   CacheGeometry cache;
   uint32_t cache_calls = 0;  ///< forwards that returned a cache
   /// The forward returns the cache container it was given (updated in
@@ -80,6 +92,15 @@ void decode_loop_left(Interp& in, int64_t trips);
 /// forward is running): traced for its largest op; a forward that returns
 /// a KV cache is a decode loop's. Called by module_call.
 Value traced_forward(Interp& in, Value model, Args& a);
+
+/// Token ids a tokenizer makes of a prompt (`enc.encode(start)`,
+/// `tokenizer(prompts, return_tensors="pt")`; `call` names it in the
+/// notes): rank 1 is a list's ids, rank 2 one row per text, padded to the
+/// longest (and to a multiple of `multiple`). Their length is --generate's
+/// PROMPT; else, for texts the script writes, at most their UTF-8 bytes + 3
+/// (noted); else only the text knows it: 1, and the estimate names the
+/// call as its blocking unknown.
+Value prompt_ids(Interp& in, std::string_view call, Value text, int rank, int64_t multiple = 1);
 
 /// `model.generate(...)` on a Hugging Face model (memory/zoo): the prefill
 /// forward, one decode step (or the last full-length forward without a

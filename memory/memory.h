@@ -53,13 +53,15 @@ struct Tweaks {
   }
 };
 
-/// --generate BATCHxTOKENS: the batch and the generated length an
-/// inference estimate is made for, instead of the script's own.
+/// --generate BATCHxTOKENS or BATCHxPROMPT+TOKENS: the batch, the prompt
+/// length (0: the script's own) and the generated length an inference
+/// estimate is made for, instead of the script's own.
 struct GenerateSize {
   int64_t batch = 0;
   int64_t tokens = 0;
+  int64_t prompt = 0;
 };
-/// Parses "8x2048"; nullopt with `error` set on anything else.
+/// Parses "8x2048" and "1x64+500"; nullopt with `error` set on anything else.
 std::optional<GenerateSize> parse_generate(std::string_view text, std::string& error);
 
 struct EstimateOptions {

@@ -135,7 +135,8 @@ void mark_root(Interp& in, Value m) {
   ob.flags |= kRoot;
   in.roots.push_back(m.a);
   if (in.opt.tweaks.checkpoint_blocks) checkpoint_blocks(in, m);
-  std::string name = in.callee_hint.empty() ? "model" : in.callee_hint;
+  // `self(idx)` in the model's own method (nanoGPT's generate) names nothing.
+  std::string name = in.callee_hint.empty() || in.callee_hint == "self" ? "model" : in.callee_hint;
   if (module_tensors(in, m, Role::Param).empty()) name = module_class(in, m);  // a loss module
   for (ObjId r : in.roots)
     if (r != m.a && in.module_names.count(r) && in.str(in.module_names[r]) == name) name += "_" + std::to_string(in.roots.size());

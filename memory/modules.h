@@ -39,6 +39,11 @@ void convert_module(Interp& in, Value m, Dtype dt, std::string how = {});
 /// Parameter bytes of the largest block of the model's block list (the
 /// whole model when it has none): FSDP's unit of gathering.
 uint64_t largest_block_bytes(Interp& in, Value root);
+/// The size of the model's learned position table (an Embedding named
+/// `wpe`, `position_embeddings`, `pos_emb`, ...: the most tokens a forward
+/// takes) and its dotted path; 0 when it has none (memory/data.cpp).
+/// `constant`: only a table of a literal size, not one of a named setting.
+int64_t position_table(Interp& in, Value model, std::string* path = nullptr, bool constant = false);
 bool is_layer(const Obj& ob);
 bool is_container_obj(const Obj& ob);
 std::string_view layer_name(uint16_t l);

@@ -336,6 +336,10 @@ Value call_builtin_method(Interp& in, Value self, std::string_view n, Args& a, b
     return Value::unknown();
   }
   if (in.is_obj(self, OKind::Dict)) {
+    // A tokenizer's BatchEncoding (memory/data.cpp makes it a dict of
+    // tensors) moved to a device: the same tensors, as torch's .to() keeps
+    // the sizes.
+    if (n == "to") return self;
     if (n == "get") {
       std::vector<Value> items = in.o(self).items;
       for (size_t k = 0; k + 1 < items.size(); k += 2)

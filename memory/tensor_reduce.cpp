@@ -122,10 +122,12 @@ Value softmax_impl(Interp& in, Args& a) {
   Value out = in.new_tensor(t->shape, t->dtype);
   in.tensor(out)->score = t->score;
   // The report's attention line: where the first explicit softmax(QK^T)
-  // of a step runs (the user's call line for a zoo model).
+  // of a step runs (the user's call line for a zoo model), unless a
+  // transformers model said where its eager attention comes from.
   if (t->score && in.needs_grad({x}) && !in.cfg.explicit_attention && !in.cfg.sdpa) {
     in.cfg.explicit_attention = true;
-    in.cfg.attention_origin = {in.user_line(), "explicit softmax(QK^T)"};
+    if (in.cfg.attention_origin.source.empty())
+      in.cfg.attention_origin = {in.user_line(), "explicit softmax(QK^T)"};
   }
   in.link(out, {x});
   in.save(out, out);
@@ -177,6 +179,31 @@ Value f_nograd_like(Interp& in, Args& a) {
   return t ? in.new_tensor(t->shape, t->dtype) : Value::unknown();
 }
 
+/// torch.multinomial(probs, num_samples) and torch.topk(x, k): the last
+/// dimension becomes num_samples (k). Sampling makes int64 ids; topk gives
+/// (values, indices). A decode loop samples its next token with them.
+std::optional<std::vector<DimId>> last_dim_to(Interp& in, Args& a, const char* name) {
+  TensorObj* t = a.pos.empty() ? nullptr : in.tensor(a.pos[0]);
+  auto n = a.get(in, 1, name);
+  if (!t || t->shape.empty() || !n || n->kind != VKind::Int) return std::nullopt;
+  std::vector<DimId> shape = t->shape;
+  shape.back() = n->dim();
+  return shape;
+}
+
+Value f_multinomial(Interp& in, Args& a) {
+  auto shape = last_dim_to(in, a, "num_samples");
+  return shape ? in.new_tensor(*shape, Dtype::Int64) : Value::unknown();
+}
+
+Value f_topk(Interp& in, Args& a) {
+  auto shape = last_dim_to(in, a, "k");
+  if (!shape) return Value::unknown();
+  Value values = in.new_tensor(*shape, in.tensor(a.pos[0])->dtype);
+  in.link(values, {a.pos[0]});
+  return in.make_list({values, in.new_tensor(*shape, Dtype::Int64)}, OKind::Tuple);
+}
+
 Value f_einsum(Interp& in, Args& a) {
   // The result's shape is not derived from the equation; report unknown
   // rather than guess (memory it saves: its operands).
@@ -214,6 +241,8 @@ void register_tensor_reduce(Builtins& b) {
   both("tril", f_nograd_like);
   both("triu", f_nograd_like);
   both("zeros_like", f_nograd_like);
+  both("multinomial", f_multinomial);
+  both("topk", f_topk);
   b.functions["torch.einsum"] = f_einsum;
 }
 

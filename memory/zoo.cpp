@@ -175,7 +175,10 @@ const HfRow* hf_row(std::string_view name) {
   return nullptr;
 }
 
-Value hf_config(Interp& in, const HfRow& r) {
+/// The config object of a table row (or of a config class's defaults),
+/// with `attn_implementation=` of the call that made it kept as its
+/// `_attn_implementation` (PretrainedConfig's own keyword) for the model.
+Value hf_config(Interp& in, const HfRow& r, const Args& a) {
   ObjId c = in.alloc(OKind::Instance);
   in.o(c).type = in.intern("transformers.PretrainedConfig");
   auto set = [&](std::string_view k, Value v) { in.o(c).attrs.set(in.intern(k), v); };
@@ -199,6 +202,7 @@ Value hf_config(Interp& in, const HfRow& r) {
   set("num_labels", in.int_value(r.labels));
   set("decoder_layers", in.int_value(r.decoder_layers));
   set("num_mel_bins", in.int_value(r.mels));
+  if (auto k = a.kwarg(in, "attn_implementation"); k && in.as_str(*k)) set("_attn_implementation", *k);
   return Value::obj(c);
 }
 
@@ -215,6 +219,42 @@ std::string hf_head(std::string_view cls) {
   return "base";
 }
 
+/// The attention transformers builds the model with, as its
+/// `_autoset_attn_implementation` picks it (modeling_utils.py, 4.36 to
+/// 4.47; from_pretrained, from_config and `Model(config)` alike):
+/// `attn_implementation=` when given (to from_pretrained / from_config, or
+/// to AutoConfig.from_pretrained, or set as `config._attn_implementation`),
+/// else "sdpa" for the families whose PreTrainedModel has `_supports_sdpa`
+/// in transformers 4.46, else "eager". Gemma 2 defaults to eager there (its
+/// `_check_and_enable_sdpa`: SDPA has no logit soft-capping); T5 has no
+/// SDPA. Written to the config's `_attn_implementation`, which the zoo's
+/// attention reads (zoo/hf_models.py uses_sdpa), and shown in the report.
+void set_attn_implementation(Interp& in, std::string_view family, Value config, Args& a) {
+  Obj* c = in.instance(config);
+  if (!c) return;
+  const StrId key = in.intern("_attn_implementation");
+  std::string impl, origin;
+  if (auto k = a.kwarg(in, "attn_implementation"); k && in.as_str(*k)) {
+    impl = std::string(*in.as_str(*k));
+    origin = "attn_implementation=\"" + impl + "\"";
+  } else if (const Value* v = c->attrs.find(key); v && in.as_str(*v)) {
+    impl = std::string(*in.as_str(*v));
+    origin = "config attn_implementation=\"" + impl + "\"";
+  } else {
+    const bool sdpa = family != "t5" && family != "gemma2";
+    impl = sdpa ? "sdpa" : "eager";
+    origin = sdpa ? "transformers' default attn_implementation=\"sdpa\" (4.36+, torch 2.1.1+)"
+                  : "transformers' default attn_implementation=\"eager\" for " + std::string(family);
+  }
+  c->attrs.set(key, in.str_value(impl));
+  if (impl != "eager" && !in.cfg.sdpa) {
+    in.cfg.sdpa = true;
+    in.cfg.attention_origin = {in.user_line(), origin};
+  } else if (impl == "eager" && !in.cfg.sdpa && in.cfg.attention_origin.source.empty()) {
+    in.cfg.attention_origin = {in.user_line(), origin};
+  }
+}
+
 /// Runs the zoo builder of `family` on a config object (the published one,
 /// or one the script changed) with the head `cls` names.
 Value build_hf(Interp& in, std::string_view family, Value config, std::string_view cls, Args& a) {
@@ -228,6 +268,7 @@ Value build_hf(Interp& in, std::string_view family, Value config, std::string_vi
                                                                 : "hf_models";
   Value builder = zoo_value(in, file, std::string("build_") + std::string(family));
   if (!builder.known()) return Value::unknown();
+  set_attn_implementation(in, family, config, a);
   Args ba{{config, in.str_value(hf_head(cls))}, {}, a.span};
   if (auto nl = a.kwarg(in, "num_labels")) in.o(config).attrs.set(in.intern("num_labels"), *nl);
   Value m = in.call(builder, ba);
@@ -266,7 +307,10 @@ Value from_pretrained(Interp& in, std::string_view cls, Args& a, bool& handled) 
   const HfRow* r = n ? hf_row(*n) : nullptr;
   // A config alone is no model: an unknown one is reported where a model
   // is built from it (from_config).
-  if (cls.ends_with("Config")) return r ? hf_config(in, *r) : Value::unknown();
+  if (cls.ends_with("Config")) {
+    if (!r) return Value::unknown();
+    return hf_config(in, *r, a);
+  }
   if (!r) {
     in.note_unknown("Hugging Face checkpoint " +
                         (n ? "`" + std::string(*n) + "`" : std::string("(name not known)")) +
@@ -274,7 +318,7 @@ Value from_pretrained(Interp& in, std::string_view cls, Args& a, bool& handled) 
                     a.span, true);
     return Value::unknown();
   }
-  Value m = build_hf(in, r->family, hf_config(in, *r), cls, a);
+  Value m = build_hf(in, r->family, hf_config(in, *r, Args{}), cls, a);
   // 4-/8-bit weights (bitsandbytes through transformers): zoo_peft.cpp.
   // Another quantization (GPTQ, AWQ, ...) is not modeled: estimating it as
   // full-precision weights would be a silent guess.
@@ -381,7 +425,7 @@ Value config_class(Interp& in, const ConfigClass& cc, Args& a) {
   if (cc.family == "llama" && cc.cls == "LlamaConfig")
     if (auto b = a.kwarg(in, "attention_bias"); b && b->kind == VKind::Bool) r.bias = b->a;
   r.name = "";  // no checkpoint: the model is named by its class
-  return hf_config(in, r);
+  return hf_config(in, r, a);
 }
 
 }  // namespace

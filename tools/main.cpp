@@ -136,7 +136,8 @@ void add_estimator_options(po::options_description& d, Options& opt) {
       ("seq-len", po::value<int64_t>(&opt.seq_len), "estimate with this sequence length")
       ("dtype", po::value<std::string>(&opt.dtype), "estimate with this compute precision: fp32, bf16 or fp16")
       ("generate", po::value<std::string>(&opt.generate),
-       "inference estimate for BATCHxTOKENS: this batch and this many new tokens (e.g. 8x2048)")
+       "inference estimate for BATCHxTOKENS (this batch, this many new tokens: 8x2048) or "
+       "BATCHxPROMPT+TOKENS (also the prompt's length in tokens: 1x64+500)")
       ("world-size", po::value<int64_t>(&opt.world_size), "estimate for this many data-parallel GPUs");
 }
 

@@ -170,7 +170,7 @@ void render_fit(std::ostream& os, const Fit& f, FitOrder order) {
   const memory::Footprint& fp = e.footprint;
   if (fp.inference && e.inference) {
     const memory::InferenceReport& r = *e.inference;
-    os << "  inference    " << r.kind << ": batch " << r.batch << ", prompt " << r.prompt << " + " << r.new_tokens
+    os << "  inference    " << r.kind << ": batch " << r.batch << ", prompt " << (r.prompt >= 0 ? std::to_string(r.prompt) : "?") << " + " << r.new_tokens
        << " new tokens; peak at the " << r.peak_at << "\n";
     os << "  as written   weights " << gib(fp.weights) << ", KV cache " << gib(fp.kv_cache) << ", activations "
        << gib(fp.activations) << "\n";

@@ -113,7 +113,7 @@ nlohmann::ordered_json inference_json(const memory::InferenceReport& r) {
   j["kind"] = r.kind;
   j["line"] = r.line ? nlohmann::ordered_json(r.line) : nlohmann::ordered_json(nullptr);
   j["batch"] = r.batch;
-  j["prompt_len"] = r.prompt;
+  j["prompt_len"] = r.prompt >= 0 ? nlohmann::ordered_json(r.prompt) : nlohmann::ordered_json();
   j["max_new_tokens"] = r.new_tokens;
   j["max_new_tokens_from"] = r.new_tokens_from;
   j["use_cache"] = r.use_cache;
@@ -136,7 +136,7 @@ void render_inference(std::ostream& os, const memory::InferenceReport& r) {
   os << "  inference    " << r.kind << (r.line ? " (line " + std::to_string(r.line) + ")" : std::string())
      << ": weights, KV cache and the largest op's live tensors; no gradients, no optimizer\n";
   if (r.kind == "forward") return;
-  os << "  generation   batch " << r.batch << ", prompt " << r.prompt << " + " << r.new_tokens << " new tokens ("
+  os << "  generation   batch " << r.batch << ", prompt " << (r.prompt >= 0 ? std::to_string(r.prompt) : "?") << " + " << r.new_tokens << " new tokens ("
      << r.new_tokens_from << ")" << (r.use_cache ? "" : ", use_cache=False") << "\n";
   if (!r.formula.empty())
     os << "  kv cache     " << r.formula << " = " << gib(r.kv_cache_bytes) << " at the full length\n";

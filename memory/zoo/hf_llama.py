@@ -1,8 +1,9 @@
 """Llama-architecture decoders (Llama 2/3, Mistral, Qwen2, TinyLlama, Phi-3,
 Gemma, Gemma 2, Mixtral), as the estimator's interpreter runs them.
 
-Module for module transformers 4.3x's modeling_llama.py with eager
-attention: RMSNorm in float32, rotary embeddings, grouped-query attention
+Module for module transformers 4.3x's modeling_llama.py, with SDPA
+attention (transformers 4.46's default; Gemma 2 defaults to eager) or the
+eager softmax(QK^T) under attn_implementation="eager" (uses_sdpa): RMSNorm in float32, rotary embeddings, grouped-query attention
 (repeat_kv), SwiGLU MLP, float32 logits. Mistral, Qwen2 and Phi-3 differ
 only in config (kv heads, qkv bias; Phi-3's fused qkv_proj and gate_up_proj
 hold the same parameters), so one builder serves them; parameter counts
@@ -20,7 +21,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from tpf_zoo.hf_models import ModelOutput, PreTrainedModel, build_decoder, lm_output
+from tpf_zoo.hf_models import ModelOutput, PreTrainedModel, build_decoder, lm_output, uses_sdpa
 
 
 class RMSNorm(nn.Module):
@@ -44,6 +45,19 @@ def rotate_half(x):
     return torch.cat((-x2, x1), dim=-1)
 
 
+def masked_attention(q, k, v, causal_mask, sdpa):
+    """The attention over (batch, heads, length, head_dim) with an additive
+    mask: SDPA (LlamaSdpaAttention, GPTNeoXSdpaAttention, PhiSdpaAttention)
+    keeps no score matrix; eager scales, masks and takes the softmax in
+    float32."""
+    if sdpa:
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=causal_mask)
+    attn = torch.matmul(q, k.transpose(2, 3)) / math.sqrt(q.size(-1))
+    attn = attn + causal_mask
+    attn = F.softmax(attn, dim=-1, dtype=torch.float32).to(q.dtype)
+    return torch.matmul(attn, v)
+
+
 class LlamaAttention(nn.Module):
     def __init__(self, config):
         super().__init__()
@@ -57,6 +71,7 @@ class LlamaAttention(nn.Module):
         self.k_proj = nn.Linear(self.hidden_size, self.num_key_value_heads * self.head_dim, bias=bias)
         self.v_proj = nn.Linear(self.hidden_size, self.num_key_value_heads * self.head_dim, bias=bias)
         self.o_proj = nn.Linear(self.num_heads * self.head_dim, self.hidden_size, bias=False)
+        self.sdpa = uses_sdpa(config)
 
     def repeat_kv(self, x):
         n_rep = self.num_key_value_groups
@@ -77,10 +92,7 @@ class LlamaAttention(nn.Module):
         k = (k * cos) + (rotate_half(k) * sin)
         k = self.repeat_kv(k)
         v = self.repeat_kv(v)
-        attn = torch.matmul(q, k.transpose(2, 3)) / math.sqrt(self.head_dim)
-        attn = attn + causal_mask
-        attn = F.softmax(attn, dim=-1, dtype=torch.float32).to(q.dtype)
-        out = torch.matmul(attn, v)
+        out = masked_attention(q, k, v, causal_mask, self.sdpa)
         out = out.transpose(1, 2).contiguous().reshape(bsz, q_len, self.num_heads * self.head_dim)
         return self.o_proj(out)
 

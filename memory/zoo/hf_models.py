@@ -1,8 +1,10 @@
 """Hugging Face transformers architectures, as the estimator's interpreter runs them.
 
-Module for module the eager (non-SDPA) implementations of transformers
-4.3x's modeling_gpt2.py, modeling_bert.py, modeling_roberta.py and
-modeling_distilbert.py (Llama, Mistral and Qwen2 are in hf_llama.py), so
+Module for module transformers 4.3x's modeling_gpt2.py, modeling_bert.py,
+modeling_roberta.py and modeling_distilbert.py, with the attention
+transformers picks (uses_sdpa: F.scaled_dot_product_attention, the default
+of transformers 4.46 for these families, or the eager softmax(QK^T) under
+attn_implementation="eager") (Llama, Mistral and Qwen2 are in hf_llama.py), so
 parameter counts match the published checkpoints (gpt2: 124,439,808;
 bert-base-uncased: 109,482,240; ...). Each build_<family>(config,
 head) returns the model with the head the from_pretrained class names
@@ -15,6 +17,13 @@ import math
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+
+def uses_sdpa(config):
+    """Whether the model's attention is F.scaled_dot_product_attention:
+    config._attn_implementation, as memory/zoo.cpp sets it from
+    attn_implementation= or transformers' default for the family."""
+    return getattr(config, "_attn_implementation", "eager") != "eager"
 
 
 class ModelOutput:
@@ -114,6 +123,7 @@ class GPT2Attention(nn.Module):
         self.c_proj = Conv1D(self.embed_dim, self.embed_dim)
         self.attn_dropout = nn.Dropout(0.1)
         self.resid_dropout = nn.Dropout(0.1)
+        self.sdpa = uses_sdpa(config)
 
     def _split_heads(self, tensor):
         new_shape = tensor.size()[:-1] + (self.num_heads, self.head_dim)
@@ -129,6 +139,11 @@ class GPT2Attention(nn.Module):
         query = self._split_heads(query)
         key = self._split_heads(key)
         value = self._split_heads(value)
+        if self.sdpa:
+            # GPT2SdpaAttention: causal, no score matrix.
+            attn_output = F.scaled_dot_product_attention(query, key, value, dropout_p=0.1 if self.training else 0.0,
+                                                         is_causal=True)
+            return self.resid_dropout(self.c_proj(self._merge_heads(attn_output)))
         attn_weights = torch.matmul(query, key.transpose(-1, -2))
         attn_weights = attn_weights / torch.full([], value.size(-1) ** 0.5, dtype=attn_weights.dtype)
         query_length = query.size(-2)
@@ -293,6 +308,7 @@ class BertSelfAttention(nn.Module):
         self.key = nn.Linear(config.hidden_size, self.all_head_size)
         self.value = nn.Linear(config.hidden_size, self.all_head_size)
         self.dropout = nn.Dropout(0.1)
+        self.sdpa = uses_sdpa(config)
 
     def transpose_for_scores(self, x):
         new_shape = x.size()[:-1] + (self.num_attention_heads, self.attention_head_size)
@@ -302,6 +318,12 @@ class BertSelfAttention(nn.Module):
         query_layer = self.transpose_for_scores(self.query(hidden_states))
         key_layer = self.transpose_for_scores(self.key(hidden_states))
         value_layer = self.transpose_for_scores(self.value(hidden_states))
+        if self.sdpa:
+            # BertSdpaSelfAttention: the additive mask, no score matrix.
+            context = F.scaled_dot_product_attention(query_layer, key_layer, value_layer, attn_mask=attention_mask,
+                                                     dropout_p=0.1 if self.training else 0.0)
+            context = context.permute(0, 2, 1, 3).contiguous()
+            return context.view(context.size()[:-2] + (self.all_head_size,))
         scores = torch.matmul(query_layer, key_layer.transpose(-1, -2))
         scores = scores / math.sqrt(self.attention_head_size)
         scores = scores + attention_mask
@@ -507,6 +529,7 @@ class DistilAttention(nn.Module):
         self.k_lin = nn.Linear(self.dim, self.dim)
         self.v_lin = nn.Linear(self.dim, self.dim)
         self.out_lin = nn.Linear(self.dim, self.dim)
+        self.sdpa = uses_sdpa(config)
 
     def forward(self, x, mask):
         bs = x.size(0)
@@ -514,6 +537,10 @@ class DistilAttention(nn.Module):
         q = self.q_lin(x).view(bs, -1, self.n_heads, dph).transpose(1, 2)
         k = self.k_lin(x).view(bs, -1, self.n_heads, dph).transpose(1, 2)
         v = self.v_lin(x).view(bs, -1, self.n_heads, dph).transpose(1, 2)
+        if self.sdpa:
+            # DistilBertSdpaAttention: no score matrix.
+            context = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=0.1 if self.training else 0.0)
+            return self.out_lin(context.transpose(1, 2).contiguous().view(bs, -1, self.n_heads * dph))
         q = q / math.sqrt(dph)
         scores = torch.matmul(q, k.transpose(2, 3))
         scores = scores.masked_fill(mask, -1e4)

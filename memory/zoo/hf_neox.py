@@ -2,7 +2,7 @@
 the estimator's interpreter runs them.
 
 Module for module transformers 4.3x's modeling_gpt_neox.py and
-modeling_phi.py with eager attention: each block adds attention and MLP
+modeling_phi.py with SDPA or eager attention (uses_sdpa): each block adds attention and MLP
 outputs to the same input (GPT-NeoX norms each branch's input, Phi shares
 one norm), every Linear has a bias, LayerNorm throughout, GELU MLP, an
 untied output projection (Phi's with a bias). Rotary embeddings touch only
@@ -11,14 +11,11 @@ the whole head here, elementwise ops of the same size. Parameter counts
 match the checkpoints (pythia-160m: 162,322,944; phi-2: 2,779,683,840).
 This file is interpreted by tpf-analyze, never imported by it.
 """
-import math
-
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
-from tpf_zoo.hf_models import ModelOutput, PreTrainedModel, build_decoder, lm_output
-from tpf_zoo.hf_llama import rotate_half
+from tpf_zoo.hf_models import ModelOutput, PreTrainedModel, build_decoder, lm_output, uses_sdpa
+from tpf_zoo.hf_llama import masked_attention, rotate_half
 
 
 class ParallelAttention(nn.Module):
@@ -38,6 +35,7 @@ class ParallelAttention(nn.Module):
             self.k_proj = nn.Linear(self.hidden_size, self.hidden_size)
             self.v_proj = nn.Linear(self.hidden_size, self.hidden_size)
         self.dense = nn.Linear(self.hidden_size, self.hidden_size)
+        self.sdpa = uses_sdpa(config)
 
     def forward(self, hidden_states, cos, sin, causal_mask):
         bsz = hidden_states.size(0)
@@ -52,10 +50,7 @@ class ParallelAttention(nn.Module):
             v = self.v_proj(hidden_states).view(bsz, q_len, self.num_heads, self.head_dim).transpose(1, 2)
         q = (q * cos) + (rotate_half(q) * sin)
         k = (k * cos) + (rotate_half(k) * sin)
-        attn = torch.matmul(q, k.transpose(2, 3)) / math.sqrt(self.head_dim)
-        attn = attn + causal_mask
-        attn = F.softmax(attn, dim=-1, dtype=torch.float32).to(q.dtype)
-        out = torch.matmul(attn, v)
+        out = masked_attention(q, k, v, causal_mask, self.sdpa)
         out = out.transpose(1, 2).contiguous().reshape(bsz, q_len, self.hidden_size)
         return self.dense(out)
 

@@ -1,6 +1,6 @@
 """OPT (facebook/opt-*), as the estimator's interpreter runs it.
 
-Module for module transformers 4.3x's modeling_opt.py with eager
+Module for module transformers 4.3x's modeling_opt.py with SDPA (transformers 4.46's default, uses_sdpa) or eager
 attention: learned positions with OPT's offset of 2 rows, pre-LN decoder
 layers (q/k/v/out_proj and fc1/fc2 with biases, ReLU), a final LayerNorm,
 the LM head tied to the token embedding. opt-350m (family "opt350") is the
@@ -16,7 +16,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from tpf_zoo.hf_models import ModelOutput, PreTrainedModel, build_decoder, lm_output
+from tpf_zoo.hf_models import ModelOutput, PreTrainedModel, build_decoder, lm_output, uses_sdpa
 
 
 class OPTAttention(nn.Module):
@@ -29,6 +29,7 @@ class OPTAttention(nn.Module):
         self.v_proj = nn.Linear(self.embed_dim, self.embed_dim)
         self.q_proj = nn.Linear(self.embed_dim, self.embed_dim)
         self.out_proj = nn.Linear(self.embed_dim, self.embed_dim)
+        self.sdpa = uses_sdpa(config)
 
     def forward(self, hidden_states, causal_mask):
         bsz = hidden_states.size(0)
@@ -37,9 +38,14 @@ class OPTAttention(nn.Module):
         q = q.view(bsz, tgt, self.num_heads, self.head_dim).transpose(1, 2)
         k = self.k_proj(hidden_states).view(bsz, tgt, self.num_heads, self.head_dim).transpose(1, 2)
         v = self.v_proj(hidden_states).view(bsz, tgt, self.num_heads, self.head_dim).transpose(1, 2)
-        attn = torch.matmul(q, k.transpose(2, 3)) + causal_mask
-        attn = F.softmax(attn, dim=-1)
-        out = torch.matmul(attn, v).transpose(1, 2).reshape(bsz, tgt, self.embed_dim)
+        if self.sdpa:
+            # OPTSdpaAttention: no score matrix (the query is already scaled).
+            out = F.scaled_dot_product_attention(q, k, v, attn_mask=causal_mask, scale=1.0)
+        else:
+            attn = torch.matmul(q, k.transpose(2, 3)) + causal_mask
+            attn = F.softmax(attn, dim=-1)
+            out = torch.matmul(attn, v)
+        out = out.transpose(1, 2).reshape(bsz, tgt, self.embed_dim)
         return self.out_proj(out)
 
 

@@ -1,6 +1,6 @@
 """ViT (google/vit-*), as the estimator's interpreter runs it.
 
-Module for module transformers 4.3x's modeling_vit.py with eager
+Module for module transformers 4.3x's modeling_vit.py with SDPA (transformers 4.46's default, uses_sdpa) or eager
 attention: a Conv2d patch embedding, a class token and learned positions
 (one per patch and the class token), pre-LN encoder layers (query/key/value
 with biases, GELU MLP), a final LayerNorm; ViTModel adds the pooler (dense
@@ -16,7 +16,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from tpf_zoo.hf_models import ModelOutput, PreTrainedModel, cls_output
+from tpf_zoo.hf_models import ModelOutput, PreTrainedModel, cls_output, uses_sdpa
 
 
 class ViTPatchEmbeddings(nn.Module):
@@ -53,6 +53,7 @@ class ViTSelfAttention(nn.Module):
         self.query = nn.Linear(config.hidden_size, config.hidden_size)
         self.key = nn.Linear(config.hidden_size, config.hidden_size)
         self.value = nn.Linear(config.hidden_size, config.hidden_size)
+        self.sdpa = uses_sdpa(config)
 
     def forward(self, x):
         bsz = x.size(0)
@@ -60,9 +61,13 @@ class ViTSelfAttention(nn.Module):
         q = self.query(x).view(bsz, seq, self.num_heads, self.head_dim).transpose(1, 2)
         k = self.key(x).view(bsz, seq, self.num_heads, self.head_dim).transpose(1, 2)
         v = self.value(x).view(bsz, seq, self.num_heads, self.head_dim).transpose(1, 2)
-        scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.head_dim)
-        probs = F.softmax(scores, dim=-1)
-        return torch.matmul(probs, v).transpose(1, 2).reshape(bsz, seq, self.num_heads * self.head_dim)
+        if self.sdpa:
+            # ViTSdpaSelfAttention: no score matrix.
+            out = F.scaled_dot_product_attention(q, k, v)
+        else:
+            scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.head_dim)
+            out = torch.matmul(F.softmax(scores, dim=-1), v)
+        return out.transpose(1, 2).reshape(bsz, seq, self.num_heads * self.head_dim)
 
 
 class ViTDense(nn.Module):

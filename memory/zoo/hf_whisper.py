@@ -1,6 +1,6 @@
 """Whisper (openai/whisper-*), as the estimator's interpreter runs it.
 
-Module for module transformers 4.3x's modeling_whisper.py with eager
+Module for module transformers 4.3x's modeling_whisper.py with SDPA (transformers 4.46's default, uses_sdpa) or eager
 attention: the encoder's two Conv1d over the log-mel features (the second
 halves the 3,000 frames), its sinusoidal positions (an Embedding of 1,500
 rows transformers freezes), pre-LN layers; the decoder's token and learned
@@ -17,7 +17,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from tpf_zoo.hf_models import ModelOutput, PreTrainedModel, lm_output
+from tpf_zoo.hf_models import ModelOutput, PreTrainedModel, lm_output, uses_sdpa
 
 
 class WhisperAttention(nn.Module):
@@ -30,6 +30,7 @@ class WhisperAttention(nn.Module):
         self.v_proj = nn.Linear(self.embed_dim, self.embed_dim)
         self.q_proj = nn.Linear(self.embed_dim, self.embed_dim)
         self.out_proj = nn.Linear(self.embed_dim, self.embed_dim)
+        self.sdpa = uses_sdpa(config)
 
     def forward(self, hidden_states, key_value_states=None):
         bsz = hidden_states.size(0)
@@ -39,8 +40,13 @@ class WhisperAttention(nn.Module):
         q = (self.q_proj(hidden_states) * (self.head_dim ** -0.5)).view(bsz, tgt, self.num_heads, self.head_dim)
         k = self.k_proj(kv).view(bsz, src, self.num_heads, self.head_dim).transpose(1, 2)
         v = self.v_proj(kv).view(bsz, src, self.num_heads, self.head_dim).transpose(1, 2)
-        attn = F.softmax(torch.matmul(q.transpose(1, 2), k.transpose(2, 3)), dim=-1)
-        out = torch.matmul(attn, v).transpose(1, 2).reshape(bsz, tgt, self.embed_dim)
+        if self.sdpa:
+            # WhisperSdpaAttention: no score matrix (the query is already scaled).
+            out = F.scaled_dot_product_attention(q.transpose(1, 2), k, v, scale=1.0)
+        else:
+            attn = F.softmax(torch.matmul(q.transpose(1, 2), k.transpose(2, 3)), dim=-1)
+            out = torch.matmul(attn, v)
+        out = out.transpose(1, 2).reshape(bsz, tgt, self.embed_dim)
         return self.out_proj(out)
 
 

@@ -153,6 +153,124 @@ TEST_CASE("inference: --generate overrides the batch and the generated length") 
   CHECK(e.inference->kv_cache_bytes == 2ull * 12 * 12 * 64 * 132 * 2 * 4);
 }
 
+TEST_CASE("inference: a prompt tokenized from a file, and a decode loop without a cache") {
+  // nanoGPT's sample.py pattern: the verdict names the encode call and the
+  // --generate to pass, not a batch size.
+  memory::EstimateOptions base;
+  base.target = test::target("t4");
+  memory::Estimate unknown = estimate_golden("sample_prompt_file.py", base);
+  REQUIRE(unknown.inference);
+  bool named = false;
+  for (const auto& u : unknown.config.unknowns)
+    if (u.blocking) {
+      CHECK(u.what.find("prompt length: the token ids of `.encode(...)`") == 0);
+      CHECK(u.what.find("--generate 1xPROMPT+500") != std::string::npos);
+      CHECK(u.line == 94);
+      named = true;
+    }
+  CHECK(named);
+  CHECK(unknown.verdict == memory::Verdict::Unknown);
+  // --generate 1x64+500: generate() re-runs the sequence each pass,
+  // cropped to block_size, so the last forward is at min(64 + 500 - 1, 256)
+  // = 256 tokens. Its largest op is the GELU of one block: (1, 256, 1536)
+  // float32 in and out, 2 x 256 x 1536 x 4 bytes. Weights: 30,062,592
+  // float32 parameters (the tied wte/lm_head once).
+  memory::EstimateOptions opt = base;
+  opt.generate = memory::GenerateSize{1, 500, 64};
+  memory::Estimate e = estimate_golden("sample_prompt_file.py", opt);
+  REQUIRE(e.inference);
+  CHECK(e.verdict == memory::Verdict::Fits);
+  CHECK(e.inference->prompt == 64);
+  CHECK(e.inference->new_tokens == 500);
+  CHECK(!e.inference->use_cache);
+  CHECK(e.inference->peak_at == "last full-length forward (256 tokens, cropped to the position table `wpe`)");
+  CHECK(e.params == 30'062'592u);
+  CHECK(e.components.weights == 30'062'592u * 4);
+  CHECK(e.components.kv_cache == 0);
+  CHECK(e.components.activations == 2u * 256 * 1536 * 4);
+}
+
+TEST_CASE("inference: a prompt the script writes is bounded by its bytes") {
+  memory::EstimateOptions opt;
+  opt.target = test::target("t4");
+  memory::Estimate e = estimate_text(R"(
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+tokenizer = AutoTokenizer.from_pretrained("gpt2")
+batch = tokenizer(["I would like to", "hello how are you"], padding=True, pad_to_multiple_of=8, return_tensors="pt")
+out = model.generate(**batch, max_new_tokens=20)
+)",
+                                     opt);
+  REQUIRE(e.inference);
+  // The longest text, 17 bytes, + 3 special tokens, padded to 24.
+  CHECK(e.inference->batch == 2);
+  CHECK(e.inference->prompt == 24);
+  CHECK(e.verdict != memory::Verdict::Unknown);
+}
+
+TEST_CASE("inference: transformers' default attention is SDPA; attn_implementation=\"eager\" is honoured") {
+  const std::string script = R"(
+import torch
+from transformers import AutoModelForCausalLM
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B-Instruct", torch_dtype=torch.bfloat16%s)
+prompts = torch.randint(0, 128256, (8, 4096))
+with torch.inference_mode():
+    out = model.generate(prompts, max_new_tokens=4096)
+)";
+  auto with = [&](const std::string& kw) {
+    std::string text = script;
+    text.replace(text.find("%s"), 2, kw);
+    memory::EstimateOptions opt;
+    opt.target = test::target("h100");
+    return estimate_text(text, opt);
+  };
+  memory::Estimate sdpa = with("");
+  CHECK(sdpa.config.sdpa);
+  CHECK(sdpa.config.attention_origin.line == 4);
+  CHECK(sdpa.config.attention_origin.source.find("transformers' default attn_implementation=\"sdpa\"") == 0);
+  CHECK(sdpa.attention_score_bytes == 0);
+  memory::Estimate eager = with(", attn_implementation=\"eager\"");
+  CHECK(!eager.config.sdpa);
+  CHECK(eager.config.attention_origin.source == "attn_implementation=\"eager\"");
+  // One layer's float32 scores of the prefill: 8 x 32 heads x 4096 x 4096 x 4.
+  CHECK(eager.attention_score_bytes == 8ull * 32 * 4096 * 4096 * 4);
+  CHECK(eager.components.activations > sdpa.components.activations + 8ull * 32 * 4096 * 4096 * 2);
+  // The KV cache and weights do not depend on the attention.
+  CHECK(eager.components.kv_cache == sdpa.components.kv_cache);
+  CHECK(eager.components.weights == sdpa.components.weights);
+}
+
+TEST_CASE("inference: accelerate's split_between_processes over batches of prompts") {
+  // accelerate's examples/inference/distributed/phi2.py pattern: prompts
+  // in batches of 2 (the last one of 1), each tokenized, split between
+  // processes, moved to the device and generated; the largest call counts.
+  memory::EstimateOptions opt;
+  opt.target = test::target("t4");
+  memory::Estimate e = estimate_text(R"(
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer
+from accelerate import PartialState
+state = PartialState()
+model = AutoModelForCausalLM.from_pretrained("gpt2", device_map=state.device, torch_dtype=torch.float16)
+tokenizer = AutoTokenizer.from_pretrained("gpt2")
+prompts = ["I would like to", "hello how are you", "what is going on"]
+batches = [prompts[i : i + 2] for i in range(0, len(prompts), 2)]
+tokenized = [tokenizer(b, padding=True, pad_to_multiple_of=8, return_tensors="pt") for b in batches]
+with state.split_between_processes(tokenized, apply_padding=True) as batched:
+    for batch in batched:
+        batch = batch.to(state.device)
+        outputs = model.generate(**batch, max_new_tokens=20)
+)",
+                                     opt);
+  REQUIRE(e.inference);
+  CHECK(e.verdict == memory::Verdict::Fits);
+  CHECK(e.inference->batch == 2);
+  CHECK(e.inference->prompt == 24);
+  // 2 x 12 layers x 12 heads x 64 x (24 + 20) x 2 x 2 B
+  CHECK(e.inference->kv_cache_bytes == 2ull * 12 * 12 * 64 * 44 * 2 * 2);
+}
+
 TEST_CASE("inference: kv_cache_bytes") {
   memory::CacheGeometry g;
   g.layers = 2, g.kv_heads = 3, g.head_dim = 5, g.dtype = memory::Dtype::BFloat16;
@@ -172,7 +290,14 @@ TEST_CASE("inference: --generate BATCHxTOKENS is validated") {
   REQUIRE(ok);
   CHECK(ok->batch == 8);
   CHECK(ok->tokens == 2048);
-  for (const char* bad : {"8", "8x", "x2048", "0x16", "8x-1", "8*2048", "8x2048x1", "ax2"}) {
+  auto prompt = memory::parse_generate("1x64+500", why);
+  REQUIRE(prompt);
+  CHECK(prompt->batch == 1);
+  CHECK(prompt->prompt == 64);
+  CHECK(prompt->tokens == 500);
+  CHECK(ok->prompt == 0);
+  for (const char* bad : {"8", "8x", "x2048", "0x16", "8x-1", "8*2048", "8x2048x1", "ax2", "1x+500", "1x64+",
+                          "1x0+500", "1x64+0", "1x64+500+1", "1x-64+500", "1+64x500"}) {
     CAPTURE(bad);
     why.clear();
     CHECK(!memory::parse_generate(bad, why));

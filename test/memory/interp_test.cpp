@@ -393,6 +393,8 @@ TEST_CASE("interp: Hugging Face zoo families save what torch saves running the s
   // hf_llama.py imported as modules, each builder on the same small config
   // (2 layers, width 64, 4 heads, vocabulary 1000), one forward of batch
   // 2 x 32 to the model's own loss through tools/measure_memory.py's hooks.
+  // That run took the zoo's eager attention, so each config asks for it
+  // (transformers' default, SDPA, keeps no score matrices).
   struct Case {
     const char* imports;
     const char* build;
@@ -400,23 +402,23 @@ TEST_CASE("interp: Hugging Face zoo families save what torch saves running the s
     uint64_t params, cpu, cuda;
   } cases[] = {
       {"GPT2Config, GPT2LMHeadModel",
-       "GPT2LMHeadModel(GPT2Config(n_layer=2, n_embd=64, n_head=4, n_inner=256, vocab_size=1000, n_positions=128))",
+       "GPT2LMHeadModel(GPT2Config(n_layer=2, n_embd=64, n_head=4, n_inner=256, vocab_size=1000, n_positions=128, attn_implementation=\"eager\"))",
        true, 172288, 1480172, 1369580},
       {"BertConfig, BertForMaskedLM",
        "BertForMaskedLM(BertConfig(num_hidden_layers=2, hidden_size=64, num_attention_heads=4, intermediate_size=256, "
-       "vocab_size=1000, max_position_embeddings=128))",
+       "vocab_size=1000, max_position_embeddings=128, attn_implementation=\"eager\"))",
        true, 177704, 1143828, 1033236},
       {"RobertaConfig, RobertaForSequenceClassification",
        "RobertaForSequenceClassification(RobertaConfig(num_hidden_layers=2, hidden_size=64, num_attention_heads=4, "
-       "intermediate_size=256, vocab_size=1000, max_position_embeddings=130))",
+       "intermediate_size=256, vocab_size=1000, max_position_embeddings=130, attn_implementation=\"eager\"))",
        false, 176770, 824868, 713508},
       {"DistilBertConfig, DistilBertForSequenceClassification",
        "DistilBertForSequenceClassification(DistilBertConfig(n_layers=2, dim=64, n_heads=4, hidden_dim=256, "
-       "vocab_size=1000, max_position_embeddings=128))",
+       "vocab_size=1000, max_position_embeddings=128, attn_implementation=\"eager\"))",
        false, 176578, 807268, 720868},
       {"LlamaConfig, LlamaForCausalLM",
        "LlamaForCausalLM(LlamaConfig(num_hidden_layers=2, hidden_size=64, num_attention_heads=4, num_key_value_heads=2, "
-       "intermediate_size=256, vocab_size=1000, max_position_embeddings=128))",
+       "intermediate_size=256, vocab_size=1000, max_position_embeddings=128, attn_implementation=\"eager\"))",
        true, 251200, 1306564, 1306564},
   };
   for (const Case& c : cases) {
@@ -676,7 +678,7 @@ import torch
 from transformers import GPT2LMHeadModel
 BATCH_SIZE = 8
 SEQ_LEN = 128
-model = GPT2LMHeadModel.from_pretrained("gpt2").cuda()
+model = GPT2LMHeadModel.from_pretrained("gpt2", attn_implementation="eager").cuda()
 opt = torch.optim.AdamW(model.parameters())
 ids = torch.randint(0, 50257, (BATCH_SIZE, SEQ_LEN)).cuda()
 loss = model(input_ids=ids, labels=ids).loss
