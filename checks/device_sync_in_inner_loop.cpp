@@ -27,7 +27,8 @@
 //   in the same step by a `.item()` every step runs (that copy waits for the
 //   same queue: the synchronize adds nothing), and synchronize in
 //   files not run as a program (test suites, libraries: no `__name__` test,
-//   no `parse_args()`) or in `test_*` functions.
+//   no `parse_args()`) or in `test_*` functions; files that place nothing
+//   on a GPU (host tensors: nothing to wait for).
 // TODO(checks): `print(tensor)` per element is not recognized yet.
 #include <algorithm>
 #include <map>
@@ -71,6 +72,10 @@ Not flagged
   - `torch.cuda.synchronize()` in files not run as a program (test suites,
     libraries) and in `test_*` functions
   - syncs of values that do not change within the inner loop
+  - programs that place nothing on a GPU (no `.cuda()`, `.to(...)`,
+    `device=`, cuda in any text, launcher or accelerate import, nor a call
+    into another project module that could): their tensors are on the host (a CPU-only
+    RL script's `action.item()` for `env.step`)
   - `torch.cuda.synchronize()` under a condition (a logging interval), or
     followed later in the step by a `.item()` that runs every step (that
     copy waits for the same queue, so the synchronize adds no stall)
@@ -258,7 +263,62 @@ class Rule {
 
 }  // namespace
 
+/// Nothing in the file can place a tensor on a GPU: no `.cuda()` or
+/// `.to(...)` (any argument: a device may come from anywhere), no text
+/// naming cuda or a gpu, no `device=` argument, no `torch.cuda` or
+/// distributed API, no accelerate, Lightning, DeepSpeed or other launcher
+/// imported, and no call into another project module (which may move
+/// what it returns); and the file is a program (a library's functions are
+/// handed their tensors by callers elsewhere). Its tensors then live on the host and a copy to a
+/// Python value waits for no device (a CPU-only RL script's
+/// `action.item()` for `env.step`).
+bool host_only_file(const CheckContext& ctx) {
+  // A library's functions get their tensors from callers elsewhere.
+  if (!is_program(ctx)) return false;
+  const ir::Module& m = ctx.ir;
+  for (uint32_t fi = 0; fi < m.functions.size(); ++fi) {
+    ir::FunctionId fid(fi);
+    const ir::Function& f = m.functions[fi];
+    const dataflow::Summaries& sm = ctx.facts.summaries;
+    if ((fi < sm.foreign.size() && !sm.foreign[fi].empty()) ||
+        (fi < sm.foreign_ctors.size() && !sm.foreign_ctors[fi].empty()))
+      return false;
+    for (uint32_t vi = 0; vi < f.values.size(); ++vi) {
+      const ir::ConstValue& c = ctx.facts.res.constant(fid, ir::ValueId(vi));
+      if (c.kind != ir::ConstValue::Kind::Str) continue;
+      std::string t(c.s);
+      std::transform(t.begin(), t.end(), t.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+      if (t.find("cuda") != std::string::npos || t.find("gpu") != std::string::npos ||
+          t.find("mps") != std::string::npos)
+        return false;
+    }
+    for (const ir::Inst& in : f.insts) {
+      if (in.op == ir::Op::GetAttr) {
+        std::string_view a = m.names.str(static_cast<ir::Symbol>(in.aux));
+        if (a == "cuda" || a == "to" || a == "to_device" || a == "prepare" || a == "device") return false;
+      } else if (in.op == ir::Op::Import || in.op == ir::Op::ImportStar) {
+        std::string n;
+        m.names.append(ir::PathId(in.aux), n);
+        for (std::string_view p : {"torch.cuda", "torch.distributed", "accelerate", "lightning",
+                                   "pytorch_lightning", "deepspeed", "transformers", "ignite", "fabric"})
+          if (n == p || (std::string_view(n).starts_with(p) && n[p.size()] == '.')) return false;
+        if (in.op == ir::Op::ImportStar) return false;
+      } else if (in.op == ir::Op::Call) {
+        const ir::CallInfo& ci = f.call_info(in);
+        for (uint32_t k = 0; k < ci.nkw; ++k) {
+          ir::Symbol kw = f.kw_names[ci.kw_first + k];
+          if (kw != ir::kNoSymbol && m.names.str(kw) == "device") return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
 void check(const CheckContext& ctx, DiagSink& out) {
+  // Copies of host tensors wait for nothing, and a file without a GPU has
+  // no queue to drain.
+  if (host_only_file(ctx)) return;
   for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
     // Both findings need a CudaSynchronize, Item, ToList, Numpy or Cpu call
     // and a loop with a call whose effects include kBackward or
