@@ -29,7 +29,11 @@
 //   training loop on purpose (linear probing of a frozen backbone keeps its
 //   batch-norm statistics fixed, as MoCo's linear evaluation does): no
 //   loop runs both, and the function sets the mode itself on every path to
-//   the step. Which object is trained is asked of dataflow/objects.h (the
+//   the step; helpers whose `step(...)` is a sampler's or a game's (positional
+//   arguments on a non-optimizer), whose eval is on a model they build, or
+//   whose step is under a flag the call passes as False; zeroth-order
+//   training (eval before each perturbed forward, parameters perturbed by
+//   hand in the same pass). Which object is trained is asked of dataflow/objects.h (the
 //   models an optimizer's parameters come from, through wrappers, helpers
 //   and fields); where the objects are not known, of the names this
 //   function runs a forward of with gradients on.
@@ -92,6 +96,19 @@ Not flagged
     `model.train()` before each of its steps); an eval, or a helper that
     evals, on every pass of the loop that steps, before the step (the mode
     chosen for each step: zeroth-order training's forwards)
+  - a helper whose only `step(...)` is no optimizer step: a sampler's
+    `scheduler.step(noise, t, latents)` or a game's `env.step(action)`
+    (positional arguments, on an object not known as an optimizer), also in
+    another module of the project
+  - a helper that puts in eval mode only a model it builds itself
+    (`model = Model(envs)` from a class handed in)
+  - a shared loop helper whose step is under a flag parameter that the
+    call passes as False (`self.forward(loader, training=False)`, also
+    handed on to an inner helper)
+  - zeroth-order training: the eval in the same pass of the step's loop,
+    before the step, in a pass that perturbs the parameters by hand
+    (`p.data = p.data + eps * z`): its perturbed forwards run in eval mode
+    on purpose
   - a model none of whose layers behaves differently in eval mode (no
     dropout, batch norm, or layer with a dropout argument), as the file
     builds it
@@ -129,6 +146,7 @@ class Rule {
       uint32_t l = common_loop(ctx_, fid_, e, s);
       if (l != UINT32_MAX && loop_restores(l)) continue;
       if (l != UINT32_MAX && mode_for_every_step(l, e, s)) continue;
+      if (l != UINT32_MAX && zeroth_order_step(l, e, s)) continue;
       if (l == UINT32_MAX && (deliberate_eval_training(e, s) || trains_after_eval(e, s))) continue;
       report(e, s, out);
     }
@@ -208,6 +226,54 @@ class Rule {
     return ctx_.facts.dom(ctx_.ir, fid_).dominates(be, bs);
   }
 
+  /// Zeroth-order training (MeZO): the eval runs in the same pass of the
+  /// step's innermost loop, before the step, and that pass perturbs the
+  /// parameters by hand (`param.data = param.data + eps * z`, in the loop or
+  /// in a helper it calls): the perturbed forwards are run in eval mode on
+  /// purpose, so that both see the same network.
+  bool zeroth_order_step(uint32_t l, ir::InstId e, ir::InstId s) const {
+    const ir::LoopInfo& li = loops_of(ctx_, fid_);
+    if (li.loop_of(f_.block_of(s)) != l) return false;
+    ir::BlockId header = li.loops[l].header;
+    auto same_pass = [&](ir::InstId j, const ir::Inst&) {
+      if (f_.block_of(j) == header) return PathStep::Kill;
+      return j == s ? PathStep::Target : PathStep::Pass;
+    };
+    if (reachable(f_, e, same_pass).empty()) return false;
+    for (ir::InstId j : loop_insts(ctx_, fid_, l))
+      if (perturbs_parameters(ctx_, fid_, j, 0)) return true;
+    return false;
+  }
+
+  /// The instruction writes a parameter's `.data` by hand (`p.data = ...`,
+  /// `p.data.add_(...)`), or calls a helper that does.
+  static bool perturbs_parameters(const CheckContext& c, ir::FunctionId f, ir::InstId i, int depth) {
+    const ir::Function& fn = c.ir.fn(f);
+    const ir::Inst& in = fn.inst(i);
+    if (in.op == ir::Op::SetAttr) return c.ir.names.str(in.aux) == "data";
+    if (in.op != ir::Op::Call) return false;
+    ir::ValueId r = call_receiver(fn, in);
+    if (r.valid()) {
+      const ir::Inst& d = fn.def(r);
+      std::string_view m = call_method(c, fn, in);
+      if (d.op == ir::Op::GetAttr && c.ir.names.str(d.aux) == "data" && m.ends_with("_") &&
+          m != "requires_grad_")
+        return true;
+    }
+    if (depth >= 3) return false;
+    auto scan = [&](const CheckContext& gc, ir::FunctionId g) {
+      const ir::Function& gf = gc.ir.fn(g);
+      for (uint32_t j = 0; j < gf.insts.size(); ++j)
+        if (perturbs_parameters(gc, g, ir::InstId(j), depth + 1)) return true;
+      return false;
+    };
+    if (ir::FunctionId g = c.facts.summaries.callee(f, i); g.valid() && g != f) return scan(c, g);
+    if (const dataflow::ForeignFunction* ff = c.facts.summaries.foreign_callee(f, i))
+      return ff->module && ff->module->src && ff->module->ast && ff->module->ir && ff->facts &&
+             scan(foreign_context(*ff), ff->fn);
+    return false;
+  }
+
   /// `model.eval()` / `model.train(False)` on a trained model, or a helper
   /// call that evals on every path and never trains.
   bool is_eval(ir::InstId i) const {
@@ -228,7 +294,9 @@ class Rule {
     if (!(must & dataflow::kEval) || (may & (dataflow::kTrain | dataflow::kOptimizerStep)))
       return false;
     // The helper must eval the trained model (`evaluate(model)`), not
-    // another one (`evaluate(ema_model)`, a teacher set up by `setup()`).
+    // another one (`evaluate(ema_model)`, a teacher set up by `setup()`),
+    // nor one it builds itself (`model = Model(envs)` from a class handed in).
+    if (evals_own_models(i)) return false;
     ir::FunctionId g = ctx_.facts.summaries.callee(fid_, i);
     if (g.valid()) {
       Known k = evals_trained(g, 0);
@@ -247,6 +315,40 @@ class Rule {
   }
 
   enum class Known : uint8_t { No, Yes, Unknown };
+
+  /// The helper a call reaches (of the file or another project module)
+  /// puts in eval mode only models it builds itself: every `x.eval()` /
+  /// `x.train(False)` in it is on a value made by a call there
+  /// (`Model(envs).to(device)`, `copy.deepcopy(m)`), not on a parameter,
+  /// a field or a global. Such a model is not the caller's trained one.
+  bool evals_own_models(ir::InstId i) const {
+    ir::FunctionId g = ctx_.facts.summaries.callee(fid_, i);
+    if (g.valid()) return only_own_evals(ctx_, g);
+    if (const dataflow::ForeignFunction* ff = ctx_.facts.summaries.foreign_callee(fid_, i))
+      return ff->module && ff->module->src && ff->module->ast && ff->module->ir && ff->facts &&
+             only_own_evals(foreign_context(*ff), ff->fn);
+    return false;
+  }
+
+  static bool only_own_evals(const CheckContext& c, ir::FunctionId g) {
+    const ir::Function& gf = c.ir.fn(g);
+    bool any = false;
+    for (uint32_t j = 0; j < gf.insts.size(); ++j) {
+      const ir::Inst& x = gf.insts[j];
+      if (x.op != ir::Op::Call) continue;
+      TorchCall k = torch_call(c, g, ir::InstId(j));
+      if (k != TorchCall::Eval && k != TorchCall::Train) continue;
+      Origins os = trace_origins(c, g, call_receiver(gf, x));
+      if (!os.complete || os.leaves.empty()) return false;
+      for (const Origin& o : os.leaves) {
+        const ir::Function& of = c.ir.fn(o.fn);
+        const ir::Inst& d = of.def(o.value);
+        if (o.fn != g || d.op != ir::Op::Call || call_receiver(of, d).valid()) return false;
+      }
+      any = true;
+    }
+    return any;
+  }
 
   /// Whether the models function g (and the helpers it calls that eval)
   /// puts in eval mode are trained, by the objects they denote.
@@ -319,15 +421,123 @@ class Rule {
     if (k == TorchCall::OptimizerStep) return positional_count(f_, in) == 0 || is_optimizer(i);
     if (k == TorchCall::ScalerStep || k == TorchCall::ScalerStepAmp) return true;
     return calls_file_function(ctx_, fid_, i) &&
-           (call_effects(ctx_, fid_, i) & dataflow::kOptimizerStep);
+           (call_effects(ctx_, fid_, i) & dataflow::kOptimizerStep) && helper_steps(ctx_, fid_, i, 0);
   }
 
-  bool is_optimizer(ir::InstId i) const {
-    ir::ValueId r = call_receiver(f_, f_.inst(i));
+  bool is_optimizer(ir::InstId i) const { return optimizer_receiver(ctx_, fid_, i); }
+
+  /// `x.step(...)` whose receiver is an optimizer: built by torch.optim, or
+  /// an object the analysis knows as one.
+  static bool optimizer_receiver(const CheckContext& c, ir::FunctionId f, ir::InstId i) {
+    const ir::Function& fn = c.ir.fn(f);
+    ir::ValueId r = call_receiver(fn, fn.inst(i));
     if (!r.valid()) return false;
-    const ir::Referent& ref = ctx_.facts.res.ref(fid_, r);
-    return ref.kind == ir::Referent::Kind::Result &&
-           ctx_.ir.names.str(ref.path()).starts_with("torch.optim.");
+    const ir::Referent& ref = c.facts.res.ref(f, r);
+    if (ref.kind == ir::Referent::Kind::Result && c.ir.names.str(ref.path()).starts_with("torch.optim."))
+      return true;
+    return c.facts.objects().may_be(f, r, dataflow::ObjKind::Optimizer) ||
+           c.facts.objects().may_be(f, r, dataflow::ObjKind::Engine);
+  }
+
+  /// A call of a helper (of the file or of another project module) whose
+  /// `kOptimizerStep` effect comes from an optimizer step: `opt.step()`, a
+  /// scaler's step, or a helper that does one. A `step(...)` with
+  /// positional arguments on an object not known as an optimizer is a game
+  /// move (`env.step(action)`) or a sampler's step
+  /// (`scheduler.step(noise_pred, t, latents)`), as at a direct call.
+  /// Past the depth, or where the helper's module is not loaded, the
+  /// summary's bit is taken.
+  /// Per parameter of a helper: the bool a call passes for it (-1: not a
+  /// constant), followed through parameters handed on
+  /// (`self._step(x, training=training)`).
+  using Consts = std::vector<int8_t>;
+
+  static bool helper_steps(const CheckContext& c, ir::FunctionId f, ir::InstId i, int depth,
+                           const Consts& outer = {}) {
+    if (depth > 4) return true;
+    if (ir::FunctionId g = c.facts.summaries.callee(f, i); g.valid())
+      return g != f && function_steps(c, g, depth + 1, call_consts(c, f, i, g, outer));
+    if (const dataflow::ForeignFunction* ff = c.facts.summaries.foreign_callee(f, i)) {
+      if (!ff->module || !ff->module->src || !ff->module->ast || !ff->module->ir || !ff->facts) return true;
+      return function_steps(foreign_context(*ff), ff->fn, depth + 1, {});
+    }
+    return true;
+  }
+
+  static Consts call_consts(const CheckContext& c, ir::FunctionId f, ir::InstId i, ir::FunctionId g,
+                            const Consts& outer) {
+    const ir::Function& fn = c.ir.fn(f);
+    const ir::Function& gf = c.ir.fn(g);
+    const ir::Inst& in = fn.inst(i);
+    Consts out(gf.params.size(), -1);
+    bool bound = c.facts.res.call_target(f, i).bound;
+    for (size_t p = bound ? 1 : 0; p < gf.params.size(); ++p) {
+      const ir::Param& pr = gf.params[p];
+      if (pr.kind == ir::ParamKind::VarArgs || pr.kind == ir::ParamKind::KwArgs) continue;
+      int pos = pr.kind == ir::ParamKind::KwOnly ? -1 : static_cast<int>(p) - (bound ? 1 : 0);
+      std::string_view kw = pr.kind == ir::ParamKind::PosOnly ? std::string_view() : c.ir.names.str(pr.name);
+      ir::ValueId v = call_arg(c, fn, in, pos, kw);
+      if (!v.valid()) continue;
+      const ir::Inst& d = fn.def(v);
+      if (d.op == ir::Op::Param) {
+        if (d.aux < outer.size()) out[p] = outer[d.aux];
+        continue;
+      }
+      const ir::ConstValue& k = c.facts.res.constant(f, v);
+      if (k.kind == ir::ConstValue::Kind::Bool) out[p] = k.i != 0 ? 1 : 0;
+    }
+    return out;
+  }
+
+  /// The blocks of g that run when its parameters have the constants given:
+  /// a branch on such a parameter (`if training:`) takes one side only.
+  static std::vector<uint8_t> live_blocks(const ir::Function& g, const Consts& consts) {
+    std::vector<uint8_t> live(g.blocks.size(), 0);
+    if (g.blocks.empty()) return live;
+    std::vector<ir::BlockId> work{ir::BlockId(0)};
+    live[0] = 1;
+    auto push = [&](ir::BlockId b) {
+      if (b.valid() && !live[b.v]) live[b.v] = 1, work.push_back(b);
+    };
+    while (!work.empty()) {
+      ir::BlockId b = work.back();
+      work.pop_back();
+      const ir::Block& blk = g.block(b);
+      if (blk.count) {
+        const ir::Inst& t = g.inst(ir::InstId(blk.first + blk.count - 1));
+        if (t.op == ir::Op::Branch) {
+          const ir::Inst& d = g.def(g.operands(t)[0]);
+          if (d.op == ir::Op::Param && d.aux < consts.size() && consts[d.aux] >= 0) {
+            push(blk.succ[consts[d.aux] ? 0 : 1]);
+            push(blk.exc);
+            continue;
+          }
+        }
+      }
+      for (ir::BlockId n : ir::succs(g, b)) push(n);
+    }
+    return live;
+  }
+
+  static bool function_steps(const CheckContext& c, ir::FunctionId g, int depth, const Consts& consts) {
+    const ir::Function& gf = c.ir.fn(g);
+    std::vector<uint8_t> live = live_blocks(gf, consts);
+    for (uint32_t j = 0; j < gf.insts.size(); ++j) {
+      const ir::Inst& x = gf.insts[j];
+      if (x.op != ir::Op::Call) continue;
+      ir::InstId id(j);
+      if (!live[gf.block_of(id).v]) continue;
+      TorchCall k = torch_call(c, g, id);
+      if (k == TorchCall::OptimizerStep) {
+        if (positional_count(gf, x) == 0 || optimizer_receiver(c, g, id)) return true;
+        continue;
+      }
+      if (k == TorchCall::ScalerStep || k == TorchCall::ScalerStepAmp) return true;
+      if (calls_file_function(c, g, id) && (call_effects(c, g, id) & dataflow::kOptimizerStep) &&
+          helper_steps(c, g, id, depth, consts))
+        return true;
+    }
+    return false;
   }
 
   /// A call of a training helper of the file that puts its model in a
