@@ -2,66 +2,56 @@
 # silent_zeroth_order.py do not hold: the shared loop helper called with
 # its step flag True (handed on to the inner helper) after an evaluation in
 # eval mode, and a validation pass at the end of the epoch of a
-# zeroth-order trainer (it perturbs nothing and runs after the step).
+# zeroth-order loop (it perturbs nothing and runs after the step).
 import torch
 from torch import nn
 
 
-class Runner:
-    def __init__(self, model, optimizer):
-        self.model = model
-        self.optimizer = optimizer
+def one_batch(net, opt, x, y, update):
+    loss = nn.functional.mse_loss(net(x), y)
+    if update:
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+    return float(loss)
 
-    def _step(self, x, y, training=False):
-        loss = nn.functional.cross_entropy(self.model(x), y)
-        if training:
-            self.optimizer.zero_grad()
-            loss.backward()
-            self.optimizer.step()
-        return loss.item()
 
-    def run(self, batches, training=False):
-        return sum(self._step(x, y, training=training) for x, y in batches)
+def epoch_pass(net, opt, batches, update=False):
+    total = 0.0
+    for x, y in batches:
+        total += one_batch(net, opt, x, y, update)
+    return total
 
-    def validate_then_train(self, val_batches, batches):
-        self.model.eval()  # expect: TPF008
+
+def check_then_fit(net, opt, held_out, batches):
+    net.eval()  # expect: TPF008
+    with torch.no_grad():
+        print(epoch_pass(net, opt, held_out, False), net(held_out[0][0]).mean())
+    epoch_pass(net, opt, batches, update=True)
+
+
+def spsa_loop(net, opt, batches, held_out, epochs, eps=1e-3):
+    for epoch in range(epochs):
+        for x, y in batches:
+            zs = [torch.randn_like(p) for p in net.parameters()]
+            net.eval()
+            for p, z in zip(net.parameters(), zs):
+                p.data.add_(eps * z)
+            up = float(nn.functional.mse_loss(net(x), y))
+            for p, z in zip(net.parameters(), zs):
+                p.data.sub_(2 * eps * z)
+            down = float(nn.functional.mse_loss(net(x), y))
+            for p, z in zip(net.parameters(), zs):
+                p.data.add_(eps * z)
+                p.grad = (up - down) / (2 * eps) * z
+            opt.step()
+        net.eval()  # expect: TPF008
         with torch.no_grad():
-            print(self.run(val_batches, training=False))
-        self.run(batches, training=True)
+            print(sum(float(net(x).mean()) for x, _ in held_out))
 
 
-class ZOTrainer:
-    def __init__(self, model, eps=1e-3):
-        self.model = model
-        self.eps = eps
-        self.optimizer = torch.optim.SGD(model.parameters(), lr=1e-4)
-
-    def perturb(self, seed, scale):
-        torch.manual_seed(seed)
-        for p in self.model.parameters():
-            p.data = p.data + scale * torch.randn_like(p) * self.eps
-
-    def zo_forward(self, x, y):
-        self.model.eval()
-        return nn.functional.cross_entropy(self.model(x), y).item()
-
-    def fit(self, batches, val_batches, epochs):
-        for epoch in range(epochs):
-            for x, y in batches:
-                self.perturb(0, 1)
-                up = self.zo_forward(x, y)
-                self.perturb(0, -2)
-                down = self.zo_forward(x, y)
-                self.perturb(0, 1)
-                for p in self.model.parameters():
-                    p.grad = torch.full_like(p, (up - down) / (2 * self.eps))
-                self.optimizer.step()
-            self.model.eval()  # expect: TPF008
-            with torch.no_grad():
-                print(sum(self.model(x).sum().item() for x, _ in val_batches))
-
-
-def main(batches, val_batches):
+def main(batches, held_out):
     net = nn.Sequential(nn.Linear(8, 32), nn.Dropout(0.1), nn.Linear(32, 4))
-    Runner(net, torch.optim.SGD(net.parameters(), lr=0.1)).validate_then_train(val_batches, batches)
-    ZOTrainer(net).fit(batches, val_batches, 3)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    check_then_fit(net, opt, held_out, batches)
+    spsa_loop(net, opt, batches, held_out, 3)
