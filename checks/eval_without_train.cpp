@@ -105,6 +105,8 @@ Not flagged
   - a shared loop helper whose step is under a flag parameter that the
     call passes as False (`self.forward(loader, training=False)`, also
     handed on to an inner helper)
+  - `m.train(False)` next to `m.requires_grad_(False)` (before or after it
+    on the way to the step): the model frozen midway, mode and all
   - zeroth-order training: the eval in the same pass of the step's loop,
     before the step, in a pass that perturbs the parameters by hand
     (`p.data = p.data + eps * z`): its perturbed forwards run in eval mode
@@ -133,8 +135,9 @@ class Rule {
     for (uint32_t i = 0; i < f_.insts.size(); ++i) {
       ir::InstId e(i);
       if (!is_eval(e)) continue;
+      if (frozen_before(e)) continue;
       auto visit = [&](ir::InstId j, const ir::Inst&) {
-        if (restores_train(j) || sets_own_mode(j)) return PathStep::Kill;
+        if (restores_train(j) || sets_own_mode(j) || freezes(j, e)) return PathStep::Kill;
         return is_step(j) ? PathStep::Target : PathStep::Pass;
       };
       std::vector<ir::InstId> steps = reachable(f_, e, visit);
@@ -224,6 +227,27 @@ class Rule {
     if (li.loop_of(be) != l || li.loop_of(bs) != l) return false;
     if (be == bs) return e.v < s.v;
     return ctx_.facts.dom(ctx_.ir, fid_).dominates(be, bs);
+  }
+
+  /// `m.requires_grad_(False)` on the model the eval `e` is called on: the
+  /// model is frozen together with its mode (a text encoder whose training
+  /// stops midway), so no step updates it in eval mode.
+  bool freezes(ir::InstId j, ir::InstId e) const {
+    const ir::Inst& in = f_.inst(j);
+    if (in.op != ir::Op::Call || call_method(ctx_, f_, in) != "requires_grad_") return false;
+    ir::ValueId flag = call_arg(ctx_, f_, in, 0, "requires_grad");
+    const ir::ConstValue& c = ctx_.facts.res.constant(fid_, flag);
+    if (!flag.valid() || c.kind != ir::ConstValue::Kind::Bool || c.i != 0) return false;
+    std::string model = access_key(ctx_, fid_, call_receiver(f_, f_.inst(e)));
+    return !model.empty() && same_object(model, access_key(ctx_, fid_, call_receiver(f_, in)));
+  }
+
+  /// The model was frozen earlier in the eval's block.
+  bool frozen_before(ir::InstId e) const {
+    const ir::Block& b = f_.block(f_.block_of(e));
+    for (uint32_t j = b.first; j < e.v; ++j)
+      if (freezes(ir::InstId(j), e)) return true;
+    return false;
   }
 
   /// Zeroth-order training (MeZO): the eval runs in the same pass of the
