@@ -83,6 +83,9 @@ Fix
 Not flagged
   - `model.train()` anywhere in the loop, also under a condition
   - validation helpers that call `model.train()` before returning
+  - a training helper that sets train mode through a method of the model's
+    own class (`model.train_head()` calling `self.head.train()`), also when
+    it sees the model only as a parameter
   - `eval()` on an object that is not the trained model: no optimizer steps
     its parameters (a teacher, a frozen feature extractor, a reward or
     reference model, also one a setup helper loads and returns in eval
@@ -113,7 +116,9 @@ Not flagged
     on purpose
   - a model none of whose layers behaves differently in eval mode (no
     dropout, batch norm, or layer with a dropout argument), as the file
-    builds it
+    builds it, also when a helper evals it; of library models only those
+    documented without such layers (PyTorch Geometric's MetaPath2Vec and
+    Node2Vec), every other one may have dropout
   - in a file that freezes parameters (`requires_grad = False`),
     `model.eval()` before the training loop, outside any loop that runs
     both, in a function that sets the mode itself on every path to the
@@ -387,7 +392,10 @@ class Rule {
       TorchCall k = torch_call(ctx_, g, id);
       Known r = Known::No;
       if (k == TorchCall::Eval) {
-        r = object_trained(g, call_receiver(gf, x));
+        // A model with no layer that eval mode changes: leaving it there
+        // changes nothing.
+        ir::ValueId m = call_receiver(gf, x);
+        r = mode_layers(ctx_, g, m) == ModeLayers::None ? Known::No : object_trained(g, m);
       } else if (calls_file_function(ctx_, g, id) && (call_effects(ctx_, g, id) & dataflow::kEval)) {
         ir::FunctionId h = ctx_.facts.summaries.callee(g, id);
         r = h.valid() && h != g ? evals_trained(h, depth + 1) : Known::Unknown;
@@ -435,7 +443,38 @@ class Rule {
     TorchCall k = torch_call(ctx_, fid_, i);
     if (k == TorchCall::Train)
       return dataflow::bool_arg(ctx_.ir, ctx_.facts.res, fid_, in, 0, "mode") != dataflow::BoolArg::False;
-    return (call_effects(ctx_, fid_, i) & dataflow::kTrain) != 0;
+    if (call_effects(ctx_, fid_, i) & dataflow::kTrain) return true;
+    return trains_through_method(fid_, i, 0);
+  }
+
+  /// A call that reaches, on some path, a method of one of the file's
+  /// classes that sets train mode (`discriminator.train_custom()`, which
+  /// calls `self.classifier_head.train()`), where the resolution does not
+  /// see the method (the receiver is a parameter): asked of the objects the
+  /// receiver may denote. Followed into the file's helpers.
+  bool trains_through_method(ir::FunctionId f, ir::InstId i, int depth) const {
+    if (depth > 3) return false;
+    const ir::Function& fn = ctx_.ir.fn(f);
+    const ir::Inst& in = fn.inst(i);
+    if (in.op != ir::Op::Call) return false;
+    if (ir::FunctionId g = ctx_.facts.summaries.callee(f, i); g.valid()) {
+      if (g == f) return false;
+      const ir::Function& gf = ctx_.ir.fn(g);
+      for (uint32_t j = 0; j < gf.insts.size(); ++j)
+        if (gf.insts[j].op == ir::Op::Call && trains_through_method(g, ir::InstId(j), depth + 1)) return true;
+      return false;
+    }
+    ir::ValueId r = call_receiver(fn, in);
+    std::string_view m = call_method(ctx_, fn, in);
+    if (!r.valid() || m.empty()) return false;
+    const dataflow::Objects& objs = ctx_.facts.objects();
+    for (uint32_t o : objs.of(f, r)) {
+      ir::ClassId c = objs.obj(o).cls;
+      if (!c.valid()) continue;
+      for (const auto& [name, mf] : ctx_.ir.classes[c.v].methods)
+        if (ctx_.ir.names.str(name) == m && (ctx_.facts.summaries.of(mf).may & dataflow::kTrain)) return true;
+    }
+    return false;
   }
 
   bool is_step(ir::InstId i) const {
