@@ -29,7 +29,11 @@
 //   training loop on purpose (linear probing of a frozen backbone keeps its
 //   batch-norm statistics fixed, as MoCo's linear evaluation does): no
 //   loop runs both, and the function sets the mode itself on every path to
-//   the step. Which object is trained is asked of dataflow/objects.h (the
+//   the step; helpers whose `step(...)` is a sampler's or a game's (positional
+//   arguments on a non-optimizer), whose eval is on a model they build, or
+//   whose step is under a flag the call passes as False; zeroth-order
+//   training (eval before each perturbed forward, parameters perturbed by
+//   hand in the same pass). Which object is trained is asked of dataflow/objects.h (the
 //   models an optimizer's parameters come from, through wrappers, helpers
 //   and fields); where the objects are not known, of the names this
 //   function runs a forward of with gradients on.
@@ -79,6 +83,9 @@ Fix
 Not flagged
   - `model.train()` anywhere in the loop, also under a condition
   - validation helpers that call `model.train()` before returning
+  - a training helper that sets train mode through a method of the model's
+    own class (`model.train_head()` calling `self.head.train()`), also when
+    it sees the model only as a parameter
   - `eval()` on an object that is not the trained model: no optimizer steps
     its parameters (a teacher, a frozen feature extractor, a reward or
     reference model, also one a setup helper loads and returns in eval
@@ -92,9 +99,26 @@ Not flagged
     `model.train()` before each of its steps); an eval, or a helper that
     evals, on every pass of the loop that steps, before the step (the mode
     chosen for each step: zeroth-order training's forwards)
+  - a helper whose only `step(...)` is no optimizer step: a sampler's
+    `scheduler.step(noise, t, latents)` or a game's `env.step(action)`
+    (positional arguments, on an object not known as an optimizer), also in
+    another module of the project
+  - a helper that puts in eval mode only a model it builds itself
+    (`model = Model(envs)` from a class handed in)
+  - a shared loop helper whose step is under a flag parameter that the
+    call passes as False (`self.forward(loader, training=False)`, also
+    handed on to an inner helper)
+  - `m.train(False)` next to `m.requires_grad_(False)` (before or after it
+    on the way to the step): the model frozen midway, mode and all
+  - zeroth-order training: the eval in the same pass of the step's loop,
+    before the step, in a pass that perturbs the parameters by hand
+    (`p.data = p.data + eps * z`): its perturbed forwards run in eval mode
+    on purpose
   - a model none of whose layers behaves differently in eval mode (no
     dropout, batch norm, or layer with a dropout argument), as the file
-    builds it
+    builds it, also when a helper evals it; of library models only those
+    documented without such layers (PyTorch Geometric's MetaPath2Vec and
+    Node2Vec), every other one may have dropout
   - in a file that freezes parameters (`requires_grad = False`),
     `model.eval()` before the training loop, outside any loop that runs
     both, in a function that sets the mode itself on every path to the
@@ -116,8 +140,9 @@ class Rule {
     for (uint32_t i = 0; i < f_.insts.size(); ++i) {
       ir::InstId e(i);
       if (!is_eval(e)) continue;
+      if (frozen_before(e)) continue;
       auto visit = [&](ir::InstId j, const ir::Inst&) {
-        if (restores_train(j) || sets_own_mode(j)) return PathStep::Kill;
+        if (restores_train(j) || sets_own_mode(j) || freezes(j, e)) return PathStep::Kill;
         return is_step(j) ? PathStep::Target : PathStep::Pass;
       };
       std::vector<ir::InstId> steps = reachable(f_, e, visit);
@@ -129,6 +154,7 @@ class Rule {
       uint32_t l = common_loop(ctx_, fid_, e, s);
       if (l != UINT32_MAX && loop_restores(l)) continue;
       if (l != UINT32_MAX && mode_for_every_step(l, e, s)) continue;
+      if (l != UINT32_MAX && zeroth_order_step(l, e, s)) continue;
       if (l == UINT32_MAX && (deliberate_eval_training(e, s) || trains_after_eval(e, s))) continue;
       report(e, s, out);
     }
@@ -208,6 +234,75 @@ class Rule {
     return ctx_.facts.dom(ctx_.ir, fid_).dominates(be, bs);
   }
 
+  /// `m.requires_grad_(False)` on the model the eval `e` is called on: the
+  /// model is frozen together with its mode (a text encoder whose training
+  /// stops midway), so no step updates it in eval mode.
+  bool freezes(ir::InstId j, ir::InstId e) const {
+    const ir::Inst& in = f_.inst(j);
+    if (in.op != ir::Op::Call || call_method(ctx_, f_, in) != "requires_grad_") return false;
+    ir::ValueId flag = call_arg(ctx_, f_, in, 0, "requires_grad");
+    const ir::ConstValue& c = ctx_.facts.res.constant(fid_, flag);
+    if (!flag.valid() || c.kind != ir::ConstValue::Kind::Bool || c.i != 0) return false;
+    std::string model = access_key(ctx_, fid_, call_receiver(f_, f_.inst(e)));
+    return !model.empty() && same_object(model, access_key(ctx_, fid_, call_receiver(f_, in)));
+  }
+
+  /// The model was frozen earlier in the eval's block.
+  bool frozen_before(ir::InstId e) const {
+    const ir::Block& b = f_.block(f_.block_of(e));
+    for (uint32_t j = b.first; j < e.v; ++j)
+      if (freezes(ir::InstId(j), e)) return true;
+    return false;
+  }
+
+  /// Zeroth-order training (MeZO): the eval runs in the same pass of the
+  /// step's innermost loop, before the step, and that pass perturbs the
+  /// parameters by hand (`param.data = param.data + eps * z`, in the loop or
+  /// in a helper it calls): the perturbed forwards are run in eval mode on
+  /// purpose, so that both see the same network.
+  bool zeroth_order_step(uint32_t l, ir::InstId e, ir::InstId s) const {
+    const ir::LoopInfo& li = loops_of(ctx_, fid_);
+    if (li.loop_of(f_.block_of(s)) != l) return false;
+    ir::BlockId header = li.loops[l].header;
+    auto same_pass = [&](ir::InstId j, const ir::Inst&) {
+      if (f_.block_of(j) == header) return PathStep::Kill;
+      return j == s ? PathStep::Target : PathStep::Pass;
+    };
+    if (reachable(f_, e, same_pass).empty()) return false;
+    for (ir::InstId j : loop_insts(ctx_, fid_, l))
+      if (perturbs_parameters(ctx_, fid_, j, 0)) return true;
+    return false;
+  }
+
+  /// The instruction writes a parameter's `.data` by hand (`p.data = ...`,
+  /// `p.data.add_(...)`), or calls a helper that does.
+  static bool perturbs_parameters(const CheckContext& c, ir::FunctionId f, ir::InstId i, int depth) {
+    const ir::Function& fn = c.ir.fn(f);
+    const ir::Inst& in = fn.inst(i);
+    if (in.op == ir::Op::SetAttr) return c.ir.names.str(in.aux) == "data";
+    if (in.op != ir::Op::Call) return false;
+    ir::ValueId r = call_receiver(fn, in);
+    if (r.valid()) {
+      const ir::Inst& d = fn.def(r);
+      std::string_view m = call_method(c, fn, in);
+      if (d.op == ir::Op::GetAttr && c.ir.names.str(d.aux) == "data" && m.ends_with("_") &&
+          m != "requires_grad_")
+        return true;
+    }
+    if (depth >= 3) return false;
+    auto scan = [&](const CheckContext& gc, ir::FunctionId g) {
+      const ir::Function& gf = gc.ir.fn(g);
+      for (uint32_t j = 0; j < gf.insts.size(); ++j)
+        if (perturbs_parameters(gc, g, ir::InstId(j), depth + 1)) return true;
+      return false;
+    };
+    if (ir::FunctionId g = c.facts.summaries.callee(f, i); g.valid() && g != f) return scan(c, g);
+    if (const dataflow::ForeignFunction* ff = c.facts.summaries.foreign_callee(f, i))
+      return ff->module && ff->module->src && ff->module->ast && ff->module->ir && ff->facts &&
+             scan(foreign_context(*ff), ff->fn);
+    return false;
+  }
+
   /// `model.eval()` / `model.train(False)` on a trained model, or a helper
   /// call that evals on every path and never trains.
   bool is_eval(ir::InstId i) const {
@@ -228,7 +323,9 @@ class Rule {
     if (!(must & dataflow::kEval) || (may & (dataflow::kTrain | dataflow::kOptimizerStep)))
       return false;
     // The helper must eval the trained model (`evaluate(model)`), not
-    // another one (`evaluate(ema_model)`, a teacher set up by `setup()`).
+    // another one (`evaluate(ema_model)`, a teacher set up by `setup()`),
+    // nor one it builds itself (`model = Model(envs)` from a class handed in).
+    if (evals_own_models(i)) return false;
     ir::FunctionId g = ctx_.facts.summaries.callee(fid_, i);
     if (g.valid()) {
       Known k = evals_trained(g, 0);
@@ -248,6 +345,40 @@ class Rule {
 
   enum class Known : uint8_t { No, Yes, Unknown };
 
+  /// The helper a call reaches (of the file or another project module)
+  /// puts in eval mode only models it builds itself: every `x.eval()` /
+  /// `x.train(False)` in it is on a value made by a call there
+  /// (`Model(envs).to(device)`, `copy.deepcopy(m)`), not on a parameter,
+  /// a field or a global. Such a model is not the caller's trained one.
+  bool evals_own_models(ir::InstId i) const {
+    ir::FunctionId g = ctx_.facts.summaries.callee(fid_, i);
+    if (g.valid()) return only_own_evals(ctx_, g);
+    if (const dataflow::ForeignFunction* ff = ctx_.facts.summaries.foreign_callee(fid_, i))
+      return ff->module && ff->module->src && ff->module->ast && ff->module->ir && ff->facts &&
+             only_own_evals(foreign_context(*ff), ff->fn);
+    return false;
+  }
+
+  static bool only_own_evals(const CheckContext& c, ir::FunctionId g) {
+    const ir::Function& gf = c.ir.fn(g);
+    bool any = false;
+    for (uint32_t j = 0; j < gf.insts.size(); ++j) {
+      const ir::Inst& x = gf.insts[j];
+      if (x.op != ir::Op::Call) continue;
+      TorchCall k = torch_call(c, g, ir::InstId(j));
+      if (k != TorchCall::Eval && k != TorchCall::Train) continue;
+      Origins os = trace_origins(c, g, call_receiver(gf, x));
+      if (!os.complete || os.leaves.empty()) return false;
+      for (const Origin& o : os.leaves) {
+        const ir::Function& of = c.ir.fn(o.fn);
+        const ir::Inst& d = of.def(o.value);
+        if (o.fn != g || d.op != ir::Op::Call || call_receiver(of, d).valid()) return false;
+      }
+      any = true;
+    }
+    return any;
+  }
+
   /// Whether the models function g (and the helpers it calls that eval)
   /// puts in eval mode are trained, by the objects they denote.
   Known evals_trained(ir::FunctionId g, int depth) const {
@@ -261,7 +392,10 @@ class Rule {
       TorchCall k = torch_call(ctx_, g, id);
       Known r = Known::No;
       if (k == TorchCall::Eval) {
-        r = object_trained(g, call_receiver(gf, x));
+        // A model with no layer that eval mode changes: leaving it there
+        // changes nothing.
+        ir::ValueId m = call_receiver(gf, x);
+        r = mode_layers(ctx_, g, m) == ModeLayers::None ? Known::No : object_trained(g, m);
       } else if (calls_file_function(ctx_, g, id) && (call_effects(ctx_, g, id) & dataflow::kEval)) {
         ir::FunctionId h = ctx_.facts.summaries.callee(g, id);
         r = h.valid() && h != g ? evals_trained(h, depth + 1) : Known::Unknown;
@@ -309,7 +443,38 @@ class Rule {
     TorchCall k = torch_call(ctx_, fid_, i);
     if (k == TorchCall::Train)
       return dataflow::bool_arg(ctx_.ir, ctx_.facts.res, fid_, in, 0, "mode") != dataflow::BoolArg::False;
-    return (call_effects(ctx_, fid_, i) & dataflow::kTrain) != 0;
+    if (call_effects(ctx_, fid_, i) & dataflow::kTrain) return true;
+    return trains_through_method(fid_, i, 0);
+  }
+
+  /// A call that reaches, on some path, a method of one of the file's
+  /// classes that sets train mode (`discriminator.train_custom()`, which
+  /// calls `self.classifier_head.train()`), where the resolution does not
+  /// see the method (the receiver is a parameter): asked of the objects the
+  /// receiver may denote. Followed into the file's helpers.
+  bool trains_through_method(ir::FunctionId f, ir::InstId i, int depth) const {
+    if (depth > 3) return false;
+    const ir::Function& fn = ctx_.ir.fn(f);
+    const ir::Inst& in = fn.inst(i);
+    if (in.op != ir::Op::Call) return false;
+    if (ir::FunctionId g = ctx_.facts.summaries.callee(f, i); g.valid()) {
+      if (g == f) return false;
+      const ir::Function& gf = ctx_.ir.fn(g);
+      for (uint32_t j = 0; j < gf.insts.size(); ++j)
+        if (gf.insts[j].op == ir::Op::Call && trains_through_method(g, ir::InstId(j), depth + 1)) return true;
+      return false;
+    }
+    ir::ValueId r = call_receiver(fn, in);
+    std::string_view m = call_method(ctx_, fn, in);
+    if (!r.valid() || m.empty()) return false;
+    const dataflow::Objects& objs = ctx_.facts.objects();
+    for (uint32_t o : objs.of(f, r)) {
+      ir::ClassId c = objs.obj(o).cls;
+      if (!c.valid()) continue;
+      for (const auto& [name, mf] : ctx_.ir.classes[c.v].methods)
+        if (ctx_.ir.names.str(name) == m && (ctx_.facts.summaries.of(mf).may & dataflow::kTrain)) return true;
+    }
+    return false;
   }
 
   bool is_step(ir::InstId i) const {
@@ -319,15 +484,123 @@ class Rule {
     if (k == TorchCall::OptimizerStep) return positional_count(f_, in) == 0 || is_optimizer(i);
     if (k == TorchCall::ScalerStep || k == TorchCall::ScalerStepAmp) return true;
     return calls_file_function(ctx_, fid_, i) &&
-           (call_effects(ctx_, fid_, i) & dataflow::kOptimizerStep);
+           (call_effects(ctx_, fid_, i) & dataflow::kOptimizerStep) && helper_steps(ctx_, fid_, i, 0);
   }
 
-  bool is_optimizer(ir::InstId i) const {
-    ir::ValueId r = call_receiver(f_, f_.inst(i));
+  bool is_optimizer(ir::InstId i) const { return optimizer_receiver(ctx_, fid_, i); }
+
+  /// `x.step(...)` whose receiver is an optimizer: built by torch.optim, or
+  /// an object the analysis knows as one.
+  static bool optimizer_receiver(const CheckContext& c, ir::FunctionId f, ir::InstId i) {
+    const ir::Function& fn = c.ir.fn(f);
+    ir::ValueId r = call_receiver(fn, fn.inst(i));
     if (!r.valid()) return false;
-    const ir::Referent& ref = ctx_.facts.res.ref(fid_, r);
-    return ref.kind == ir::Referent::Kind::Result &&
-           ctx_.ir.names.str(ref.path()).starts_with("torch.optim.");
+    const ir::Referent& ref = c.facts.res.ref(f, r);
+    if (ref.kind == ir::Referent::Kind::Result && c.ir.names.str(ref.path()).starts_with("torch.optim."))
+      return true;
+    return c.facts.objects().may_be(f, r, dataflow::ObjKind::Optimizer) ||
+           c.facts.objects().may_be(f, r, dataflow::ObjKind::Engine);
+  }
+
+  /// A call of a helper (of the file or of another project module) whose
+  /// `kOptimizerStep` effect comes from an optimizer step: `opt.step()`, a
+  /// scaler's step, or a helper that does one. A `step(...)` with
+  /// positional arguments on an object not known as an optimizer is a game
+  /// move (`env.step(action)`) or a sampler's step
+  /// (`scheduler.step(noise_pred, t, latents)`), as at a direct call.
+  /// Past the depth, or where the helper's module is not loaded, the
+  /// summary's bit is taken.
+  /// Per parameter of a helper: the bool a call passes for it (-1: not a
+  /// constant), followed through parameters handed on
+  /// (`self._step(x, training=training)`).
+  using Consts = std::vector<int8_t>;
+
+  static bool helper_steps(const CheckContext& c, ir::FunctionId f, ir::InstId i, int depth,
+                           const Consts& outer = {}) {
+    if (depth > 4) return true;
+    if (ir::FunctionId g = c.facts.summaries.callee(f, i); g.valid())
+      return g != f && function_steps(c, g, depth + 1, call_consts(c, f, i, g, outer));
+    if (const dataflow::ForeignFunction* ff = c.facts.summaries.foreign_callee(f, i)) {
+      if (!ff->module || !ff->module->src || !ff->module->ast || !ff->module->ir || !ff->facts) return true;
+      return function_steps(foreign_context(*ff), ff->fn, depth + 1, {});
+    }
+    return true;
+  }
+
+  static Consts call_consts(const CheckContext& c, ir::FunctionId f, ir::InstId i, ir::FunctionId g,
+                            const Consts& outer) {
+    const ir::Function& fn = c.ir.fn(f);
+    const ir::Function& gf = c.ir.fn(g);
+    const ir::Inst& in = fn.inst(i);
+    Consts out(gf.params.size(), -1);
+    bool bound = c.facts.res.call_target(f, i).bound;
+    for (size_t p = bound ? 1 : 0; p < gf.params.size(); ++p) {
+      const ir::Param& pr = gf.params[p];
+      if (pr.kind == ir::ParamKind::VarArgs || pr.kind == ir::ParamKind::KwArgs) continue;
+      int pos = pr.kind == ir::ParamKind::KwOnly ? -1 : static_cast<int>(p) - (bound ? 1 : 0);
+      std::string_view kw = pr.kind == ir::ParamKind::PosOnly ? std::string_view() : c.ir.names.str(pr.name);
+      ir::ValueId v = call_arg(c, fn, in, pos, kw);
+      if (!v.valid()) continue;
+      const ir::Inst& d = fn.def(v);
+      if (d.op == ir::Op::Param) {
+        if (d.aux < outer.size()) out[p] = outer[d.aux];
+        continue;
+      }
+      const ir::ConstValue& k = c.facts.res.constant(f, v);
+      if (k.kind == ir::ConstValue::Kind::Bool) out[p] = k.i != 0 ? 1 : 0;
+    }
+    return out;
+  }
+
+  /// The blocks of g that run when its parameters have the constants given:
+  /// a branch on such a parameter (`if training:`) takes one side only.
+  static std::vector<uint8_t> live_blocks(const ir::Function& g, const Consts& consts) {
+    std::vector<uint8_t> live(g.blocks.size(), 0);
+    if (g.blocks.empty()) return live;
+    std::vector<ir::BlockId> work{ir::BlockId(0)};
+    live[0] = 1;
+    auto push = [&](ir::BlockId b) {
+      if (b.valid() && !live[b.v]) live[b.v] = 1, work.push_back(b);
+    };
+    while (!work.empty()) {
+      ir::BlockId b = work.back();
+      work.pop_back();
+      const ir::Block& blk = g.block(b);
+      if (blk.count) {
+        const ir::Inst& t = g.inst(ir::InstId(blk.first + blk.count - 1));
+        if (t.op == ir::Op::Branch) {
+          const ir::Inst& d = g.def(g.operands(t)[0]);
+          if (d.op == ir::Op::Param && d.aux < consts.size() && consts[d.aux] >= 0) {
+            push(blk.succ[consts[d.aux] ? 0 : 1]);
+            push(blk.exc);
+            continue;
+          }
+        }
+      }
+      for (ir::BlockId n : ir::succs(g, b)) push(n);
+    }
+    return live;
+  }
+
+  static bool function_steps(const CheckContext& c, ir::FunctionId g, int depth, const Consts& consts) {
+    const ir::Function& gf = c.ir.fn(g);
+    std::vector<uint8_t> live = live_blocks(gf, consts);
+    for (uint32_t j = 0; j < gf.insts.size(); ++j) {
+      const ir::Inst& x = gf.insts[j];
+      if (x.op != ir::Op::Call) continue;
+      ir::InstId id(j);
+      if (!live[gf.block_of(id).v]) continue;
+      TorchCall k = torch_call(c, g, id);
+      if (k == TorchCall::OptimizerStep) {
+        if (positional_count(gf, x) == 0 || optimizer_receiver(c, g, id)) return true;
+        continue;
+      }
+      if (k == TorchCall::ScalerStep || k == TorchCall::ScalerStepAmp) return true;
+      if (calls_file_function(c, g, id) && (call_effects(c, g, id) & dataflow::kOptimizerStep) &&
+          helper_steps(c, g, id, depth, consts))
+        return true;
+    }
+    return false;
   }
 
   /// A call of a training helper of the file that puts its model in a

@@ -70,6 +70,17 @@ ModeLayers torch_mode(const CheckContext& ctx, ir::FunctionId fid, ir::InstId ci
   return ModeLayers::None;
 }
 
+/// Library models documented as shallow embeddings trained by random
+/// walks, with no dropout or norm layer (PyTorch Geometric 2.x
+/// `torch_geometric.nn.MetaPath2Vec`, `Node2Vec`): eval mode changes
+/// nothing in them. Every other library model is Unknown: it may have
+/// dropout.
+bool no_mode_library_model(std::string_view name) {
+  if (!name.starts_with("torch_geometric.")) return false;
+  std::string_view last = name.substr(name.rfind('.') + 1);
+  return last == "MetaPath2Vec" || last == "Node2Vec";
+}
+
 /// A name outside torch, judged by what it says: the last component
 /// mentions dropout ("drop": DropPath, drop_block), a norm layer ("norm"
 /// not followed by "al": BatchNorm, norm_layer, but not Normalize,
@@ -195,6 +206,7 @@ ModeLayers mode_layers(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId 
     // module (the class of the `forward` the construction reaches).
     if (const dataflow::ForeignFunction* fwd = ctx.facts.summaries.foreign_forward(ctor.fn, ci))
       return foreign_class_layers(*fwd);
+    if (t.kind == ir::CallTarget::Kind::External && no_mode_library_model(name)) return ModeLayers::None;
     if (t.kind != ir::CallTarget::Kind::External || !name.starts_with("torch.nn."))
       return ModeLayers::Unknown;
     if (name != "torch.nn.Sequential" && name != "torch.nn.ModuleList")
