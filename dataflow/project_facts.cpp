@@ -56,6 +56,7 @@ std::optional<ForeignFunction> ProjectView::function(std::string_view dotted) co
   ForeignFunction out;
   out.may = ff->summaries.of(fn).may;
   out.must = ff->summaries.of(fn).must;
+  out.saves_to = ff->summaries.of(fn).saves_to;
   std::string mod = pn.module->ctx.name;
   size_t dot = mod.rfind('.');
   if (mod.ends_with(".__init__")) mod = mod.substr(0, mod.size() - 9);
