@@ -874,6 +874,17 @@ std::string_view loss_target(const CheckContext& ctx, FunctionId f, InstId call)
   ValueId callee = fn.operands(in)[0];
   // `criterion.forward(out, y)` spelled out: the criterion's.
   if (call_method(ctx, fn, in) == "forward") callee = call_receiver(fn, in);
+  // `self.loss_fn(...)`: every value a method stores in the attribute is a
+  // criterion, or the loss is not known (`self.loss_fn = CrossEntropyLoss()`
+  // in one branch, `= label_smoothed_nll_loss` in the other: the objects
+  // fact holds the criterion only, a function is no object).
+  if (const ir::Inst& cd = fn.def(callee); cd.op == Op::GetAttr && fn.owner.valid()) {
+    const ir::Inst& rd = fn.def(fn.operands(cd)[0]);
+    if (rd.op == Op::Param && rd.aux == 0)
+      for (const ir::SelfAttr& sa : ctx.facts.res.self_attrs(fn.owner))
+        if (sa.attr == static_cast<ir::Symbol>(cd.aux) && !objs.may_be(sa.fn, sa.value, dataflow::ObjKind::Criterion))
+          return {};
+  }
   for (uint32_t o : objs.of(f, callee)) {
     const dataflow::AbstractObject& a = objs.obj(o);
     if (a.kind != dataflow::ObjKind::Criterion || !a.fn.valid()) return {};
@@ -1074,6 +1085,23 @@ bool is_program(const CheckContext& ctx) {
   return false;
 }
 
+bool other_framework(const CheckContext& ctx) {
+  static constexpr std::string_view kOther[] = {"mxnet", "jax", "jaxlib", "flax", "optax", "tensorflow", "keras"};
+  static constexpr std::string_view kTorch[] = {"lightning", "pytorch_lightning", "transformers", "accelerate",
+                                                "deepspeed", "timm", "peft"};
+  bool other = false;
+  for (const ir::Function& f : ctx.ir.functions)
+    for (const ir::Inst& in : f.insts) {
+      if (in.op != Op::Import && in.op != Op::ImportStar) continue;
+      std::string p = ctx.ir.names.str(ir::PathId(in.aux));  // built from the path: keep it
+      std::string_view top = std::string_view(p).substr(0, p.find('.'));
+      if (top.starts_with("torch") || std::find(std::begin(kTorch), std::end(kTorch), top) != std::end(kTorch))
+        return false;
+      other |= std::find(std::begin(kOther), std::end(kOther), top) != std::end(kOther);
+    }
+  return other;
+}
+
 std::vector<InstId> calls_taking(const ir::Function& f, ValueId v) {
   std::vector<InstId> out;
   if (!v.valid()) return out;
@@ -1238,6 +1266,59 @@ bool is_tensor(const CheckContext& ctx, FunctionId f, ValueId v) {
   for (const Origin& l : o.leaves)
     if (!tensor_leaf(ctx, l)) return false;
   return true;
+}
+
+bool loader_host_value(const CheckContext& ctx, FunctionId fid, ValueId v) {
+  const ir::Function& f = ctx.ir.fn(fid);
+  // Why 8: a batch is unpacked (enumerate, then the tuple) and iterated
+  // once or twice; deeper is no batch.
+  for (int depth = 0; v.valid() && depth < 8; ++depth) {
+    const ir::Inst& d = f.def(v);
+    if (d.op == Op::Element || d.op == Op::Unpack || d.op == Op::GetItem) {
+      if (d.op == Op::Element && (d.flags & ir::kStarElem)) return false;
+      v = f.operands(d)[0];
+      continue;
+    }
+    if (d.op != Op::NextItem) return false;
+    ValueId it = loop_iterable(ctx, fid, v);
+    if (!it.valid()) return false;
+    if (f.def(it).op == Op::Call && is_dataloader(ctx, fid, f.def_id(it))) return true;
+    if (f.def(it).op == Op::LoadGlobal && fid.v != 0) {
+      ValueId g = ctx.ir.global_binding(f.def(it).aux);
+      const ir::Function& top = ctx.ir.fn(FunctionId(0));
+      return g.valid() && top.def(g).op == Op::Call && is_dataloader(ctx, FunctionId(0), top.def_id(g));
+    }
+    v = it;  // an item of a loop over a part of the batch: `for label in target`
+  }
+  return false;
+}
+
+bool steps_other_object(const CheckContext& ctx, FunctionId fid, InstId i) {
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::Inst& in = f.inst(i);
+  if (positional_count(f, in) == 0 || call_method(ctx, f, in) != "step") return false;
+  if (torch_call(ctx, fid, i) != dataflow::TorchCall::OptimizerStep) {
+    // `envs.step(action)` on a wrapper class of the file (a gym.Wrapper
+    // whose step calls `super().step(action)`): other unless the class
+    // derives from an optimizer.
+    FunctionId g = ctx.facts.summaries.callee(fid, i);
+    if (!g.valid() || !ctx.ir.fn(g).owner.valid()) return false;
+    const ir::Class& cls = ctx.ir.classes[ctx.ir.fn(g).owner.v];
+    for (ValueId b : cls.bases) {
+      const ir::Referent& r = ctx.facts.res.ref(cls.defined_in, b);
+      if (r.kind != ir::Referent::Kind::External) return false;
+      std::string base = ctx.ir.names.str(r.path());  // built from the path: keep it
+      if (base.find("optim") != std::string::npos || base.find("Optimizer") != std::string::npos) return false;
+    }
+    return !cls.bases.empty();
+  }
+  ValueId recv = call_receiver(f, in);
+  if (!recv.valid()) return false;
+  const dataflow::Objects& objs = ctx.facts.objects();
+  if (objs.may_be(fid, recv, dataflow::ObjKind::Optimizer) || objs.may_be(fid, recv, dataflow::ObjKind::Engine))
+    return false;
+  const ir::Referent& r = ctx.facts.res.ref(fid, recv);
+  return !(r.kind == ir::Referent::Kind::Result && ctx.ir.names.str(r.path()).starts_with("torch.optim."));
 }
 
 ValueId loop_iterable(const CheckContext& ctx, FunctionId fid, ValueId item) {

@@ -33,7 +33,9 @@
 //   changes (eval() would change nothing): a torch.nn layer such as
 //   `nn.Linear`, a Sequential of such layers, an instance of the file's
 //   class whose code builds none (judged by torch names, other names by
-//   what they say: a data transform's `Normalize` is no norm layer). Other
+//   what they say: a data transform's `Normalize` is no norm layer), a
+//   PyTorch Geometric stock GNN (`GCN`, `GAT`, `GraphSAGE`, ... with the
+//   defaults dropout=0.0, norm=None). Other
 //   models (parameters, torchvision, timm) are not looked into: the model
 //   must be one the function trains, then evaluates.
 #include <algorithm>
@@ -101,7 +103,9 @@ Not flagged
     that builds no dropout, batch norm, instance norm with running stats,
     recurrent or attention dropout, and reads no `self.training`
     (`torchvision.transforms.Normalize` in the data pipeline is no norm
-    layer); models from libraries or parameters are not looked into
+    layer), a PyTorch Geometric stock GNN (`GCN`, `GAT`, `GraphSAGE`,
+    `GIN`, `PNA`, `EdgeCNN`) with the defaults dropout=0.0 and norm=None;
+    other models from libraries or parameters are not looked into
   - evaluation no training step of the same model leads to (inference
     scripts, Monte Carlo dropout after an explicit `model.train()`)
 )";
