@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -1206,33 +1207,47 @@ bool tensor_factory(std::string_view n) {
   return std::find(std::begin(kNames), std::end(kNames), n) != std::end(kNames);
 }
 
-/// `v` is the item (or a part of the item: tuple element, dict value) of a
-/// loop over a DataLoader of this file that uses the default collate.
-bool default_loader_item(const CheckContext& ctx, FunctionId fid, ValueId v) {
+/// The DataLoader construction whose batch `v` is a part of: the item of a
+/// loop over it (through enumerate / tqdm), its tuple elements and
+/// subscripts, and with `through_loops`, the items of loops over those
+/// (`for label in target`). Null when v is no such part.
+std::optional<std::pair<FunctionId, InstId>> batch_loader(const CheckContext& ctx, FunctionId fid, ValueId v,
+                                                          bool through_loops) {
   const ir::Function& f = ctx.ir.fn(fid);
+  // Why 8: a batch is unpacked (enumerate, then the tuple) and iterated
+  // once or twice; deeper is no batch.
   for (int depth = 0; v.valid() && depth < 8; ++depth) {
     const ir::Inst& d = f.def(v);
     if (d.op == Op::Element || d.op == Op::Unpack || d.op == Op::GetItem) {
-      if (d.op == Op::Element && (d.flags & ir::kStarElem)) return false;
+      if (d.op == Op::Element && (d.flags & ir::kStarElem)) return std::nullopt;
       v = f.operands(d)[0];
       continue;
     }
-    if (d.op != Op::NextItem) return false;
+    if (d.op != Op::NextItem) return std::nullopt;
     ValueId it = loop_iterable(ctx, fid, v);
     FunctionId lf = fid;
-    if (!it.valid()) return false;
-    if (ctx.ir.fn(lf).def(it).op == Op::LoadGlobal) {
-      it = ctx.ir.global_binding(ctx.ir.fn(lf).def(it).aux);
+    if (!it.valid()) return std::nullopt;
+    if (f.def(it).op == Op::LoadGlobal) {
+      it = ctx.ir.global_binding(f.def(it).aux);
       lf = FunctionId(0);
-      if (!it.valid()) return false;
+      if (!it.valid()) return std::nullopt;
     }
     const ir::Function& g = ctx.ir.fn(lf);
-    const ir::Inst& c = g.def(it);
-    if (c.op != Op::Call || !is_dataloader(ctx, lf, g.def_id(it))) return false;
-    if (has_unpacked_args(g, c)) return false;
-    return !call_arg(ctx, g, c, -1, "collate_fn").valid();
+    if (g.def(it).op == Op::Call && is_dataloader(ctx, lf, g.def_id(it))) return std::make_pair(lf, g.def_id(it));
+    if (!through_loops || lf != fid) return std::nullopt;
+    v = it;  // an item of a loop over a part of the batch
   }
-  return false;
+  return std::nullopt;
+}
+
+/// `v` is the item (or a part of the item: tuple element, dict value) of a
+/// loop over a DataLoader of this file that uses the default collate.
+bool default_loader_item(const CheckContext& ctx, FunctionId fid, ValueId v) {
+  auto loader = batch_loader(ctx, fid, v, false);
+  if (!loader) return false;
+  const ir::Function& g = ctx.ir.fn(loader->first);
+  const ir::Inst& c = g.inst(loader->second);
+  return !has_unpacked_args(g, c) && !call_arg(ctx, g, c, -1, "collate_fn").valid();
 }
 
 bool tensor_leaf(const CheckContext& ctx, const Origin& o) {
@@ -1269,28 +1284,7 @@ bool is_tensor(const CheckContext& ctx, FunctionId f, ValueId v) {
 }
 
 bool loader_host_value(const CheckContext& ctx, FunctionId fid, ValueId v) {
-  const ir::Function& f = ctx.ir.fn(fid);
-  // Why 8: a batch is unpacked (enumerate, then the tuple) and iterated
-  // once or twice; deeper is no batch.
-  for (int depth = 0; v.valid() && depth < 8; ++depth) {
-    const ir::Inst& d = f.def(v);
-    if (d.op == Op::Element || d.op == Op::Unpack || d.op == Op::GetItem) {
-      if (d.op == Op::Element && (d.flags & ir::kStarElem)) return false;
-      v = f.operands(d)[0];
-      continue;
-    }
-    if (d.op != Op::NextItem) return false;
-    ValueId it = loop_iterable(ctx, fid, v);
-    if (!it.valid()) return false;
-    if (f.def(it).op == Op::Call && is_dataloader(ctx, fid, f.def_id(it))) return true;
-    if (f.def(it).op == Op::LoadGlobal && fid.v != 0) {
-      ValueId g = ctx.ir.global_binding(f.def(it).aux);
-      const ir::Function& top = ctx.ir.fn(FunctionId(0));
-      return g.valid() && top.def(g).op == Op::Call && is_dataloader(ctx, FunctionId(0), top.def_id(g));
-    }
-    v = it;  // an item of a loop over a part of the batch: `for label in target`
-  }
-  return false;
+  return batch_loader(ctx, fid, v, true).has_value();
 }
 
 bool steps_other_object(const CheckContext& ctx, FunctionId fid, InstId i) {
