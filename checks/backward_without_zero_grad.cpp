@@ -32,13 +32,20 @@
 //   `torch.autograd.grad` (it does not accumulate); L-BFGS closures; an
 //   optimizer built in the iteration over tensors made in the iteration
 //   (`SGD([x.detach().clone()])`: new leaves every step, whose gradients
-//   start empty).
+//   start empty), or over the parameters of a model built in the iteration
+//   too (a test over cases, a sweep); a clear and a step decided by the same
+//   test of a value fixed for the loop (`if opt is not None: opt.zero_grad()`
+//   ... `if opt is None: sgd(...) else: opt.step()`); the `step()` of what a
+//   `with` yields (a profiler, a FLOP counter); files of another framework
+//   (MXNet, JAX, TensorFlow) that import nothing of torch.
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
 
 #include "checks/facts.h"
 #include "checks/fixes.h"
+#include "ir/cfg.h"
 
 namespace tpf::checks::backward_without_zero_grad {
 
@@ -91,6 +98,16 @@ Not flagged
   - an optimizer built in the iteration over tensors made in the iteration
     (`SGD([x.detach().clone()])`, latent optimization in a sampling loop):
     new leaves every step, whose gradients start empty
+  - a model and its optimizer both built anew in each iteration (a unit
+    test over cases, a sweep over seeds): their gradients start empty
+  - a clear and a step decided by the same test of a value fixed for the
+    loop: `if optimizer is not None: optimizer.zero_grad()` ... `if
+    optimizer is None: sgd(params) else: optimizer.step()`
+  - the `step()` of what a `with` yields (`with profile(cfg) as ctx:
+    ... ctx.step()`): an optimizer is no context manager
+  - code of another framework (MXNet Gluon, JAX, TensorFlow) in a file that
+    imports nothing of torch: Gluon's default `grad_req='write'` overwrites
+    gradients on each backward
 )";
 
 namespace {
@@ -193,6 +210,11 @@ class Rule {
       }
       if (!optimizer) return true;
     }
+    // The `as` value of a `with` (`with profile(cfg) as prof_ctx:`, a
+    // FLOP counter): an optimizer is no context manager (torch.optim has
+    // no `__enter__`), so what a manager yields and steps is a profiler's
+    // or counter's schedule.
+    if (f_.def(recv).op == ir::Op::WithEnter) return true;
     std::string key = access_key(ctx_, fid_, recv);
     std::string_view last = key;
     if (size_t dot = last.rfind('.'); dot != std::string_view::npos) last = last.substr(dot + 1);
@@ -322,6 +344,7 @@ class Rule {
           if (optimizer_text(s2) != optimizer_text(s)) continue;
           if (opposite_arms(l, s, s2)) continue;
           if (!clear_insts.empty() && same_iterations(l, s2, clear_insts)) continue;
+          if (!clear_insts.empty() && cleared_when_stepping(l, s2, clear_insts)) continue;
           Finding fd;
           fd.fn = fid_;
           fd.backward = b;
@@ -392,6 +415,82 @@ class Rule {
     return false;
   }
 
+  /// One test of a loop-invariant value, on the arm taken: `opt is not
+  /// None` on its true arm and `opt is None` on its false arm are both
+  /// {"opt", "is None", false}.
+  struct Test {
+    std::string key, what;
+    bool holds;
+    bool operator==(const Test&) const = default;
+  };
+
+  /// The invariant tests of loop l that decide whether `i` runs: the
+  /// branches with an arm only `i`'s side enters (nullopt: one of them tests
+  /// a value that changes per iteration).
+  std::optional<std::vector<Test>> invariant_tests(uint32_t l, ir::InstId i) const {
+    const ir::DomTree& dom = ctx_.facts.dom(ctx_.ir, fid_);
+    const ir::DomTree& postdom = ctx_.facts.postdom(ctx_.ir, fid_);
+    const ir::LoopInfo& li = loops_of(ctx_, fid_);
+    std::vector<Test> out;
+    ir::BlockId ib = f_.block_of(i);
+    for (ir::BlockId d = dom.idom(ib); d.valid() && li.contains(l, d); d = dom.idom(d)) {
+      const ir::Inst& t = f_.terminator(d);
+      if (t.op != ir::Op::Branch || postdom.dominates(ib, d)) continue;
+      // The arm `i` lies in: entered from d alone, and dominating i. A join
+      // reached from both arms (`if a: x()` then i) decides nothing.
+      const ir::Block& db = f_.block(d);
+      int arm = -1;
+      for (int k = 0; k < 2; ++k)
+        if (db.succ[k].valid() && dom.dominates(db.succ[k], ib) && ir::preds(f_, db.succ[k]).size() == 1)
+          arm = k;
+      if (arm < 0) continue;
+      ir::ValueId c = f_.operands(t)[0];
+      if (!invariant_in(l, c, 0)) return std::nullopt;
+      bool holds = arm == 0;
+      while (f_.def(c).op == ir::Op::UnaryOp && static_cast<ast::Op>(f_.def(c).aux) == ast::Op::Not) {
+        c = f_.operands(f_.def(c))[0];
+        holds = !holds;
+      }
+      Test test{"", "truth", holds};
+      const ir::Inst& cd = f_.def(c);
+      auto op = static_cast<ast::Op>(cd.aux);
+      if (cd.op == ir::Op::Compare && (op == ast::Op::Is || op == ast::Op::IsNot || op == ast::Op::Eq ||
+                                       op == ast::Op::NotEq)) {
+        auto ops = f_.operands(cd);
+        const ir::ConstValue& rhs = ctx_.facts.res.constant(fid_, ops[1]);
+        if (rhs.known()) {
+          c = ops[0];
+          test.what = rhs.kind == ir::ConstValue::Kind::None ? std::string("is None")
+                                                            : "== " + value_text(ctx_, f_, ops[1]);
+          if (op == ast::Op::IsNot || op == ast::Op::NotEq) test.holds = !test.holds;
+        }
+      }
+      test.key = access_key(ctx_, fid_, c);
+      if (test.key.empty()) test.key = "%" + std::to_string(c.v);
+      out.push_back(std::move(test));
+    }
+    return out;
+  }
+
+  /// Some clear runs in every iteration in which step `s` runs: the only
+  /// branches deciding it test values fixed for the loop, and the step's
+  /// branches test the same ones the same way (`if opt is not None:
+  /// opt.zero_grad()` ... `if opt is None: manual_update() else:
+  /// opt.step()`): a path that skips the clear takes the other arm there too.
+  bool cleared_when_stepping(uint32_t l, ir::InstId s, const std::vector<ir::InstId>& clear_insts) const {
+    std::optional<std::vector<Test>> st = invariant_tests(l, s);
+    if (!st || st->empty()) return false;
+    for (ir::InstId c : clear_insts) {
+      std::optional<std::vector<Test>> ct = invariant_tests(l, c);
+      if (!ct || ct->empty()) continue;
+      bool implied = true;
+      for (const Test& t : *ct)
+        implied = implied && std::find(st->begin(), st->end(), t) != st->end();
+      if (implied) return true;
+    }
+    return false;
+  }
+
   /// The branches of loop l that decide whether `i` runs (they dominate it
   /// and `i` does not post-dominate them), each with the per-iteration
   /// values its condition reads.
@@ -453,6 +552,7 @@ class Rule {
     if (!li.contains(loop, f_.block_of(ctor))) return false;
     ir::ValueId params = call_arg(ctx_, f_, f_.inst(ctor), 0, "params");
     if (!params.valid()) return false;
+    if (fresh_models(opt, params, loop)) return true;
     const ir::Inst& pd = f_.def(params);
     if (pd.op != ir::Op::BuildList && pd.op != ir::Op::BuildTuple) return false;
     auto elems = f_.operands(pd);
@@ -470,6 +570,89 @@ class Rule {
       if (!copy && !factory) return false;
     }
     return true;
+  }
+
+  /// The optimizer `opt` (built in loop l) steps only models built in the
+  /// same iteration (`layer = nn.Linear(w, 2)` ... `SGD(layer.parameters())`,
+  /// a test over cases, a sweep over seeds): by the objects it steps, or,
+  /// when they are not known, by its `params` argument, traced through
+  /// `.parameters()` / `.values()` and a comprehension over
+  /// `model.named_parameters()` to the model's constructor.
+  bool fresh_models(ir::ValueId opt, ir::ValueId params, uint32_t l) const {
+    const ir::LoopInfo& li = loops_of(ctx_, fid_);
+    const dataflow::Objects& objs = ctx_.facts.objects();
+    auto built_here = [&](uint32_t m) {
+      const dataflow::AbstractObject& a = objs.obj(m);
+      return a.kind == dataflow::ObjKind::Module && a.fn == fid_ && a.site.valid() &&
+             li.contains(l, f_.block_of(a.site));
+    };
+    bool any = false, all = true;
+    for (uint32_t o : objs.of(fid_, opt)) {
+      const dataflow::AbstractObject& a = objs.obj(o);
+      if (a.kind != dataflow::ObjKind::Optimizer || !a.steps_known) {
+        all = false;
+        break;
+      }
+      for (uint32_t m : a.steps) {
+        any = true;
+        all = all && built_here(m);
+      }
+    }
+    if (any) return all;
+    ir::ValueId model = params_model(params, 0);
+    if (!model.valid()) return false;
+    for (uint32_t m : objs.of(fid_, model))
+      if (!built_here(m)) return false;
+    return !objs.of(fid_, model).empty();
+  }
+
+  /// The model whose parameters value v holds: `m.parameters()`,
+  /// `d.values()` of a dict built from `m.named_parameters()`, or kNoValue.
+  ir::ValueId params_model(ir::ValueId v, int depth) const {
+    if (!v.valid() || depth > 6) return ir::kNoValue;
+    const ir::Inst& d = f_.def(v);
+    auto ops = f_.operands(d);
+    switch (d.op) {
+      case ir::Op::Call: {
+        std::string_view m = call_method(ctx_, f_, d);
+        if (m == "parameters" || m == "named_parameters") return call_receiver(f_, d);
+        if (m == "values" || m == "items") return params_model(call_receiver(f_, d), depth + 1);
+        std::string_view n = call_target_name(ctx_, fid_, f_.def_id(v));
+        if ((n == "builtins.list" || n == "builtins.filter") && ops.size() > 1)
+          return params_model(ops.back(), depth + 1);
+        return ir::kNoValue;
+      }
+      case ir::Op::NextItem:
+      case ir::Op::Element:
+      case ir::Op::Unpack:
+        return params_model(d.op == ir::Op::NextItem ? loop_iterable(ctx_, fid_, v) : ops[0], depth + 1);
+      default:
+        return comprehension_model(v, depth);
+    }
+  }
+
+  /// A list or dict the function fills in a loop over a model's
+  /// parameters (`{n: p for n, p in m.named_parameters() if ...}`): that model.
+  ir::ValueId comprehension_model(ir::ValueId container, int depth) const {
+    ir::ValueId found;
+    for (const ir::Inst& in : f_.insts) {
+      if ((in.op != ir::Op::MapAdd && in.op != ir::Op::ListAppend) || in.nops < 2) continue;
+      auto ops = f_.operands(in);
+      if (ops[0] != container && !phi_of(ops[0], container)) continue;
+      ir::ValueId m = params_model(ops.back(), depth + 1);
+      if (!m.valid() || (found.valid() && found != m)) return ir::kNoValue;
+      found = m;
+    }
+    return found;
+  }
+
+  /// v is a phi with `of` as an operand (a container carried around the
+  /// comprehension's loop).
+  bool phi_of(ir::ValueId v, ir::ValueId of) const {
+    const ir::Inst& d = f_.def(v);
+    if (d.op != ir::Op::Phi) return false;
+    auto ops = f_.operands(d);
+    return std::find(ops.begin(), ops.end(), of) != ops.end();
   }
 
   bool is_optimizer(ir::ValueId v) const {
@@ -699,6 +882,7 @@ class Findings {
 }  // namespace
 
 void check(const CheckContext& ctx, DiagSink& out) {
+  if (other_framework(ctx)) return;
   std::map<uint32_t, Rule> rules;
   std::vector<Finding> found;
   for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {

@@ -23,6 +23,8 @@
 //   (`if step % eval_every == 0`), syncs outside the
 //   training step (evaluation helpers), syncs under no_grad (a validation
 //   pass run from the step loop), syncs of values fixed for the inner loop,
+//   copies of the loader's batch before it is moved (host tensors), rollout
+//   loops whose only `step(action)` is an environment's,
 //   synchronize under a condition (a logging interval), synchronize followed
 //   in the same step by a `.item()` every step runs (that copy waits for the
 //   same queue: the synchronize adds nothing), and synchronize in
@@ -76,6 +78,10 @@ Not flagged
     `device=`, cuda in any text, launcher or accelerate import, nor a call
     into another project module that could): their tensors are on the host (a CPU-only
     RL script's `action.item()` for `env.step`)
+  - copies of the DataLoader's batch before it is moved to the GPU
+    (`[label.tolist() for label in target]`): host tensors, nothing to wait for
+  - rollout loops whose only `step(...)` is an environment's
+    (`envs.step(action)`): no training step
   - `torch.cuda.synchronize()` under a condition (a logging interval), or
     followed later in the step by a `.item()` that runs every step (that
     copy waits for the same queue, so the synchronize adds no stall)
@@ -132,6 +138,9 @@ class Rule {
       if (over_dict(l)) continue;
       ir::ValueId recv = call_receiver(f_, in);
       if (!recv.valid() || !defined_in(recv, l)) continue;
+      // A part of the loader's batch before any `.to(device)`: a host
+      // tensor, whose copy waits for nothing.
+      if (loader_host_value(ctx_, fid_, recv)) continue;
       per_loop[l].push_back(id);
     }
     for (auto& [l, copies] : per_loop) report(l, copies, out);
@@ -175,16 +184,24 @@ class Rule {
   /// and a validation loop is no step loop).
   bool steps_in(uint32_t l) const {
     for (ir::InstId k : loop_insts(ctx_, fid_, l))
-      if (li_.loop_of(f_.block_of(k)) == l &&
-          (call_effects(ctx_, fid_, k) & (dataflow::kBackward | dataflow::kOptimizerStep)))
-        return true;
+      if (li_.loop_of(f_.block_of(k)) == l && trains_at(k)) return true;
     return false;
+  }
+
+  /// The call backwards or steps an optimizer; an environment's or
+  /// sampler's `step(action)` in a rollout loop does neither.
+  bool trains_at(ir::InstId k) const {
+    return (call_effects(ctx_, fid_, k) & (dataflow::kBackward | dataflow::kOptimizerStep)) &&
+           !steps_other_object(ctx_, fid_, k);
   }
 
   /// Loop `l` backwards or steps anywhere, nested loops included: a loop
   /// over micro-batches is part of the step, one sync per micro-batch is
   /// per-step logging.
   bool trains_in(uint32_t l) const {
+    // Any step counts here, an environment's too: a rollout loop
+    // (`env.step(action.item())`) copies what the environment needs, once
+    // per step of it, not per element.
     for (ir::InstId k : loop_insts(ctx_, fid_, l))
       if (call_effects(ctx_, fid_, k) & (dataflow::kBackward | dataflow::kOptimizerStep)) return true;
     return false;

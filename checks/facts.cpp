@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -874,6 +875,17 @@ std::string_view loss_target(const CheckContext& ctx, FunctionId f, InstId call)
   ValueId callee = fn.operands(in)[0];
   // `criterion.forward(out, y)` spelled out: the criterion's.
   if (call_method(ctx, fn, in) == "forward") callee = call_receiver(fn, in);
+  // `self.loss_fn(...)`: every value a method stores in the attribute is a
+  // criterion, or the loss is not known (`self.loss_fn = CrossEntropyLoss()`
+  // in one branch, `= label_smoothed_nll_loss` in the other: the objects
+  // fact holds the criterion only, a function is no object).
+  if (const ir::Inst& cd = fn.def(callee); cd.op == Op::GetAttr && fn.owner.valid()) {
+    const ir::Inst& rd = fn.def(fn.operands(cd)[0]);
+    if (rd.op == Op::Param && rd.aux == 0)
+      for (const ir::SelfAttr& sa : ctx.facts.res.self_attrs(fn.owner))
+        if (sa.attr == static_cast<ir::Symbol>(cd.aux) && !objs.may_be(sa.fn, sa.value, dataflow::ObjKind::Criterion))
+          return {};
+  }
   for (uint32_t o : objs.of(f, callee)) {
     const dataflow::AbstractObject& a = objs.obj(o);
     if (a.kind != dataflow::ObjKind::Criterion || !a.fn.valid()) return {};
@@ -1074,6 +1086,23 @@ bool is_program(const CheckContext& ctx) {
   return false;
 }
 
+bool other_framework(const CheckContext& ctx) {
+  static constexpr std::string_view kOther[] = {"mxnet", "jax", "jaxlib", "flax", "optax", "tensorflow", "keras"};
+  static constexpr std::string_view kTorch[] = {"lightning", "pytorch_lightning", "transformers", "accelerate",
+                                                "deepspeed", "timm", "peft"};
+  bool other = false;
+  for (const ir::Function& f : ctx.ir.functions)
+    for (const ir::Inst& in : f.insts) {
+      if (in.op != Op::Import && in.op != Op::ImportStar) continue;
+      std::string p = ctx.ir.names.str(ir::PathId(in.aux));  // built from the path: keep it
+      std::string_view top = std::string_view(p).substr(0, p.find('.'));
+      if (top.starts_with("torch") || std::find(std::begin(kTorch), std::end(kTorch), top) != std::end(kTorch))
+        return false;
+      other |= std::find(std::begin(kOther), std::end(kOther), top) != std::end(kOther);
+    }
+  return other;
+}
+
 std::vector<InstId> calls_taking(const ir::Function& f, ValueId v) {
   std::vector<InstId> out;
   if (!v.valid()) return out;
@@ -1178,33 +1207,47 @@ bool tensor_factory(std::string_view n) {
   return std::find(std::begin(kNames), std::end(kNames), n) != std::end(kNames);
 }
 
-/// `v` is the item (or a part of the item: tuple element, dict value) of a
-/// loop over a DataLoader of this file that uses the default collate.
-bool default_loader_item(const CheckContext& ctx, FunctionId fid, ValueId v) {
+/// The DataLoader construction whose batch `v` is a part of: the item of a
+/// loop over it (through enumerate / tqdm), its tuple elements and
+/// subscripts, and with `through_loops`, the items of loops over those
+/// (`for label in target`). Null when v is no such part.
+std::optional<std::pair<FunctionId, InstId>> batch_loader(const CheckContext& ctx, FunctionId fid, ValueId v,
+                                                          bool through_loops) {
   const ir::Function& f = ctx.ir.fn(fid);
+  // Why 8: a batch is unpacked (enumerate, then the tuple) and iterated
+  // once or twice; deeper is no batch.
   for (int depth = 0; v.valid() && depth < 8; ++depth) {
     const ir::Inst& d = f.def(v);
     if (d.op == Op::Element || d.op == Op::Unpack || d.op == Op::GetItem) {
-      if (d.op == Op::Element && (d.flags & ir::kStarElem)) return false;
+      if (d.op == Op::Element && (d.flags & ir::kStarElem)) return std::nullopt;
       v = f.operands(d)[0];
       continue;
     }
-    if (d.op != Op::NextItem) return false;
+    if (d.op != Op::NextItem) return std::nullopt;
     ValueId it = loop_iterable(ctx, fid, v);
     FunctionId lf = fid;
-    if (!it.valid()) return false;
-    if (ctx.ir.fn(lf).def(it).op == Op::LoadGlobal) {
-      it = ctx.ir.global_binding(ctx.ir.fn(lf).def(it).aux);
+    if (!it.valid()) return std::nullopt;
+    if (f.def(it).op == Op::LoadGlobal) {
+      it = ctx.ir.global_binding(f.def(it).aux);
       lf = FunctionId(0);
-      if (!it.valid()) return false;
+      if (!it.valid()) return std::nullopt;
     }
     const ir::Function& g = ctx.ir.fn(lf);
-    const ir::Inst& c = g.def(it);
-    if (c.op != Op::Call || !is_dataloader(ctx, lf, g.def_id(it))) return false;
-    if (has_unpacked_args(g, c)) return false;
-    return !call_arg(ctx, g, c, -1, "collate_fn").valid();
+    if (g.def(it).op == Op::Call && is_dataloader(ctx, lf, g.def_id(it))) return std::make_pair(lf, g.def_id(it));
+    if (!through_loops || lf != fid) return std::nullopt;
+    v = it;  // an item of a loop over a part of the batch
   }
-  return false;
+  return std::nullopt;
+}
+
+/// `v` is the item (or a part of the item: tuple element, dict value) of a
+/// loop over a DataLoader of this file that uses the default collate.
+bool default_loader_item(const CheckContext& ctx, FunctionId fid, ValueId v) {
+  auto loader = batch_loader(ctx, fid, v, false);
+  if (!loader) return false;
+  const ir::Function& g = ctx.ir.fn(loader->first);
+  const ir::Inst& c = g.inst(loader->second);
+  return !has_unpacked_args(g, c) && !call_arg(ctx, g, c, -1, "collate_fn").valid();
 }
 
 bool tensor_leaf(const CheckContext& ctx, const Origin& o) {
@@ -1238,6 +1281,38 @@ bool is_tensor(const CheckContext& ctx, FunctionId f, ValueId v) {
   for (const Origin& l : o.leaves)
     if (!tensor_leaf(ctx, l)) return false;
   return true;
+}
+
+bool loader_host_value(const CheckContext& ctx, FunctionId fid, ValueId v) {
+  return batch_loader(ctx, fid, v, true).has_value();
+}
+
+bool steps_other_object(const CheckContext& ctx, FunctionId fid, InstId i) {
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::Inst& in = f.inst(i);
+  if (positional_count(f, in) == 0 || call_method(ctx, f, in) != "step") return false;
+  if (torch_call(ctx, fid, i) != dataflow::TorchCall::OptimizerStep) {
+    // `envs.step(action)` on a wrapper class of the file (a gym.Wrapper
+    // whose step calls `super().step(action)`): other unless the class
+    // derives from an optimizer.
+    FunctionId g = ctx.facts.summaries.callee(fid, i);
+    if (!g.valid() || !ctx.ir.fn(g).owner.valid()) return false;
+    const ir::Class& cls = ctx.ir.classes[ctx.ir.fn(g).owner.v];
+    for (ValueId b : cls.bases) {
+      const ir::Referent& r = ctx.facts.res.ref(cls.defined_in, b);
+      if (r.kind != ir::Referent::Kind::External) return false;
+      std::string base = ctx.ir.names.str(r.path());  // built from the path: keep it
+      if (base.find("optim") != std::string::npos || base.find("Optimizer") != std::string::npos) return false;
+    }
+    return !cls.bases.empty();
+  }
+  ValueId recv = call_receiver(f, in);
+  if (!recv.valid()) return false;
+  const dataflow::Objects& objs = ctx.facts.objects();
+  if (objs.may_be(fid, recv, dataflow::ObjKind::Optimizer) || objs.may_be(fid, recv, dataflow::ObjKind::Engine))
+    return false;
+  const ir::Referent& r = ctx.facts.res.ref(fid, recv);
+  return !(r.kind == ir::Referent::Kind::Result && ctx.ir.names.str(r.path()).starts_with("torch.optim."));
 }
 
 ValueId loop_iterable(const CheckContext& ctx, FunctionId fid, ValueId item) {

@@ -292,6 +292,11 @@ uint32_t outermost_loop(const CheckContext& ctx, ir::FunctionId f, ir::InstId i)
 /// `__name__ == "__main__"` at module level, calls `parse_args()`, or
 /// backwards in a loop at module level.
 bool is_program(const CheckContext& ctx);
+/// The file is code of another array framework, not PyTorch: it imports
+/// MXNet, JAX (flax, optax), TensorFlow or Keras and nothing of torch or
+/// the libraries built on it. Their `backward` / `Trainer.step` follow other
+/// rules (MXNet's default `grad_req='write'` overwrites gradients).
+bool other_framework(const CheckContext& ctx);
 /// The calls of `f` that take `v` as an argument (positional or keyword,
 /// not as the callee or a method's receiver), in layout order.
 std::vector<ir::InstId> calls_taking(const ir::Function& f, ir::ValueId v);
@@ -321,6 +326,21 @@ bool touches_grad(const CheckContext& ctx, const ir::Function& f, ir::ValueId v)
 /// origin is unknown (a parameter, a helper's result, a module of the file):
 /// rules that need "is a tensor, not an nn.Module" stay silent then.
 bool is_tensor(const CheckContext& ctx, ir::FunctionId f, ir::ValueId v);
+
+/// `v` is a part of a batch a DataLoader of this file yields, not moved
+/// since: the loop item, its tuple elements and subscripts, and the items
+/// of loops over those (`for label in target`). A DataLoader's batches are
+/// host tensors (collated in the workers, pinned at most), so copying them
+/// to the host is no device sync.
+bool loader_host_value(const CheckContext& ctx, ir::FunctionId f, ir::ValueId v);
+
+/// A `.step(...)` with arguments on an object not known to be an optimizer
+/// (`envs.step(action)`, a sampler's `scheduler.step(noise, t, x)`), or on
+/// an instance of a file class with outside bases none of which is an
+/// optimizer (a `gym.Wrapper` whose step calls `super().step(action)`): an
+/// environment or a sampler, no training step. Optimizers take at most a
+/// closure, and their object is known (objects, or a `torch.optim` result).
+bool steps_other_object(const CheckContext& ctx, ir::FunctionId f, ir::InstId i);
 
 /// The value the `for` loop whose body starts with NextItem `item` iterates,
 /// through `enumerate(...)`, `tqdm(...)`, `iter(...)`, `zip(a, ...)` (first

@@ -81,6 +81,25 @@ bool no_mode_library_model(std::string_view name) {
   return last == "MetaPath2Vec" || last == "Node2Vec";
 }
 
+/// PyTorch Geometric's stock GNNs (torch_geometric/nn/models/basic_gnn.py,
+/// BasicGNN: `GCN(in_channels, hidden_channels, num_layers, out_channels=None,
+/// dropout=0.0, act, act_first, act_kwargs, norm=None, ...)`): dropout is
+/// the only train-mode behaviour and norm the only batch norm, both off by
+/// default. Other torch_geometric models are not known.
+ModeLayers pyg_mode(const CheckContext& ctx, ir::FunctionId fid, ir::InstId ci, std::string_view name) {
+  std::string_view last = name.substr(name.rfind('.') + 1);
+  static constexpr std::string_view kBasicGnns[] = {"GCN", "GraphSAGE", "GIN", "GAT", "PNA", "EdgeCNN"};
+  if (std::find(std::begin(kBasicGnns), std::end(kBasicGnns), last) == std::end(kBasicGnns) ||
+      (!name.starts_with("torch_geometric.nn.models.") && name != "torch_geometric.nn." + std::string(last)))
+    return ModeLayers::Unknown;
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::Inst& in = f.inst(ci);
+  if (has_unpacked_args(f, in)) return ModeLayers::Unknown;
+  ir::ValueId norm = call_arg(ctx, f, in, 8, "norm");
+  bool no_norm = !norm.valid() || ctx.facts.res.constant(fid, norm).kind == ir::ConstValue::Kind::None;
+  return off(ctx, fid, call_arg(ctx, f, in, 4, "dropout")) && no_norm ? ModeLayers::None : ModeLayers::Some;
+}
+
 /// A name outside torch, judged by what it says: the last component
 /// mentions dropout ("drop": DropPath, drop_block), a norm layer ("norm"
 /// not followed by "al": BatchNorm, norm_layer, but not Normalize,
@@ -181,6 +200,50 @@ ModeLayers foreign_class_layers(const dataflow::ForeignFunction& fwd) {
 
 ModeLayers mode_layers(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId model, int depth) {
   if (depth > 8 || !model.valid()) return ModeLayers::Unknown;
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::Inst& d = f.def(model);
+  // `model.to(rank)` on a parameter or a phi: the receiver's layers.
+  if (d.op == ir::Op::Call) {
+    std::string_view m = call_method(ctx, f, d);
+    if (m == "to" || m == "cuda" || m == "cpu" || m == "float" || m == "half" || m == "double" || m == "train") {
+      ir::ValueId r = call_receiver(f, d);
+      if (r.valid() && (f.def(r).op == ir::Op::Param || f.def(r).op == ir::Op::Phi))
+        return mode_layers(ctx, fid, r, depth + 1);
+    }
+  }
+  // `model = GAT(...) if args.gat else GCN(...)`: every model it may be.
+  if (d.op == ir::Op::Phi) {
+    ModeLayers out = ModeLayers::Unknown;
+    for (ir::ValueId o : f.operands(d))
+      if (o != model) {
+        ModeLayers m = mode_layers(ctx, fid, o, depth + 1);
+        if (m == ModeLayers::Unknown) return ModeLayers::Unknown;
+        out = out == ModeLayers::Unknown ? m : worst(out, m);
+      }
+    return out;
+  }
+  // A parameter of the file's function: the models its plain call sites
+  // pass (`run_train(rank, data, model, ...)`), Unknown without one.
+  if (d.op == ir::Op::Param) {
+    ModeLayers out = ModeLayers::Unknown;
+    for (uint32_t gi = 0; gi < ctx.ir.functions.size(); ++gi) {
+      ir::FunctionId gid(gi);
+      const ir::Function& g = ctx.ir.fn(gid);
+      for (uint32_t i = 0; i < g.insts.size(); ++i) {
+        if (g.insts[i].op != ir::Op::Call) continue;
+        ir::CallTarget t = ctx.facts.res.call_target(gid, ir::InstId(i));
+        if (t.kind != ir::CallTarget::Kind::Function || t.fn != fid || t.bound) continue;
+        ir::ValueId arg;
+        dataflow::bind_call_args(g, g.insts[i], t, f, [&](size_t p, ir::ValueId v) {
+          if (p == d.aux) arg = v;
+        });
+        ModeLayers m = mode_layers(ctx, gid, arg, depth + 1);
+        if (m == ModeLayers::Unknown) return ModeLayers::Unknown;
+        out = out == ModeLayers::Unknown ? m : worst(out, m);
+      }
+    }
+    return out;
+  }
   Origin ctor;
   if (module_constructor(ctx, fid, model, ctor)) {
     const ir::Function& g = ctx.ir.fn(ctor.fn);
@@ -207,6 +270,8 @@ ModeLayers mode_layers(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId 
     if (const dataflow::ForeignFunction* fwd = ctx.facts.summaries.foreign_forward(ctor.fn, ci))
       return foreign_class_layers(*fwd);
     if (t.kind == ir::CallTarget::Kind::External && no_mode_library_model(name)) return ModeLayers::None;
+    if (t.kind == ir::CallTarget::Kind::External && name.starts_with("torch_geometric."))
+      return pyg_mode(ctx, ctor.fn, ci, name);
     if (t.kind != ir::CallTarget::Kind::External || !name.starts_with("torch.nn."))
       return ModeLayers::Unknown;
     if (name != "torch.nn.Sequential" && name != "torch.nn.ModuleList")

@@ -20,7 +20,9 @@ enum class ModeLayers : uint8_t {
 /// The layers of the model `model` names at a call: its constructor's
 /// (through `.to()` / `.cuda()` and the file's builder functions), the
 /// modules a torch container is built from, the file class it is an
-/// instance of. Library models and parameters are Unknown.
+/// instance of, every model a phi may be, the models the file's plain call
+/// sites pass for a parameter, PyTorch Geometric's stock GNNs. Other
+/// library models, and parameters no call of the file fills, are Unknown.
 ModeLayers mode_layers(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId model,
                        int depth = 0);
 

@@ -23,7 +23,8 @@
 // Not flagged: any `set_epoch(...)` call in the file (in the loop, in a
 //   helper, on `loader.sampler` or a batch sampler), `shuffle=False` or a
 //   shuffle the file does not fix (`shuffle=args.shuffle`), a single pass
-//   over the loader (no epoch loop around it), and samplers or loaders that
+//   over the loader (no epoch loop around it), files that step no optimizer
+//   (backward passes that score inputs or attention heads train nothing), and samplers or loaders that
 //   escape to code we cannot see: passed to a function of another module or
 //   a framework (accelerate, Lightning, a Trainer call set_epoch
 //   themselves), stored in an attribute or container, or returned.
@@ -70,6 +71,8 @@ Not flagged
   - `DistributedSampler(..., shuffle=False)`, or a shuffle the file does not
     fix (`shuffle=args.shuffle`)
   - a single pass over the loader: no epoch loop around it
+  - a file that steps no optimizer: repeated backward passes that score
+    inputs or attention heads (`head_importance`) train no model
   - samplers or loaders that escape to code tpf-analyze cannot see: passed
     to a function of another module or to a framework (accelerate,
     Lightning and Trainer classes call set_epoch themselves), stored in an
@@ -113,9 +116,13 @@ class Rule {
     auto trains = [&](ir::FunctionId fid) {
       return function_calls(ctx_, fid).may(dataflow::kBackward | dataflow::kOptimizerStep);
     };
+    // A file that steps no optimizer anywhere (not through its helpers,
+    // nor through an imported one) trains nothing: its backward passes
+    // score inputs or heads (`head_importance`), and repeated passes in the
+    // same order change no model.
     bool any = false;
     for (uint32_t fi = 0; fi < ctx_.ir.functions.size() && !any; ++fi)
-      any = trains(ir::FunctionId(fi));
+      any = function_calls(ctx_, ir::FunctionId(fi)).may(dataflow::kOptimizerStep);
     if (!any) return;
     if (file_calls_set_epoch()) return;
     for (uint32_t fi = 0; fi < ctx_.ir.functions.size(); ++fi) {

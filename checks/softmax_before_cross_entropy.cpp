@@ -24,7 +24,9 @@
 // Not flagged: LogSoftmax + NLLLoss; softmax inside a block (attention
 //   weights) that is not the model's output; a forward that returns softmax
 //   only in eval mode (`if self.training: return logits`); softmax used for
-//   metrics next to a loss on the logits; values not known on every path.
+//   metrics next to a loss on the logits; values not known on every path,
+//   also a loss attribute a method sets to something else elsewhere
+//   (`self.loss_fn = CrossEntropyLoss()` only when label smoothing is off).
 #include <algorithm>
 #include <tuple>
 
@@ -74,6 +76,9 @@ Not flagged
   - a forward that returns softmax only in eval mode
     (`if self.training: return logits`)
   - softmax computed for metrics while the loss takes the logits
+  - a loss attribute that is a CrossEntropyLoss only on some paths: a
+    method sets `self.loss_fn` to another function or to an argument too
+    (`label_smoothed_nll_loss` when label smoothing is on)
 )";
 
 namespace {

@@ -20,7 +20,10 @@
 // Not flagged: any explicit `weights_only=` (False is a deliberate choice
 //   for a trusted file), `**kwargs`, the script's own checkpoint (the same
 //   variable, expression or string that the script passes to `torch.save`,
-//   or a path built from the same option, `args.out_dir`, as a saved one),
+//   or a path built from the same option, `args.out_dir`, as a saved one,
+//   also through a helper of another module that saves under the folder it
+//   is given: summaries' saves_to), arguments the script writes itself
+//   (`parse_args([...])`, a `sys.argv` patched around parse_args: a test),
 //   paths the script fixes itself (string constants, joins of constants:
 //   files of the project; literal templates whose folder is written out,
 //   `"saved_models/g_%d.pth" % opt.epoch`, `f"ckpt/model_{epoch}.pt"`,
@@ -66,7 +69,12 @@ Not flagged
   - `**kwargs` that may pass it
   - the script's own checkpoint: the same variable, expression or string
     the script passes to `torch.save`, or a path built from the same option
-    (`args.out_dir`) as a path it saves to
+    (`args.out_dir`) as a path it saves to, also through a helper of another
+    module that saves under the folder it is given
+    (`utils.save_checkpoint(model, optimizer, epoch, args.save)`)
+  - arguments the script writes itself: `parser.parse_args([...])`, or
+    `sys.argv` patched around parse_args (`with patch.object(sys, "argv",
+    testargs):`, a unit test running the training on its own folder)
   - paths the script fixes itself (string constants, joins of constants):
     files of the project, also literal templates whose folder is written
     out, where an option only fills a number or a name
@@ -164,18 +172,40 @@ class Rule {
         if (in.op != ir::Op::Call) continue;
         ir::InstId id(i);
         if (torch_call(ctx_, fid, id) != dataflow::TorchCall::TorchSave &&
-            call_target_name(ctx_, fid, id) != "torch.save")
+            call_target_name(ctx_, fid, id) != "torch.save") {
+          saved_by_helper(fid, id);
           continue;
-        ir::ValueId p = call_arg(ctx_, f, in, 1, "f");
-        names_of(fid, p, saved_);
-        // The option parts of the path (`args.out_dir`): a load from the
-        // same output folder reads what the script wrote there.
-        visits_ = 0;
-        keys_.clear();
-        outside(fid, p, 0);
-        saved_keys_.insert(keys_.begin(), keys_.end());
+        }
+        saved_path(fid, call_arg(ctx_, f, in, 1, "f"));
       }
     }
+  }
+
+  void saved_path(ir::FunctionId fid, ir::ValueId p) {
+    names_of(fid, p, saved_);
+    // The option parts of the path (`args.out_dir`): a load from the
+    // same output folder reads what the script wrote there.
+    visits_ = 0;
+    keys_.clear();
+    outside(fid, p, 0);
+    saved_keys_.insert(keys_.begin(), keys_.end());
+  }
+
+  /// A helper of another module that saves under a folder it is given
+  /// (`utils.save_checkpoint(model, opt, epoch, args.save)`, summaries'
+  /// saves_to): the argument is a saved path. The file's own helpers need
+  /// no such step: their torch.save paths reach the call sites through
+  /// from_callers.
+  void saved_by_helper(ir::FunctionId fid, ir::InstId id) {
+    const dataflow::ForeignFunction* ff = ctx_.facts.summaries.foreign_callee(fid, id);
+    if (!ff || !ff->saves_to) return;
+    const ir::Function& f = ctx_.ir.fn(fid);
+    std::vector<ir::ValueId> args;
+    dataflow::bind_call_args(f, f.inst(id), ctx_.facts.res.call_target(fid, id), ff->module->ir->fn(ff->fn),
+                             [&](size_t p, ir::ValueId a) {
+                               if (p < 32 && ((ff->saves_to >> p) & 1) && a.valid()) args.push_back(a);
+                             });
+    for (ir::ValueId a : args) saved_path(fid, a);
   }
 
   bool own_checkpoint(ir::FunctionId fid, ir::ValueId v) const {
@@ -273,7 +303,8 @@ class Rule {
     const ir::Function& f = ctx_.ir.fn(fid);
     const ir::Inst& call = f.inst(ci);
     std::string_view m = call_method(ctx_, f, call);
-    if (m == "parse_args" || m == "parse_known_args") return "a command-line argument";
+    if (m == "parse_args" || m == "parse_known_args")
+      return own_argv(fid, ci) ? std::string() : std::string("a command-line argument");
     // `args = get_args()`: the file's helper returning parse_args(), or one
     // of another module bound to the conventional name.
     if (is_cli_name(value_var_name(ctx_, f, call.result))) return "a command-line argument";
@@ -322,6 +353,36 @@ class Rule {
   }
 
   static bool builtins_input(std::string_view n) { return n == "builtins.input"; }
+
+  /// The arguments parse_args call `ci` parses are the script's own, not
+  /// its command line: a list it writes (`parse_args(["--out", tmp])`), or
+  /// `sys.argv` patched around the call (`with patch.object(sys, "argv",
+  /// testargs):`, `with patch("sys.argv", [...]):`), as a unit test does
+  /// that runs a training entry point on a folder it made.
+  bool own_argv(ir::FunctionId fid, ir::InstId ci) const {
+    const ir::Function& f = ctx_.ir.fn(fid);
+    ir::ValueId given = call_arg(ctx_, f, f.inst(ci), 0, "args");
+    if (given.valid()) {
+      ir::Op op = f.def(given).op;
+      if (op == ir::Op::BuildList || op == ir::Op::BuildTuple) return true;
+    }
+    for (uint32_t r : dataflow::with_regions_at(f, ci)) {
+      ir::ValueId mgr = f.withs[r].mgr;
+      if (!mgr.valid() || f.def(mgr).op != ir::Op::Call) continue;
+      const ir::Inst& call = f.def(mgr);
+      std::string_view n = call_target_name(ctx_, fid, f.def_id(mgr));
+      auto str_arg = [&](int pos, std::string_view kw) {
+        const ir::ConstValue& c = ctx_.facts.res.constant(fid, call_arg(ctx_, f, call, pos, kw));
+        return c.kind == ir::ConstValue::Kind::Str ? std::string_view(c.s) : std::string_view();
+      };
+      if ((n.ends_with("patch") || n.ends_with("patch.dict")) && str_arg(0, "target") == "sys.argv") return true;
+      if (n.ends_with("patch.object") && str_arg(1, "attribute") == "argv") {
+        ir::PathId q = ctx_.facts.res.qualname(fid, call_arg(ctx_, f, call, 0, "target"));
+        if (q.valid() && ctx_.ir.names.str(q) == "sys") return true;
+      }
+    }
+    return false;
+  }
 
   /// A parameter of the file's function: outside when a call site passes
   /// an outside value for it (plain calls, not bound methods).

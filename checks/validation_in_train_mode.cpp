@@ -34,12 +34,13 @@
 //   `nn.Linear`, a Sequential of such layers, an instance of the file's
 //   class whose code builds none (judged by torch names, other names by
 //   what they say: a data transform's `Normalize` is no norm layer), also
-//   another project module's class; the mode set on every member of a
-//   container holding the model (a comprehension or loop over it);
-//   callees that are no model (another module's function, a star-imported
-//   name nothing treats as a model, a loss). Other models (parameters,
-//   torchvision, timm) are not looked into: the model must be one the
-//   function trains, then evaluates.
+//   another project module's class, a PyTorch Geometric stock GNN (`GCN`,
+//   `GAT`, `GraphSAGE`, ... with the defaults dropout=0.0, norm=None); the
+//   mode set on every member of a container holding the model (a
+//   comprehension or loop over it); callees that are no model (another
+//   module's function, a star-imported name nothing treats as a model, a
+//   loss). Other models (parameters, torchvision, timm) are not looked
+//   into: the model must be one the function trains, then evaluates.
 #include <algorithm>
 #include <set>
 
@@ -105,8 +106,10 @@ Not flagged
     that builds no dropout, batch norm, instance norm with running stats,
     recurrent or attention dropout, and reads no `self.training`
     (`torchvision.transforms.Normalize` in the data pipeline is no norm
-    layer), also a class of another module of the project; models from
-    libraries or parameters are not looked into
+    layer), also a class of another module of the project, a PyTorch
+    Geometric stock GNN (`GCN`, `GAT`, `GraphSAGE`, `GIN`, `PNA`,
+    `EdgeCNN`) with the defaults dropout=0.0 and norm=None; other models
+    from libraries or parameters are not looked into
   - the mode set on every member of a container that holds the model:
     `[parts[k].eval() for k in parts]`, `for net in parts.values()`,
     `for net in (encoder, decoder)`

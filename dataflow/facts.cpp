@@ -235,6 +235,12 @@ void dump_summary(const ir::Module& m, const FileFacts& ff, ir::FunctionId fid, 
   out += name(ff.grad().of(fid).entry);
   if (s.recursive) out += ", recursive";
   if (s.called) out += ", called in file";
+  if (s.saves_to) {
+    out += ", torch.save to";
+    const ir::Function& f = m.fn(fid);
+    for (uint32_t p = 0; p < 32 && p < f.params.size(); ++p)
+      if ((s.saves_to >> p) & 1) (out += ' ') += m.names.str(f.params[p].name);
+  }
   out += '\n';
   const auto& cs = ff.summaries.calls[fid.v];
   for (const CallEdge& e : cs) {

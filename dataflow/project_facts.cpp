@@ -58,6 +58,7 @@ std::optional<ForeignFunction> ProjectView::function(std::string_view dotted) co
   out.must = ff->summaries.of(fn).must;
   // The module's last component names it; `pkg.sub.__init__` (a package
   // imported by its file's name) is `sub`.
+  out.saves_to = ff->summaries.of(fn).saves_to;
   std::string mod = pn.module->ctx.name;
   if (mod.ends_with(".__init__")) mod.resize(mod.size() - 9);
   size_t dot = mod.rfind('.');

@@ -25,6 +25,7 @@ struct FileFacts;
 /// A function of another project module, as a call site sees it.
 struct ForeignFunction {
   uint32_t may = 0, must = 0;  ///< its summary's CallEffect bits
+  uint32_t saves_to = 0;       ///< its summary's FunctionSummary::saves_to
   std::string name;            ///< "fp16_util.zero_grad" (module's last part, qualname)
   std::string file;            ///< the module's path
   uint32_t line = 0;           ///< its `def` line

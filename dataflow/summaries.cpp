@@ -213,6 +213,80 @@ bool clears_grad(const ir::Module& m, const ir::Function& f, const ir::Inst& in)
   return false;
 }
 
+
+/// Why 6: a save path is a parameter joined, formatted or suffixed a few
+/// times (`os.path.join(folder, "model_%d.pt" % epoch)`); deeper is not a path.
+constexpr int kMaxPathDepth = 6;
+
+/// The parameters (bit i: parameter i) value v of function f is built
+/// from as a path: the parameter itself, a phi of such values, a template
+/// (and its tuple of values) or concatenation, an f-string, `os.path.*` /
+/// `pathlib.*` / `str(...)`.
+uint32_t path_params(const ir::Module& m, const ir::Resolution& res, ir::FunctionId fid, ir::ValueId v,
+                     int depth) {
+  if (!v.valid() || depth > kMaxPathDepth) return 0;
+  const ir::Function& f = m.fn(fid);
+  const ir::Inst& d = f.def(v);
+  auto ops = f.operands(d);
+  uint32_t bits = 0;
+  switch (d.op) {
+    case ir::Op::Param:
+      return d.aux < 32 ? 1u << d.aux : 0;
+    case ir::Op::Phi:
+      for (ir::ValueId o : ops)
+        if (o != v) bits |= path_params(m, res, fid, o, depth + 1);
+      return bits;
+    case ir::Op::BinOp:
+    case ir::Op::BuildString:
+    case ir::Op::FormatValue:
+    case ir::Op::BuildTuple:  // `"%s/w_%d.pt" % (run_dir, step)`
+      for (ir::ValueId o : ops) bits |= path_params(m, res, fid, o, depth + 1);
+      return bits;
+    case ir::Op::Call: {
+      ir::CallTarget t = res.call_target(fid, f.def_id(v));
+      if (t.kind != ir::CallTarget::Kind::External || !t.name.valid()) return 0;
+      std::string n = m.names.str(t.name);  // built from the path: keep it
+      if (!n.starts_with("os.path.") && !n.starts_with("pathlib.") && n != "builtins.str") return 0;
+      for (size_t a = 1; a < ops.size(); ++a) bits |= path_params(m, res, fid, ops[a], depth + 1);
+      return bits;
+    }
+    default:
+      return 0;
+  }
+}
+
+/// FunctionSummary::saves_to of f: the path of its `torch.save` calls, and
+/// the arguments it passes for its callees' saves_to parameters (their
+/// summaries are complete: callees come first; recursion is not followed).
+uint32_t saves_to(const ir::Module& m, const ir::Resolution& res, const CallKinds& kinds,
+                  const Summaries& s, ir::FunctionId fid) {
+  const ir::Function& f = m.fn(fid);
+  uint32_t bits = 0;
+  for (uint32_t i = 0; i < f.insts.size(); ++i) {
+    const ir::Inst& in = f.insts[i];
+    if (in.op != ir::Op::Call) continue;
+    ir::InstId id(i);
+    if (kinds[fid.v][i] == TorchCall::TorchSave) {
+      bits |= path_params(m, res, fid, call_arg(m, f, in, 1, "f"), 0);
+      continue;
+    }
+    uint32_t callee_bits = 0;
+    const ir::Function* callee = nullptr;
+    if (ir::FunctionId g = s.callee(fid, id); g.valid() && g != fid) {
+      callee_bits = s.fn[g.v].saves_to;
+      callee = &m.fn(g);
+    } else if (const ForeignFunction* ff = s.foreign_callee(fid, id)) {
+      callee_bits = ff->saves_to;
+      callee = &ff->module->ir->fn(ff->fn);
+    }
+    if (!callee_bits) continue;
+    bind_call_args(f, in, res.call_target(fid, id), *callee, [&](size_t p, ir::ValueId a) {
+      if (p < 32 && ((callee_bits >> p) & 1)) bits |= path_params(m, res, fid, a, 0);
+    });
+  }
+  return bits;
+}
+
 }  // namespace
 
 Summaries compute_summaries(const ir::Module& m, const ir::Resolution& res, const CallKinds& kinds,
@@ -321,6 +395,8 @@ Summaries compute_summaries(const ir::Module& m, const ir::Resolution& res, cons
   for (uint32_t fi = 0; fi < n; ++fi) {
     s.fn[fi].returns = res.returns(ir::FunctionId(fi));
   }
+  for (const auto& mem : members)
+    for (uint32_t fi : mem) s.fn[fi].saves_to = saves_to(m, res, kinds, s, ir::FunctionId(fi));
   return s;
 }
 

@@ -34,6 +34,10 @@ struct FunctionSummary {
   bool recursive = false;
   bool called = false;              // called from elsewhere in the file
   ir::Referent returns;             // what it returns, when every return agrees
+  /// Bit i: parameter i names the file or folder a `torch.save` writes (the
+  /// path is built from it by joins and templates), directly or through the
+  /// file's and imported helpers (`save_checkpoint(model, opt, folder)`).
+  uint32_t saves_to = 0;
 };
 
 class Summaries {

@@ -24,6 +24,7 @@ CASES = [
     ("foreign_methods", "sweep.py"),
     ("init_by_name", "fit.py"),
     ("foreign_modeless", "train.py"),
+    ("saved_by_helper", "train.py"),
 ]
 
 
@@ -84,6 +85,18 @@ class Projects(unittest.TestCase):
         rc, out, _ = run(cwd, "--format", "concise", "--no-follow-imports", "train.py")
         self.assertNotIn("TPF006", out)
         self.assertNotIn("TPF004", out)
+
+    def test_checkpoints_saved_by_imported_helpers(self):
+        # ckpt_io's helpers write under the folder they are given (--save,
+        # --out): reloading from there is the script's own checkpoint. Only the
+        # load from --load_from, which nothing saves to, is flagged.
+        cwd = os.path.join(HERE, "saved_by_helper")
+        rc, out, _ = run(cwd, "--format", "concise", "train.py")
+        self.assertIn("train.py:29:27: warning TPF020", out)
+        self.assertEqual(out.count(" TPF020"), 1, out)
+        # The file alone cannot see where the helpers save: each load is flagged.
+        rc, out, _ = run(cwd, "--format", "concise", "--no-follow-imports", "train.py")
+        self.assertEqual(out.count(" TPF020"), 5, out)
 
     def test_estimates_see_imported_models(self):
         cwd = os.path.join(HERE, "flat_model")

@@ -26,5 +26,5 @@ for epoch in range(3):
 """)
         for i in range(len(y)):
             print(f"""{
-                y[i].item()}""")  # «déjà vu»
+                probs[i, 0].item()}""")  # «déjà vu»
 ckpt = torch.load(args.resume)  # noqa: E501
