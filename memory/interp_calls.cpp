@@ -194,11 +194,6 @@ static void dataclass_init(Interp& in, ObjId cls, Value self, Args& args) {
   Obj* inst = in.instance(self);
   for (size_t k = 0; k < fields.size(); ++k) {
     std::optional<Value> v = args.get(in, k, in.str(fields[k].name));
-    // An explicit keyword for a setting's field (`TrainArgs(micro_batch_size=8)`)
-    // is its source, over the field's default in the class body.
-    if (v && k >= args.pos.size())
-      v = in.override_source(in.str(fields[k].name), *v, in.user_line(),
-                             std::string(in.str(in.o(cls).type)) + "(" + std::string(in.str(fields[k].name)) + "=...)");
     if (!v) {
       const Value* d = in.class_lookup(cls, fields[k].name);
       v = d ? *d : Value::unknown();

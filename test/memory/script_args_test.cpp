@@ -354,10 +354,10 @@ from jsonargparse import CLI
 
 @dataclass
 class TrainArgs:
-    micro_batch_size: int = 4
+    micro_batch_size: int = 16
     lr: float = 1e-3
 
-def setup(width: int, depth: int = 2, train: TrainArgs = TrainArgs(micro_batch_size=16)):
+def setup(width: int, depth: int = 2, train: TrainArgs = TrainArgs()):
     model = nn.Sequential(*[nn.Linear(width, width) for _ in range(depth)])
     opt = torch.optim.SGD(model.parameters(), lr=train.lr)
     for step in range(10):
@@ -379,7 +379,7 @@ TEST_CASE("script args: jsonargparse binds parameters, positionals and dataclass
   e = run(kJsonargparse, {"128", "--depth=3", "--train.micro_batch_size", "2"});
   CHECK(e.params == 3 * (128 * 128 + 128));
   CHECK(*e.config.batch_size.value == 2);
-  CHECK(e.config.batch_size.origin.source == "argv --train.micro_batch_size 2 (was 16, line 10)");
+  CHECK(e.config.batch_size.origin.source == "argv --train.micro_batch_size 2 (was 16, line 7)");
   // The required parameter left out: named with how to give it, nothing guessed.
   e = run(kJsonargparse, {"--depth", "3"});
   CHECK(!e.model_found);
