@@ -7,6 +7,7 @@
 // named unknown of the estimate.
 // requires: interp.h, dataflow::ProjectView. produces: project Units.
 #include <algorithm>
+#include <filesystem>
 
 #include "memory/interp.h"
 
@@ -117,6 +118,8 @@ Value Interp::import_value(uint16_t u, std::string_view q) {
   auto external = [&] { return Value::ext(intern(q)); };
   if (!un.view.project || !un.view.ctx) return external();
   ir::ProjectName pn = un.view.name(q);
+  if (!pn.module)
+    if (auto pkg = package_of_import(u, q)) return *pkg;
   if (!pn.module) {
     // The project's own import that cannot be followed: say which.
     Span at = stack.empty() ? Span{} : stack.back()->cur_span;
@@ -135,16 +138,7 @@ Value Interp::import_value(uint16_t u, std::string_view q) {
   }
   uint16_t mu = project_unit(pn.module);
   if (mu == kNone16) return external();
-  if (pn.rest.empty()) {
-    Unit& mun = unit(mu);
-    if (mun.module_obj == kNone32) {
-      ObjId id = alloc(OKind::Module);
-      o(id).index = mu;
-      o(id).type = intern(mun.name);
-      unit(mu).module_obj = id;
-    }
-    return Value::obj(unit(mu).module_obj);
-  }
+  if (pn.rest.empty()) return module_value(mu);
   std::string_view rest = pn.rest;
   std::string_view first = rest.substr(0, rest.find('.'));
   std::optional<Value> v = unit_global(mu, first);
@@ -156,6 +150,76 @@ Value Interp::import_value(uint16_t u, std::string_view q) {
     cur = getattr(cur, intern(first));
   }
   return cur;
+}
+
+Value Interp::module_value(uint16_t mu) {
+  Unit& mun = unit(mu);
+  if (mun.module_obj == kNone32) {
+    ObjId id = alloc(OKind::Module);
+    o(id).index = mu;
+    o(id).type = intern(mun.name);
+    unit(mu).module_obj = id;
+  }
+  return Value::obj(unit(mu).module_obj);
+}
+
+namespace {
+
+/// The package module a project file path stands for, loaded through the
+/// store as an import of `importer` would: PATH/__init__.py as `name`.
+const ir::LoadedModule* load_module_file(const EstimateOptions& opt, const ir::ModuleContext& importer,
+                                         const std::filesystem::path& file, std::string name, bool package) {
+  std::error_code ec;
+  if (!opt.project || !std::filesystem::is_regular_file(file, ec)) return nullptr;
+  ir::ImportEdge e;
+  e.target = std::move(name);
+  e.how = package ? ir::ImportHow::Package : ir::ImportHow::Module;
+  e.file = file.string();
+  const ir::LoadedModule* m = opt.project->project->store.get(importer, e);
+  return m && m->ir ? m : nullptr;
+}
+
+}  // namespace
+
+std::optional<Value> Interp::package_submodule(uint16_t pkg, std::string_view name) {
+  const ir::LoadedModule* pm = unit(pkg).project;
+  if (!pm || name.empty() || name.find('/') != std::string_view::npos) return std::nullopt;
+  std::filesystem::path init(pm->ctx.path);
+  if (init.filename() != "__init__.py") return std::nullopt;
+  std::string base = pm->ctx.name;
+  if (base.ends_with(".__init__")) base.resize(base.size() - 9);
+  std::string sub = base + "." + std::string(name);
+  std::filesystem::path dir = init.parent_path();
+  const ir::LoadedModule* m = load_module_file(opt, pm->ctx, dir / (std::string(name) + ".py"), sub, false);
+  if (!m) m = load_module_file(opt, pm->ctx, dir / std::string(name) / "__init__.py", sub, true);
+  if (!m) return std::nullopt;
+  uint16_t mu = project_unit(m);
+  if (mu == kNone16) return std::nullopt;
+  return module_value(mu);
+}
+
+std::optional<Value> Interp::package_of_import(uint16_t u, std::string_view q) {
+  // `import litgpt.model` binds `litgpt`: the edge is litgpt.model's, and
+  // the package is the folder its file lies in, as many levels up as the
+  // statement names submodules below `q`.
+  Unit& un = unit(u);
+  if (!un.view.edges || q.empty() || q.starts_with('.')) return std::nullopt;
+  std::string prefix = std::string(q) + ".";
+  for (const ir::ImportEdge& e : *un.view.edges) {
+    if (e.file.empty() || !e.target.starts_with(prefix) || !e.written.starts_with("import ")) continue;
+    if (e.how != ir::ImportHow::Module && e.how != ir::ImportHow::Package) continue;
+    std::filesystem::path dir = std::filesystem::path(e.file).parent_path();
+    if (e.how == ir::ImportHow::Package) dir = dir.parent_path();
+    std::string_view below = std::string_view(e.target).substr(prefix.size());
+    for (char c : below)
+      if (c == '.') dir = dir.parent_path();
+    const ir::LoadedModule* m = load_module_file(opt, *un.view.ctx, dir / "__init__.py", std::string(q), true);
+    if (!m) return std::nullopt;
+    uint16_t mu = project_unit(m);
+    if (mu == kNone16) return std::nullopt;
+    return module_value(mu);
+  }
+  return std::nullopt;
 }
 
 }  // namespace tpf::memory

@@ -193,7 +193,7 @@ struct Frame;
 ///   Iter: items materialized, index = position.
 ///   Super: items = self, class where lookup starts (its bases are searched).
 ///   Partial: items = function, args...; attrs = keyword args.
-///   Property: items[0] = getter function.
+///   Property: items[0] = getter function, items[1] = setter (when one is set).
 ///   Module: index = the Unit of a project module (`import utils`).
 struct Obj {
   OKind kind;
@@ -407,6 +407,16 @@ struct Interp {
   /// What `import`/`from ... import` of path `q` binds in unit `u`: a
   /// project module (object) or one of its names, else the External name.
   Value import_value(uint16_t u, std::string_view q);
+  /// The module object of a project unit (made on first use).
+  Value module_value(uint16_t mu);
+  /// Submodule `name` of the project package unit `pkg` (its __init__.py):
+  /// NAME.py or NAME/__init__.py beside it, loaded and run on first use, as
+  /// Python makes `pkg.name` an attribute once any module imported it;
+  /// nullopt when the package has no such file.
+  std::optional<Value> package_submodule(uint16_t pkg, std::string_view name);
+  /// The package `import a.b` binds as `a` in unit `u` (a/__init__.py),
+  /// found from the edge of that statement; nullopt when there is none.
+  std::optional<Value> package_of_import(uint16_t u, std::string_view q);
   /// A top-level name of a unit (after its top level ran), through its star
   /// imports; nullopt when it binds none.
   std::optional<Value> unit_global(uint16_t u, std::string_view name, int depth = 0);

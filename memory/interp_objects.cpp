@@ -288,6 +288,7 @@ Value Interp::getattr(Value v, StrId name) {
           if (is_obj(cv, OKind::Property)) {
             Args a;
             Value getter = o(cv).items[0];
+            if (!is_obj(getter, OKind::Function)) return Value::unknown();
             return call_function(getter.a, a, v);
           }
           return cv;
@@ -346,6 +347,7 @@ Value Interp::getattr(Value v, StrId name) {
       uint16_t mu = static_cast<uint16_t>(ob.index);
       if (auto g = unit_global(mu, n)) return *g;
       if (n == "__name__") return str_value(unit(mu).name);
+      if (auto sm = package_submodule(mu, n)) return *sm;
       std::string sub = unit(mu).name + "." + std::string(n);
       Value r = import_value(0, sub);
       return r.kind == VKind::Ext ? Value::unknown() : r;
@@ -365,6 +367,18 @@ void Interp::setattr(Value obj, StrId name, Value v) {
     return;
   }
   if (Obj* ob = instance(obj)) {
+    // A property with a setter on the class runs it (a data descriptor
+    // comes before the instance's own attributes).
+    if (ob->cls != kNone32)
+      if (const Value* c = class_lookup(ob->cls, name); c && is_obj(*c, OKind::Property)) {
+        const std::vector<Value>& fns = o(*c).items;
+        if (fns.size() > 1 && is_obj(fns[1], OKind::Function)) {
+          Args a;
+          a.pos.push_back(v);
+          call_function(fns[1].a, a, obj);
+          return;
+        }
+      }
     ob->attrs.set(name, v);
     return;
   }

@@ -12,6 +12,7 @@
 // requires: interp_run. produces: Estimate (without suggestions).
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <unordered_set>
 
 #include "memory/interp.h"
@@ -88,6 +89,27 @@ std::string failed_assert(const Interp& in) {
          " is false with the values the estimate has, and the script stops there";
 }
 
+/// A module of a package that runs only through the package's command line
+/// (litgpt's pretrain.py: its `setup()` is what `litgpt pretrain` runs, from
+/// litgpt/__main__.py): no `__main__` block of its own. The nearest
+/// __main__.py of its packages, as a path beside the script's, else "".
+std::string package_entry(const Interp& in) {
+  const SourceFile* src = in.units[0]->ir->src;
+  if (!src || src->text.find("\"__main__\"") != std::string_view::npos ||
+      src->text.find("'__main__'") != std::string_view::npos)
+    return {};
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path dir = fs::path(src->path).parent_path();
+  if (dir.empty()) dir = ".";
+  for (int up = 0; up < 8 && fs::is_regular_file(dir / "__init__.py", ec); ++up) {
+    fs::path main = (dir / "__main__.py").lexically_normal();
+    if (fs::is_regular_file(main, ec) && !fs::equivalent(main, src->path, ec)) return main.string();
+    dir = (dir / "..").lexically_normal();
+  }
+  return {};
+}
+
 /// An unknown verdict always says why, in config.unknowns (issue 24): the
 /// interpreter's own reasons are blocking unknowns already; otherwise the
 /// model was not found or no backward was followed, and this names the
@@ -109,6 +131,15 @@ void explain_unknown(const Interp& in, Estimate& e, bool has_target) {
                           in.unsized_line, true});
     } else if (!e.model_found && in.failed_assert_line) {
       unknowns.push_back({"no model found: " + failed_assert(in), in.failed_assert_line, true});
+    } else if (!e.model_found && !package_entry(in).empty()) {
+      std::string main = package_entry(in);
+      std::error_code ec;
+      std::string pkg = std::filesystem::weakly_canonical(main, ec).parent_path().filename().string();
+      unknowns.push_back({"no model found: the script has no `if __name__ == \"__main__\":` block and builds no "
+                          "model at its top level; its package runs it through " + main + " (`python -m " + pkg +
+                              "`): analyze that, with the command and its arguments after `--` (`tpf-analyze ... " +
+                              main + " -- COMMAND --name VALUE`)",
+                          0, true});
     } else if (!e.model_found) {
       unknowns.push_back({"no model found: the script builds no `nn.Module` with parameters the interpreter "
                           "could follow",

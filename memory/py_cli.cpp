@@ -9,8 +9,11 @@
 //   arguments (Python literals); `fire.Fire(Class)` builds it and calls the
 //   method the first positional names; `fire.Fire({"train": fn})` and
 //   `fire.Fire()` (the module's functions) pick by the first positional.
+// - jsonargparse: `CLI(fn)` / `CLI({"cmd": fn})` / `CLI([fn, ...])` binds
+//   `--name value`, required parameters positionally and `--arg.field value`
+//   into a dataclass default (litgpt's `litgpt pretrain --model_name X`).
 // Each integer value goes through override_source with where it came from.
-// requires: interp.h. produces: handlers for click and fire.
+// requires: interp.h. produces: handlers for click, fire and jsonargparse.
 #include <algorithm>
 #include <cstdlib>
 
@@ -289,6 +292,181 @@ Value fire_fire(Interp& in, Args& a) {
   return in.call(comp, ca);
 }
 
+// ------------------------------------------------------------ jsonargparse
+
+/// The parameters of a project function, in order, with their defaults
+/// (Unbound where there is none).
+std::vector<std::pair<std::string, Value>> function_params(Interp& in, Value fn) {
+  std::vector<std::pair<std::string, Value>> out;
+  if (!in.is_obj(fn, OKind::Function)) return out;
+  const Obj& fo = in.o(fn);
+  const ir::Module& m = *in.unit(fo.module).ir;
+  size_t di = 0;
+  for (const ir::Param& p : m.fn(ir::FunctionId(fo.index)).params) {
+    if (p.kind == ir::ParamKind::VarArgs || p.kind == ir::ParamKind::KwArgs) continue;
+    Value d{VKind::Unbound, 0, 0};
+    if (p.has_default && di < fo.items.size()) d = fo.items[di];
+    di += p.has_default;
+    out.emplace_back(std::string(m.names.str(p.name)), d);
+  }
+  return out;
+}
+
+/// A project function's own name (its qualified name's last part).
+std::string function_name(Interp& in, Value fn) {
+  if (!in.is_obj(fn, OKind::Function)) return {};
+  const Obj& fo = in.o(fn);
+  const ir::Module& m = *in.unit(fo.module).ir;
+  std::string q(m.names.str(m.fn(ir::FunctionId(fo.index)).qualname));
+  return q.substr(q.rfind('.') + 1);
+}
+
+/// jsonargparse.CLI(components, args=None): the run's arguments as the
+/// function's parameters: `--name value` / `--name=value`, a required one
+/// also positionally, `--group.field value` into the dataclass instance a
+/// parameter defaults to (litgpt's `--train.micro_batch_size 4`). A dict or
+/// list of functions: the first positional names the command (litgpt's
+/// `CLI(PARSER_DATA)`, `litgpt pretrain --model_name pythia-160m`).
+Value jsonargparse_cli(Interp& in, Args& a) {
+  in.argv_read = true;
+  std::vector<std::string> argv = in.opt.argv;
+  if (auto c = a.get(in, 1, "args"); c && in.seq(*c)) {
+    argv.clear();
+    for (Value v : *in.seq(*c))
+      if (auto t = in.as_str(v)) argv.emplace_back(*t);
+  }
+  Value comp = a.get(in, 0, "components").value_or(Value::none());
+  auto command_word = [&]() -> std::optional<std::string> {
+    for (size_t k = 0; k < argv.size(); ++k)
+      if (!argv[k].starts_with("-")) {
+        std::string w = argv[k];
+        argv.erase(argv.begin() + static_cast<long>(k));
+        return w;
+      }
+    return std::nullopt;
+  };
+  if (in.is_obj(comp, OKind::Dict) || in.is_obj(comp, OKind::List) || in.is_obj(comp, OKind::Tuple)) {
+    bool dict = in.is_obj(comp, OKind::Dict);
+    std::vector<std::string> names;
+    std::vector<Value> fns;
+    const std::vector<Value>& items = in.o(comp).items;
+    for (size_t k = 0; k < items.size(); k += dict ? 2 : 1) {
+      if (dict && k + 1 >= items.size()) break;
+      Value f = dict ? items[k + 1] : items[k];
+      std::string n = dict ? std::string(in.as_str(items[k]).value_or("")) : function_name(in, f);
+      names.push_back(n);
+      fns.push_back(f);
+    }
+    std::optional<std::string> cmd = command_word();
+    if (!cmd) {
+      std::string list = "{";
+      for (size_t k = 0; k < names.size() && k < 6; ++k) list += (k ? "," : "") + names[k];
+      list += names.size() > 6 ? ",...}" : "}";
+      in.missing_args.push_back({list, in.user_line(), true});
+      return Value::unknown();
+    }
+    auto it = std::find(names.begin(), names.end(), *cmd);
+    if (it == names.end()) {
+      std::string list;
+      for (size_t k = 0; k < names.size() && k < 6; ++k) list += (k ? ", " : "") + names[k];
+      if (names.size() > 6) list += ", ...";
+      in.note_unknown("jsonargparse.CLI: the command `" + *cmd + "` is not one of the script's (" + list + ")", a.span,
+                      true);
+      return Value::unknown();
+    }
+    comp = fns[static_cast<size_t>(it - names.begin())];
+  }
+  if (!in.is_obj(comp, OKind::Function)) {
+    in.note_unknown("jsonargparse.CLI: only functions (or a dict or list of them) are followed", a.span, true);
+    return Value::unknown();
+  }
+  auto params = function_params(in, comp);
+  std::vector<std::optional<Value>> given(params.size());
+  auto index_of = [&](const std::string& n) -> int {
+    for (size_t k = 0; k < params.size(); ++k)
+      if (params[k].first == n) return static_cast<int>(k);
+    return -1;
+  };
+  std::vector<std::string> positional;
+  std::vector<std::pair<std::string, std::pair<Value, std::string>>> dotted;  // head.field, value, shown
+  for (size_t k = 0; k < argv.size(); ++k) {
+    const std::string& t = argv[k];
+    if (!t.starts_with("--")) {
+      positional.push_back(t);
+      continue;
+    }
+    size_t eq = t.find('=');
+    std::string key = t.substr(2, eq == std::string::npos ? std::string::npos : eq - 2), shown = t;
+    Value v;
+    if (eq != std::string::npos) {
+      v = literal(in, t.substr(eq + 1));
+    } else if (k + 1 < argv.size() && !argv[k + 1].starts_with("--")) {
+      v = literal(in, argv[k + 1]);
+      shown = t + " " + argv[++k];
+    } else {
+      v = Value::boolean(true);
+    }
+    if (key == "config") {
+      in.note_unknown("jsonargparse.CLI: the configuration file of `" + shown + "` is not read: give its values as "
+                          "arguments",
+                      a.span, false);
+      continue;
+    }
+    size_t dot = key.find('.');
+    std::string head = key.substr(0, dot);
+    int pi = index_of(head);
+    if (pi < 0) {
+      in.note_unknown("argument `" + shown + "` of the run's command line is not a parameter of `" +
+                          function_name(in, comp) + "`: not applied",
+                      a.span, false);
+      continue;
+    }
+    if (dot != std::string::npos) {
+      dotted.push_back({key, {v, shown}});
+      continue;
+    }
+    given[static_cast<size_t>(pi)] = named(in, head, v, shown);
+  }
+  // Required parameters may be given positionally, in order.
+  for (size_t k = 0; k < params.size() && !positional.empty(); ++k) {
+    if (given[k] || params[k].second.kind != VKind::Unbound) continue;
+    given[k] = named(in, params[k].first, literal(in, positional.front()), positional.front());
+    positional.erase(positional.begin());
+  }
+  for (const std::string& p : positional)
+    in.note_unknown("argument `" + p + "` of the run's command line is not a parameter of `" + function_name(in, comp) +
+                        "`: not applied",
+                    a.span, false);
+  for (auto& [key, vs] : dotted) {
+    size_t dot = key.find('.');
+    std::string head = key.substr(0, dot), field = key.substr(dot + 1);
+    size_t pi = static_cast<size_t>(index_of(head));
+    Value base = given[pi] ? *given[pi] : params[pi].second;
+    if (!in.instance(base) || field.find('.') != std::string::npos) {
+      in.note_unknown("argument `" + vs.second + "` of the run's command line sets a field of `" + head +
+                          "`, whose default is not an object the estimate follows: not applied",
+                      a.span, false);
+      continue;
+    }
+    in.setattr(base, in.intern(field), named(in, field, vs.first, vs.second));
+    given[pi] = base;
+  }
+  // A required parameter left out: jsonargparse stops with an error, and
+  // so does the run (nothing is guessed for it).
+  bool missing = false;
+  for (size_t k = 0; k < params.size(); ++k)
+    if (!given[k] && params[k].second.kind == VKind::Unbound) {
+      in.missing_args.push_back({"--" + params[k].first, in.user_line(), false});
+      missing = true;
+    }
+  if (missing) return Value::unknown();
+  Args ca;
+  ca.span = a.span;
+  for (size_t k = 0; k < params.size(); ++k)
+    if (given[k]) ca.kw.emplace_back(in.intern(params[k].first), *given[k]);
+  return in.call(comp, ca);
+}
+
 }  // namespace
 
 Value cli_method(Interp& in, Value self, std::string_view n, Args& a, bool& handled) {
@@ -324,6 +502,8 @@ void register_cli(Builtins& b) {
   f["click.command"] = click_command;
   f["click.group"] = click_command;
   f["fire.Fire"] = fire_fire;
+  f["jsonargparse.CLI"] = jsonargparse_cli;
+  f["jsonargparse.auto_cli"] = jsonargparse_cli;
 }
 
 }  // namespace tpf::memory

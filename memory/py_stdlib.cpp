@@ -275,6 +275,42 @@ Value call_builtin_method(Interp& in, Value self, std::string_view n, Args& a, b
       }
       return in.make_list(std::move(parts));
     }
+    if (n == "format") {
+      // `{}`, `{0}` and `{name}` fields of strings and numbers, `{{`/`}}`
+      // (litgpt's config names: "Llama-2-7b{}-hf".format("-chat")); a
+      // format spec or a value with no known text: unknown.
+      std::string out;
+      size_t next = 1;
+      for (size_t k = 0; k < s.size(); ++k) {
+        char c = s[k];
+        if ((c == '{' || c == '}') && k + 1 < s.size() && s[k + 1] == c) {
+          out += c;
+          ++k;
+          continue;
+        }
+        if (c == '}') return Value::unknown();
+        if (c != '{') {
+          out += c;
+          continue;
+        }
+        size_t close = s.find('}', k);
+        if (close == std::string::npos) return Value::unknown();
+        std::string field = s.substr(k + 1, close - k - 1);
+        k = close;
+        Value v = Value::unknown();
+        if (field.empty()) {
+          v = arg(next++);
+        } else if (std::all_of(field.begin(), field.end(), [](char d) { return d >= '0' && d <= '9'; })) {
+          v = arg(1 + static_cast<size_t>(std::stoul(field)));
+        } else if (auto kv = a.kwarg(in, field)) {
+          v = *kv;
+        }
+        if (v.kind == VKind::Str) out += in.str(v.a);
+        else if (v.kind == VKind::Int || v.kind == VKind::Float || v.kind == VKind::Bool) out += in.repr(v);
+        else return Value::unknown();
+      }
+      return in.str_value(out);
+    }
     if (n == "join") {
       auto items = in.iterate(arg(1));
       if (!items) return Value::unknown();
@@ -288,6 +324,15 @@ Value call_builtin_method(Interp& in, Value self, std::string_view n, Args& a, b
       return in.str_value(out);
     }
     return Value::unknown();
+  }
+  if (in.is_obj(self, OKind::Property) && (n == "setter" || n == "getter") && in.is_obj(arg(1), OKind::Function)) {
+    // `@x.setter`: a new property with the getter and this setter.
+    std::vector<Value> fns = in.o(self).items;
+    fns.resize(2, Value::none());
+    fns[n == "setter" ? 1 : 0] = arg(1);
+    ObjId p = in.alloc(OKind::Property);
+    in.o(p).items = std::move(fns);
+    return Value::obj(p);
   }
   if (self.kind == VKind::Int || self.kind == VKind::Float) {
     if (n == "is_integer") return Value::boolean(self.kind == VKind::Int || std::floor(self.f) == self.f);

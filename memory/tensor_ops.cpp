@@ -400,6 +400,21 @@ Value f_bmm(Interp& in, Args& a) {
   return out;
 }
 
+/// torch.outer(a, b) / torch.ger: (n,) x (m,) -> (n, m); each operand is
+/// saved for the other's gradient (rotary caches: `torch.outer(pos, theta)`).
+Value f_outer(Interp& in, Args& a) {
+  Value x = autocast_lower(in, a.get(in, 0, "input").value_or(Value::unknown()));
+  Value y = autocast_lower(in, a.get(in, 1, "vec2").value_or(Value::unknown()));
+  TensorObj* tx = in.tensor(x);
+  TensorObj* ty = in.tensor(y);
+  if (!tx || !ty || tx->shape.size() != 1 || ty->shape.size() != 1) return Value::unknown();
+  Value out = in.new_tensor({tx->shape[0], ty->shape[0]}, promote(tx->dtype, ty->dtype));
+  in.link(out, {x, y});
+  if (in.grad_enabled && ty->requires_grad) in.save(x, out);
+  if (in.grad_enabled && tx->requires_grad) in.save(y, out);
+  return out;
+}
+
 Value f_baddbmm(Interp& in, Args& a) {
   if (a.pos.size() < 3) return Value::unknown();
   Args m{{a.pos[1], a.pos[2]}, {}, a.span};
@@ -494,6 +509,8 @@ void register_tensor_ops(Builtins& b) {
   both("mm", f_bmm);
   both("bmm", f_bmm);
   both("baddbmm", f_baddbmm);
+  both("outer", f_outer);
+  both("ger", f_outer);
   m["add_"] = f_add_;
   m["mul_"] = f_mul_;
   m["masked_fill_"] = e_nosave_;

@@ -344,3 +344,65 @@ TEST_CASE("script args: fire builds the class and calls the method the command l
   CHECK(e.config.batch_size.origin.source == "argv --batch_size 64");
   CHECK(e.config.autocast == memory::Dtype::Float16);
 }
+
+// jsonargparse.CLI runs a function with the run's arguments as its
+// parameters: `--name value`, a required one positionally, `--arg.field
+// value` into the dataclass instance the parameter defaults to (litgpt).
+constexpr std::string_view kJsonargparse = R"py(from dataclasses import dataclass
+import torch, torch.nn as nn
+from jsonargparse import CLI
+
+@dataclass
+class TrainArgs:
+    micro_batch_size: int = 16
+    lr: float = 1e-3
+
+def setup(width: int, depth: int = 2, train: TrainArgs = TrainArgs()):
+    model = nn.Sequential(*[nn.Linear(width, width) for _ in range(depth)])
+    opt = torch.optim.SGD(model.parameters(), lr=train.lr)
+    for step in range(10):
+        x = torch.randn(train.micro_batch_size, width)
+        model(x).sum().backward()
+        opt.step()
+
+def evaluate(width: int):
+    pass
+
+if __name__ == "__main__":
+    CLI(setup)
+)py";
+
+TEST_CASE("script args: jsonargparse binds parameters, positionals and dataclass fields") {
+  memory::Estimate e = run(kJsonargparse, {"--width", "64"});
+  CHECK(e.params == 2 * (64 * 64 + 64));
+  CHECK(*e.config.batch_size.value == 16);
+  e = run(kJsonargparse, {"128", "--depth=3", "--train.micro_batch_size", "2"});
+  CHECK(e.params == 3 * (128 * 128 + 128));
+  CHECK(*e.config.batch_size.value == 2);
+  CHECK(e.config.batch_size.origin.source == "argv --train.micro_batch_size 2 (was 16, line 7)");
+  // The required parameter left out: named with how to give it, nothing guessed.
+  e = run(kJsonargparse, {"--depth", "3"});
+  CHECK(!e.model_found);
+  auto w = whats(e);
+  CHECK(std::find(w.begin(), w.end(),
+                  "the required argument `--width` is not given: pass it after `--` (`tpf-analyze ... SCRIPT -- "
+                  "--width VALUE`)") != w.end());
+  // A dict of commands (litgpt's CLI(PARSER_DATA)): the first word picks one.
+  std::string dict(kJsonargparse);
+  dict.replace(dict.find("CLI(setup)"), 10, R"(CLI({"fit": setup, "eval": evaluate}))");
+  e = run(dict, {"fit", "--width", "32", "--bogus", "1"});
+  CHECK(e.params == 2 * (32 * 32 + 32));
+  w = whats(e);
+  CHECK(std::find(w.begin(), w.end(),
+                  "argument `--bogus 1` of the run's command line is not a parameter of `setup`: not applied") !=
+        w.end());
+  e = run(dict, {"train"});
+  w = whats(e);
+  CHECK(std::find(w.begin(), w.end(),
+                  "jsonargparse.CLI: the command `train` is not one of the script's (fit, eval) [blocking]") != w.end());
+  e = run(dict, {});
+  w = whats(e);
+  CHECK(std::find(w.begin(), w.end(),
+                  "no subcommand `{fit,eval}` is given: pass one after `--` (`tpf-analyze ... SCRIPT -- fit`)") !=
+        w.end());
+}

@@ -25,6 +25,7 @@ CASES = [
     ("init_by_name", "fit.py"),
     ("foreign_modeless", "train.py"),
     ("saved_by_helper", "train.py"),
+    ("lit_style", "train.py"),
 ]
 
 
@@ -104,6 +105,42 @@ class Projects(unittest.TestCase):
         self.assertIn("parameters   776,168 (776,168 trainable)", out)
         rc, out, _ = run(cwd, "--target", "h100", "--no-follow-imports", "train.py")
         self.assertIn("no model found", out)
+
+    def test_named_model_configs_in_litgpt_style(self):
+        # Config.from_name over the package's own list of dicts (some made in a
+        # loop with str.format), sizes derived in __post_init__ (find_multiple),
+        # classes picked through properties (a function-local `import pkg.mod`
+        # and getattr), a property setter that builds the rotary cache
+        # (torch.outer). Counts by hand: tiny-neox 131,072 (lm_head 128x1024)
+        # + 131,072 (wte) + 256 (ln_f) + 2 x 198,272 (blocks) = 658,944.
+        cwd = os.path.join(HERE, "lit_style")
+        rc, out, _ = run(cwd, "--target", "h100", "train.py")
+        self.assertIn("parameters   658,944 (658,944 trainable)", out)
+        self.assertIn("peak                0.59 GiB", out)
+        # The package's command line (`python -m minigpt pretrain ...`, as
+        # `litgpt pretrain --model_name NAME`): jsonargparse.CLI of a dict.
+        # tiny-llama: 2 x 8,192,000 (lm_head, wte 256x32000) + 256 (RMSNorm)
+        # + 3 x 692,736 (GQA qkv 256x384, proj 256x256, LLaMA MLP 3 x 256x688) = 18,462,464.
+        rc, out, _ = run(cwd, "--target", "h100", "minigpt/__main__.py", "--", "pretrain", "--model_name",
+                         "tiny-llama")
+        self.assertIn("parameters   18,462,464 (18,462,464 trainable)", out)
+        self.assertIn(" fits", out)
+        # The org/name form, positionally; a dataclass field of an argument.
+        rc, out, _ = run(cwd, "--target", "h100", "minigpt/__main__.py", "--", "pretrain", "acme/tiny-llama-hf",
+                         "--train.micro_batch_size", "2")
+        self.assertIn("parameters   18,462,464 (18,462,464 trainable)", out)
+        self.assertIn("batch size   2 (line 9, argv --train.micro_batch_size 2)", out)
+        # The required model name left out: named, and no default model guessed.
+        rc, out, _ = run(cwd, "--target", "h100", "minigpt/__main__.py", "--", "pretrain")
+        self.assertIn("the required argument `--model_name` is not given: pass it after `--`", out)
+        self.assertIn("verdict             ? unknown", out)
+        # The module alone has no entry point: the package's command line is named.
+        rc, out, _ = run(cwd, "--target", "h100", "minigpt/pretrain.py")
+        self.assertIn("no model found: the script has no `if __name__ == \"__main__\":` block and builds no model "
+                      "at its top level; its package runs it through minigpt/__main__.py (`python -m minigpt`)", out)
+        rc, out, _ = run(cwd, "--target", "h100", "minigpt/__main__.py")
+        self.assertIn("no subcommand `{pretrain}` is given: pass one after `--` "
+                      "(`tpf-analyze ... SCRIPT -- pretrain`)", out)
 
     def test_exec_config_files_and_overrides(self):
         # exec(open("overrides.py").read()) runs in train.py's namespace: the config
