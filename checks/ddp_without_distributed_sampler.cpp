@@ -21,6 +21,8 @@
 //   Fabric prepares the loaders (`accelerator.prepare(...)`,
 //   `fabric.setup_dataloaders(...)`).
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "checks/facts.h"
 
@@ -49,7 +51,9 @@ Not flagged
   - loaders with any sampler or batch_sampler (also `sampler=sampler` that is
     None when not distributed)
   - datasets or generators built from the rank: `ds.shard(rank)`,
-    `Subset(ds, idx[rank::world_size])`, a generator seeded with the rank
+    `Subset(ds, idx[rank::world_size])`, a generator seeded with the rank,
+    also on one branch only (`if world > 1: ds = split_dataset_by_node(ds,
+    rank=rank, world_size=world)`)
   - validation loaders: not shuffled and not iterated by a training loop
   - `**kwargs` that might pass a sampler
   - scripts where accelerate or Lightning Fabric prepares the loaders
@@ -145,15 +149,27 @@ class Rule {
   /// mention the rank: the data is split per process another way.
   bool rank_dependent(const ir::Function& f, const ir::Inst& in) const {
     if (mentions_rank(source_text(ctx_, in.span))) return true;
-    ir::ValueId ds = call_arg(ctx_, f, in, 0, "dataset");
-    for (int depth = 0; ds.valid() && depth < 4; ++depth) {
+    // The dataset's definitions, through `ds = ds.shard(...)` chains,
+    // wrappers and the branches a phi joins (`if world > 1: data =
+    // split_dataset_by_node(data, rank=rank, ...)`): split on any path is
+    // split where it matters, since the other path has one process.
+    std::vector<std::pair<ir::ValueId, int>> work{{call_arg(ctx_, f, in, 0, "dataset"), 0}};
+    size_t budget = 32;
+    while (!work.empty() && budget-- > 0) {
+      auto [ds, depth] = work.back();
+      work.pop_back();
+      if (!ds.valid() || depth >= 6) continue;
       const ir::Inst& d = f.def(ds);
-      if (d.op == ir::Op::Param) return false;
+      if (d.op == ir::Op::Phi) {
+        for (ir::ValueId v : f.operands(d)) work.push_back({v, depth + 1});
+        continue;
+      }
+      if (d.op == ir::Op::Param) continue;
       if (mentions_rank(source_text(ctx_, d.span))) return true;
-      if (d.op != ir::Op::Call) return false;
+      if (d.op != ir::Op::Call) continue;
       // `ds = ds.shard(...)` chains and wrappers: look one call further in.
       ir::ValueId next = call_receiver(f, d);
-      ds = next.valid() ? next : call_arg(ctx_, f, d, 0, "");
+      work.push_back({next.valid() ? next : call_arg(ctx_, f, d, 0, ""), depth + 1});
     }
     return false;
   }
