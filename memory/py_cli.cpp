@@ -16,6 +16,9 @@
 // requires: interp.h. produces: handlers for click, fire and jsonargparse.
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "memory/interp.h"
 
@@ -197,6 +200,29 @@ Value click_invoke(Interp& in, Value cmd, Args& a) {
   return in.call(fn, ca);
 }
 
+/// A `--flag` token of the run's command line at argv[k], as fire and
+/// jsonargparse read it: its value after `=` or in the next token (which
+/// then is consumed: k advances), none for a bare flag; `shown` is the
+/// text as given.
+struct FlagToken {
+  std::string flag;  ///< the part before `=`, dashes included
+  std::optional<Value> value;
+  std::string shown;
+};
+
+FlagToken read_flag(Interp& in, const std::vector<std::string>& argv, size_t& k) {
+  const std::string& t = argv[k];
+  size_t eq = t.find('=');
+  FlagToken out{t.substr(0, eq), std::nullopt, t};
+  if (eq != std::string::npos) {
+    out.value = literal(in, t.substr(eq + 1));
+  } else if (k + 1 < argv.size() && !argv[k + 1].starts_with("--")) {
+    out.value = literal(in, argv[k + 1]);
+    out.shown = t + " " + argv[++k];
+  }
+  return out;
+}
+
 // ------------------------------------------------------------------- fire
 
 /// fire.Fire(component): the run's arguments as the component's.
@@ -228,21 +254,16 @@ Value fire_fire(Interp& in, Args& a) {
       positional.push_back(t);
       continue;
     }
-    size_t eq = t.find('=');
-    std::string name = dest(t.substr(0, eq)), text, shown = t;
-    Value v;
-    if (eq != std::string::npos) {
-      v = literal(in, t.substr(eq + 1));
-    } else if (k + 1 < argv.size() && !argv[k + 1].starts_with("--")) {
-      v = literal(in, argv[k + 1]);
-      shown = t + " " + argv[++k];
+    FlagToken ft = read_flag(in, argv, k);
+    std::string name = dest(ft.flag);
+    Value v = Value::boolean(true);
+    if (ft.value) {
+      v = *ft.value;
     } else if (name.starts_with("no")) {
       v = Value::boolean(false);  // --noflag
       name = name.substr(2);
-    } else {
-      v = Value::boolean(true);
     }
-    ca.kw.emplace_back(in.intern(name), named(in, name, v, shown));
+    ca.kw.emplace_back(in.intern(name), named(in, name, v, ft.shown));
   }
   Value comp = a.get(in, 0, "component").value_or(Value::none());
   auto take_positionals = [&](Args& args) {
@@ -395,17 +416,9 @@ Value jsonargparse_cli(Interp& in, Args& a) {
       positional.push_back(t);
       continue;
     }
-    size_t eq = t.find('=');
-    std::string key = t.substr(2, eq == std::string::npos ? std::string::npos : eq - 2), shown = t;
-    Value v;
-    if (eq != std::string::npos) {
-      v = literal(in, t.substr(eq + 1));
-    } else if (k + 1 < argv.size() && !argv[k + 1].starts_with("--")) {
-      v = literal(in, argv[k + 1]);
-      shown = t + " " + argv[++k];
-    } else {
-      v = Value::boolean(true);
-    }
+    FlagToken ft = read_flag(in, argv, k);
+    std::string key = ft.flag.substr(2), shown = ft.shown;
+    Value v = ft.value.value_or(Value::boolean(true));
     if (key == "config") {
       in.note_unknown("jsonargparse.CLI: the configuration file of `" + shown + "` is not read: give its values as "
                           "arguments",
