@@ -34,6 +34,7 @@
 // TODO(checks): `print(tensor)` per element is not recognized yet.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "checks/facts.h"
@@ -333,9 +334,7 @@ bool host_only_file(const CheckContext& ctx) {
 }
 
 void check(const CheckContext& ctx, DiagSink& out) {
-  // Copies of host tensors wait for nothing, and a file without a GPU has
-  // no queue to drain.
-  if (host_only_file(ctx)) return;
+  std::optional<bool> host_only;  // asked once, of the first function that could fire
   for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
     // Both findings need a CudaSynchronize, Item, ToList, Numpy or Cpu call
     // and a loop with a call whose effects include kBackward or
@@ -345,6 +344,10 @@ void check(const CheckContext& ctx, DiagSink& out) {
     if (!fc.has(TorchCall::CudaSynchronize) && !fc.has(TorchCall::Item) &&
         !fc.has(TorchCall::ToList) && !fc.has(TorchCall::Numpy) && !fc.has(TorchCall::Cpu))
       continue;
+    // Copies of host tensors wait for nothing, and a file without a GPU
+    // has no queue to drain.
+    if (!host_only) host_only = host_only_file(ctx);
+    if (*host_only) return;
     Rule(ctx, ir::FunctionId(fi)).run(out);
   }
 }

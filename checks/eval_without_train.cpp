@@ -493,13 +493,7 @@ class Rule {
   /// an object the analysis knows as one.
   static bool optimizer_receiver(const CheckContext& c, ir::FunctionId f, ir::InstId i) {
     const ir::Function& fn = c.ir.fn(f);
-    ir::ValueId r = call_receiver(fn, fn.inst(i));
-    if (!r.valid()) return false;
-    const ir::Referent& ref = c.facts.res.ref(f, r);
-    if (ref.kind == ir::Referent::Kind::Result && c.ir.names.str(ref.path()).starts_with("torch.optim."))
-      return true;
-    return c.facts.objects().may_be(f, r, dataflow::ObjKind::Optimizer) ||
-           c.facts.objects().may_be(f, r, dataflow::ObjKind::Engine);
+    return optimizer_value(c, f, call_receiver(fn, fn.inst(i)));
   }
 
   /// A call of a helper (of the file or of another project module) whose

@@ -1307,12 +1307,15 @@ bool steps_other_object(const CheckContext& ctx, FunctionId fid, InstId i) {
     return !cls.bases.empty();
   }
   ValueId recv = call_receiver(f, in);
-  if (!recv.valid()) return false;
+  return recv.valid() && !optimizer_value(ctx, fid, recv);
+}
+
+bool optimizer_value(const CheckContext& ctx, FunctionId fid, ValueId v) {
+  if (!v.valid()) return false;
+  const ir::Referent& r = ctx.facts.res.ref(fid, v);
+  if (r.kind == ir::Referent::Kind::Result && ctx.ir.names.str(r.path()).starts_with("torch.optim.")) return true;
   const dataflow::Objects& objs = ctx.facts.objects();
-  if (objs.may_be(fid, recv, dataflow::ObjKind::Optimizer) || objs.may_be(fid, recv, dataflow::ObjKind::Engine))
-    return false;
-  const ir::Referent& r = ctx.facts.res.ref(fid, recv);
-  return !(r.kind == ir::Referent::Kind::Result && ctx.ir.names.str(r.path()).starts_with("torch.optim."));
+  return objs.may_be(fid, v, dataflow::ObjKind::Optimizer) || objs.may_be(fid, v, dataflow::ObjKind::Engine);
 }
 
 ValueId loop_iterable(const CheckContext& ctx, FunctionId fid, ValueId item) {

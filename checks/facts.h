@@ -342,6 +342,10 @@ bool loader_host_value(const CheckContext& ctx, ir::FunctionId f, ir::ValueId v)
 /// closure, and their object is known (objects, or a `torch.optim` result).
 bool steps_other_object(const CheckContext& ctx, ir::FunctionId f, ir::InstId i);
 
+/// `v` is an optimizer: a `torch.optim` result, or an object the analysis
+/// knows as an optimizer or a training engine (DeepSpeed).
+bool optimizer_value(const CheckContext& ctx, ir::FunctionId f, ir::ValueId v);
+
 /// The value the `for` loop whose body starts with NextItem `item` iterates,
 /// through `enumerate(...)`, `tqdm(...)`, `iter(...)`, `zip(a, ...)` (first
 /// argument), or kNoValue.
