@@ -79,6 +79,10 @@ Not flagged
     backwarded, pipeline schedules, a total backwarded after the loop)
   - a running total reset inside the loop (`running_loss = 0` after each
     optimizer step): it holds one accumulation window, it does not grow
+  - a micro-batch loop inside one optimizer step (no step in the loop, the
+    step after it) whose container is created fresh for that step: per
+    iteration of the enclosing loop, or as a local of a function that
+    steps once (a trainer's `train()` summing its accumulation losses)
   - values written into a preallocated tensor (`buf[i] = x`), parameters
     collected in a list
   - without a backward in the loop: containers returned or stored on an
@@ -604,7 +608,73 @@ class Rule {
     Uses u = uses_of(s.container);
     if (u.backward) return;
     if (!after_backward && u.escapes) return;
+    if (after_backward && one_step_window(s)) return;
     report(s, after_backward, out);
+  }
+
+  bool steps_optimizer(InstId i) const {
+    return f_.inst(i).op == Op::Call && (call_effects(ctx_, fid_, i) & dataflow::kOptimizerStep);
+  }
+
+  /// The loop the value is stored across is a micro-batch loop inside one
+  /// optimizer step, and the container lives for that step only: no
+  /// optimizer step inside the loop, and the step comes after it in the
+  /// container's own scope. That scope is an iteration of the enclosing loop
+  /// the container is created fresh in (`losses = []` per batch, then
+  /// `for chunk in chunks: ...backward(); losses.append(loss)`, then
+  /// `optimizer.step()`), or a call of a function whose local it is and
+  /// that steps once outside any loop (a GAN trainer's `train()` summing
+  /// `total_disc_loss` over its accumulation loop). The backward already
+  /// freed each graph's activations; what is kept is one step's nodes.
+  bool one_step_window(const Store& s) const {
+    std::vector<InstId> inner = loop_insts(ctx_, fid_, s.loop);
+    for (InstId i : inner)
+      if (steps_optimizer(i)) return false;
+    uint32_t parent = li_.loops[s.loop].parent;
+    // Where the container is created: the accumulator's value from before
+    // the loop, or the list itself.
+    ValueId init = s.container;
+    if (s.accumulator)
+      for (ValueId o : f_.operands(f_.def(s.container)))
+        if (o.valid() && !li_.contains(s.loop, f_.block_of(f_.def_id(o)))) init = o;
+    ir::InstId d = f_.def_id(init);
+    if (!d.valid() || li_.contains(s.loop, f_.block_of(d))) return false;
+    if (parent != UINT32_MAX && !li_.contains(parent, f_.block_of(d))) return false;
+    if (parent == UINT32_MAX && (li_.in_loop(f_.block_of(d)) || leaves_function(s.container)))
+      return false;
+    for (uint32_t i = 0; i < f_.insts.size(); ++i) {
+      if (!steps_optimizer(InstId(i))) continue;
+      if (li_.loop_of(f_.block_of(InstId(i))) == parent) return true;
+    }
+    return false;
+  }
+
+  /// The container (or the accumulator's value) is returned, yielded,
+  /// stored globally or on an object: it may outlive the call.
+  bool leaves_function(ValueId container) const {
+    std::vector<ValueId> vals{container};
+    if (f_.def(container).op == Op::Phi)
+      for (ValueId o : f_.operands(f_.def(container)))
+        if (o.valid()) vals.push_back(o);
+    for (ValueId v : vals)
+      for (InstId ui : users_[v.v]) {
+        const ir::Inst& ins = f_.inst(ui);
+        switch (ins.op) {
+          case Op::Return:
+          case Op::Yield:
+          case Op::YieldFrom:
+          case Op::StoreGlobal:
+          case Op::StoreFree:
+            return true;
+          case Op::SetAttr:
+          case Op::SetItem:
+            if (f_.operands(ins)[0] != v) return true;
+            break;
+          default:
+            break;
+        }
+      }
+    return false;
   }
 
   /// A backward ran through v, or v is arithmetic on such values and
