@@ -103,6 +103,12 @@ Not flagged
     `scheduler.step(noise, t, latents)` or a game's `env.step(action)`
     (positional arguments, on an object not known as an optimizer), also in
     another module of the project
+  - eval of a model's own copy that no optimizer steps: `copy.deepcopy(G)`
+    kept as an EMA generator (updated by hand from G's parameters),
+    `AveragedModel(model)`, timm's `ModelEma`
+  - a step of an optimizer built over tensors the script makes itself
+    (`optim.SGD([delta])`: an adversarial perturbation, a latent being
+    inverted) is no training step of the model
   - a helper that puts in eval mode only a model it builds itself
     (`model = Model(envs)` from a class handed in)
   - a shared loop helper whose step is under a flag parameter that the
@@ -481,7 +487,8 @@ class Rule {
     const ir::Inst& in = f_.inst(i);
     if (in.op != ir::Op::Call) return false;
     TorchCall k = torch_call(ctx_, fid_, i);
-    if (k == TorchCall::OptimizerStep) return positional_count(f_, in) == 0 || is_optimizer(i);
+    if (k == TorchCall::OptimizerStep)
+      return (positional_count(f_, in) == 0 || is_optimizer(i)) && !steps_free_tensors(ctx_, fid_, i);
     if (k == TorchCall::ScalerStep || k == TorchCall::ScalerStepAmp) return true;
     return calls_file_function(ctx_, fid_, i) &&
            (call_effects(ctx_, fid_, i) & dataflow::kOptimizerStep) && helper_steps(ctx_, fid_, i, 0);

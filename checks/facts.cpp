@@ -1287,6 +1287,56 @@ bool loader_host_value(const CheckContext& ctx, FunctionId fid, ValueId v) {
   return batch_loader(ctx, fid, v, true).has_value();
 }
 
+namespace {
+
+/// A tensor the script makes itself, with or without requires_grad: a
+/// factory's result, through `Variable(x)`, `nn.Parameter(x)`, `x.data`,
+/// `.detach()`, `.clone()`, `.requires_grad_()`, device moves and
+/// arithmetic on such tensors and constants.
+bool free_tensor(const CheckContext& ctx, FunctionId fid, ValueId v, int depth) {
+  if (!v.valid() || depth > 8) return false;
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::Inst& d = f.def(v);
+  if (d.op == Op::Const) return true;
+  if (d.op == Op::GetAttr) return ctx.ir.names.str(d.aux) == "data" && free_tensor(ctx, fid, f.operands(d)[0], depth + 1);
+  if (d.op == Op::BinOp || d.op == Op::UnaryOp) {
+    for (ValueId o : f.operands(d))
+      if (!free_tensor(ctx, fid, o, depth + 1)) return false;
+    return true;
+  }
+  if (d.op != Op::Call) return false;
+  InstId ci = f.def_id(v);
+  std::string_view n = call_target_name(ctx, fid, ci);
+  if (tensor_factory(n)) return true;
+  if (n == "torch.autograd.Variable" || n == "torch.autograd.variable.Variable" ||
+      n == "torch.nn.Parameter" || n == "torch.nn.parameter.Parameter")
+    return positional_count(f, d) > 0 && free_tensor(ctx, fid, call_arg(ctx, f, d, 0, ""), depth + 1);
+  std::string_view m = call_method(ctx, f, d);
+  if (m == "detach" || m == "clone" || m == "requires_grad_" || m == "cuda" || m == "to" || m == "cpu" ||
+      m == "float" || m == "half")
+    return free_tensor(ctx, fid, call_receiver(f, d), depth + 1);
+  return false;
+}
+
+}  // namespace
+
+bool steps_free_tensors(const CheckContext& ctx, FunctionId fid, InstId i) {
+  const ir::Function& f = ctx.ir.fn(fid);
+  ValueId opt = call_receiver(f, f.inst(i));
+  if (!opt.valid() || f.def(opt).op != Op::Call) return false;
+  const ir::Inst& d = f.def(opt);
+  if (!call_target_name(ctx, fid, f.def_id(opt)).starts_with("torch.optim.")) return false;
+  ValueId params = call_arg(ctx, f, d, 0, "params");
+  if (!params.valid()) return false;
+  const ir::Inst& p = f.def(params);
+  if (p.op != Op::BuildList && p.op != Op::BuildTuple) return false;
+  auto els = f.operands(p);
+  if (els.empty()) return false;
+  for (ValueId e : els)
+    if (!free_tensor(ctx, fid, e, 0)) return false;
+  return true;
+}
+
 bool steps_other_object(const CheckContext& ctx, FunctionId fid, InstId i) {
   const ir::Function& f = ctx.ir.fn(fid);
   const ir::Inst& in = f.inst(i);

@@ -341,6 +341,10 @@ bool loader_host_value(const CheckContext& ctx, ir::FunctionId f, ir::ValueId v)
 /// environment or a sampler, no training step. Optimizers take at most a
 /// closure, and their object is known (objects, or a `torch.optim` result).
 bool steps_other_object(const CheckContext& ctx, ir::FunctionId f, ir::InstId i);
+/// `opt.step()` of a torch.optim optimizer built in this function over a
+/// list of tensors the script made itself (`optim.SGD([delta])` for an
+/// adversarial perturbation, a latent being inverted): it steps no model.
+bool steps_free_tensors(const CheckContext& ctx, ir::FunctionId f, ir::InstId i);
 
 /// `v` is an optimizer: a `torch.optim` result, or an object the analysis
 /// knows as an optimizer or a training engine (DeepSpeed).

@@ -69,12 +69,23 @@ bool ends(std::string_view s, std::string_view p) { return s.ends_with(p); }
 
 /// What building `name` (a qualified name) makes, or false when it makes
 /// none of the objects rules ask about.
+/// A model's averaged copy (SWA / EMA): a module of its own, built from the
+/// model's deep copy, that no optimizer steps unless one is given it.
+bool averaged_copy(std::string_view n) {
+  return n == "torch.optim.swa_utils.AveragedModel" ||
+         (starts(n, "timm.utils.") && n.substr(n.rfind('.') + 1).starts_with("ModelEma"));
+}
+
 bool constructed_kind(std::string_view n, ObjKind& k) {
   if (n.empty()) return false;
   std::string_view last = n.substr(n.rfind('.') + 1);
   if (starts(n, "torch.optim.lr_scheduler.") || (starts(n, "transformers.") && n.find("schedule") != n.npos) ||
       starts(n, "diffusers.optimization.get_")) {
     k = ObjKind::Scheduler;
+    return true;
+  }
+  if (averaged_copy(n)) {
+    k = ObjKind::Module;
     return true;
   }
   if (starts(n, "torch.optim.") || starts(n, "bitsandbytes.optim.") || starts(n, "apex.optimizers.") ||
@@ -544,8 +555,10 @@ class ObjectSolver {
     if (t.kind == ir::CallTarget::Kind::External && constructed_kind(name, k)) {
       uint32_t o = site_object(fid, id, k);
       put1(fid, r, o);
-      // nn.Sequential(a, b), nn.ModuleList([a, b]): the layers are parts of it.
-      if (k == ObjKind::Module)
+      // nn.Sequential(a, b), nn.ModuleList([a, b]): the layers are parts of
+      // it. An averaged copy (`AveragedModel(model)`) holds a deep copy of
+      // its argument, not the model itself.
+      if (k == ObjKind::Module && !averaged_copy(name))
         for (uint32_t k2 = 0; k2 < ci.npos; ++k2)
           for (uint32_t x : arg_pts(pos(k2)))
             if (x != o && o_.objs_[x].kind == ObjKind::Module && owner_.emplace(x, o).second)
@@ -728,6 +741,16 @@ class ObjectSolver {
           continue;
         if (!n.empty() && n.find("clip_grad") != n.npos) continue;
         auto ops = f.operands(in);
+        // A method of a parameter tensor (`p.lerp(p_ema, beta)` in an EMA
+        // update over `zip(ema.parameters(), model.parameters())`) is
+        // tensor arithmetic, never an optimizer factory.
+        if (ops[0].valid() && f.def(ops[0]).op == Op::GetAttr) {
+          ValueId recv = f.operands(f.def(ops[0]))[0];
+          bool on_params = false;
+          if (recv.valid())
+            for (uint32_t x : pts(fid, recv)) on_params |= o_.objs_[x].kind == ObjKind::Params;
+          if (on_params) continue;
+        }
         for (size_t a = 1; a < ops.size(); ++a) {
           if (!ops[a].valid()) continue;
           for (uint32_t x : pts(fid, ops[a]))
