@@ -32,6 +32,9 @@ def main():
         with open(out, "wb") as f:
             f.write(p.stdout)
         n += 1
+    # The project-root marker a clone has (the analyzer looks for .git,
+    # pyproject.toml, setup.py or setup.cfg above each script).
+    os.makedirs(os.path.join(dest, ".git"), exist_ok=True)
     print(f"{dest}: {n} files")
 
 

@@ -9,7 +9,8 @@ repository (REPOS_DIR/owner+name, made by export_repo.py) is analyzed as a
 whole, imports followed, as its review was: --isolated -j2 --fail-on never
 --format concise. A judged finding that still fires counts with its verdict;
 a finding that is not in the list is printed as NEW (to be read and judged:
-the list is only complete for the analyzer it was made with). Prints the
+the list is only complete for the analyzer it was made with). Each export
+gets an empty .git folder, the project-root marker a clone has. Prints the
 per-rule table and exits 1 when a finding judged true no longer fires
 (recall lost) or a NEW finding appears.
 """
@@ -38,6 +39,10 @@ for repo in sorted({k[0] for k in judged}):
     if not os.path.isdir(root):
         print(f"SKIP {repo}: not exported under {repos}")
         continue
+    # An export has no .git, a checkout has: without the marker, a script
+    # in a subfolder (scripts/train.py importing the root's package) finds
+    # no project root, as it would in the user's clone.
+    os.makedirs(os.path.join(root, ".git"), exist_ok=True)
     p = subprocess.run([tpf, "--isolated", "-j2", "--fail-on", "never", "--format", "concise", "."],
                        cwd=root, capture_output=True, text=True, timeout=600)
     for l in p.stdout.splitlines():
