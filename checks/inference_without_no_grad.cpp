@@ -27,7 +27,8 @@
 //   call them under no_grad); methods of nn.Module classes; loops whose
 //   outputs leave the function (returned, stored on an object, handed to a
 //   helper of the project that trains or stores what it is given): a
-//   caller may backward through them.
+//   caller may backward through them; torch.nn layers without parameters;
+//   loops that call `train()` every iteration.
 #include <algorithm>
 #include <bitset>
 #include <set>
@@ -71,6 +72,12 @@ Not flagged
     and methods of nn.Module classes
   - loops whose outputs are returned or stored on an object (a caller may
     train on them)
+  - torch.nn layers without parameters (`nn.CosineSimilarity()`, an
+    activation, a pooling): they record a graph only when their input
+    carries one, which is its producer's forward
+  - loops that put a model in train mode every iteration (`trainer.train()`
+    before `trainer(batch)` and `trainer.update()`: a wrapper whose forward
+    runs the backward itself)
 )";
 
 namespace {
@@ -96,6 +103,26 @@ std::string one_line(std::string_view t) {
     out = out.substr(0, cut) + "...";
   }
   return out;
+}
+
+/// torch.nn layers that hold no parameters (PyTorch 2.x: activations,
+/// distances, pooling, reshaping, padding, upsampling, dropout).
+bool parameter_free(std::string_view name) {
+  if (!name.starts_with("torch.nn.")) return false;
+  std::string_view last = name.substr(name.rfind('.') + 1);
+  static constexpr std::string_view kExact[] = {
+      "CosineSimilarity", "PairwiseDistance", "Softmax", "LogSoftmax", "Softmin", "Softmax2d",
+      "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish", "Sigmoid",
+      "Tanh", "Hardtanh", "Hardswish", "Hardsigmoid", "Hardshrink", "Softshrink", "Softplus",
+      "Softsign", "Tanhshrink", "Threshold", "GLU", "LogSigmoid", "Flatten", "Unflatten",
+      "Identity", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle",
+      "PixelUnshuffle", "ChannelShuffle", "AlphaDropout", "FeatureAlphaDropout"};
+  if (std::find(std::begin(kExact), std::end(kExact), last) != std::end(kExact)) return true;
+  for (std::string_view p : {"MaxPool", "AvgPool", "AdaptiveAvgPool", "AdaptiveMaxPool", "LPPool",
+                             "ZeroPad", "ConstantPad", "ReflectionPad", "ReplicationPad", "CircularPad",
+                             "Dropout", "MaxUnpool", "FractionalMaxPool"})
+    if (last.starts_with(p)) return true;
+  return false;
 }
 
 class Rule {
@@ -144,6 +171,10 @@ class Rule {
       std::string_view name = call_target_name(ctx_, fid_, i);
       for (std::string_view no : {"Tokenizer", "Processor", "FeatureExtractor", "pipeline", "Config"})
         if (name.find(no) != std::string::npos) return false;
+      // A torch.nn module without parameters (`nn.CosineSimilarity()`,
+      // an activation, a pooling) records a graph only when its input
+      // carries one, and that graph is its input's producer's.
+      if (k == TorchCall::TorchModule && parameter_free(name)) return false;
       return true;
     }
     if (t.kind == ir::CallTarget::Kind::InstanceCall)
@@ -349,6 +380,11 @@ class Rule {
       if (eff & (dataflow::kBackward | dataflow::kOptimizerStep)) return;
       TorchCall k = torch_call(ctx_, fid_, i);
       if (k == TorchCall::RequiresGradMethod) return;
+      // `trainer.train()` every step: the loop trains, through a wrapper
+      // whose forward and update run backward and the step themselves.
+      if (k == TorchCall::Train &&
+          dataflow::bool_arg(ctx_.ir, ctx_.facts.res, fid_, in, 0, "mode") != dataflow::BoolArg::False)
+        return;
       // `loss_scaler(loss, optimizer)`, `engine.update(loss, opt)`: a call
       // handed the optimizer trains, whatever it is called.
       if (passes_optimizer(in)) return;
