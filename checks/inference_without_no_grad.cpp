@@ -167,9 +167,11 @@ class Rule {
     if (k != TorchCall::None) {
       if (dataflow::info(k).grad != dataflow::GradRule::Model) return false;
       // transformers and friends also build tokenizers and processors,
-      // which run no forward pass.
+      // which run no forward pass, and pipelines (`pipeline(...)`,
+      // `TextGenerationPipeline(...)`, diffusers' `StableDiffusionPipeline`),
+      // which run their model under no_grad / inference_mode themselves.
       std::string_view name = call_target_name(ctx_, fid_, i);
-      for (std::string_view no : {"Tokenizer", "Processor", "FeatureExtractor", "pipeline", "Config"})
+      for (std::string_view no : {"Tokenizer", "Processor", "FeatureExtractor", "pipeline", "Pipeline", "Config"})
         if (name.find(no) != std::string::npos) return false;
       // A torch.nn module without parameters (`nn.CosineSimilarity()`,
       // an activation, a pooling) records a graph only when its input
