@@ -68,7 +68,8 @@ Fix
 Not flagged
   - one `.item()` per step for logging, or per micro-batch of an inner
     loop that itself runs backward (gradient accumulation), or per entry
-    of a dict of loss terms (`{k: v.item() for k, v in losses.items()}`)
+    of a dict of loss terms (`{k: v.item() for k, v in losses.items()}`,
+    or `for name in meters:` over a dict of meters built in the function)
   - per-element loops that only some steps run (`if step % eval_every == 0:`)
   - syncs outside the training step (an evaluation helper), and under
     no_grad (a validation pass run every N steps from the step loop)
@@ -210,7 +211,8 @@ class Rule {
 
   ir::InstId first_inst(ir::BlockId b) const { return ir::InstId(f_.block(b).first); }
 
-  /// Loop `l` runs over a dict (`d.items()`, `d.values()`, `d.keys()`):
+  /// Loop `l` runs over a dict (`d.items()`, `d.values()`, `d.keys()`, or
+  /// a dict built in the function):
   /// the loss terms or metrics of the step, a handful fixed by the code,
   /// logged once per step, not one per sample of the batch.
   bool over_dict(uint32_t l) const {
@@ -219,6 +221,9 @@ class Rule {
     ir::ValueId it = f_.operands(head)[0];
     if (f_.def(it).op != ir::Op::GetIter) return false;
     ir::ValueId src = f_.operands(f_.def(it))[0];
+    // `for name in meters:` over a dict built here (a literal or a
+    // comprehension: `{l: AverageMeter() for l in loss_names}`): its keys.
+    if (f_.def(src).op == ir::Op::BuildDict) return true;
     if (f_.def(src).op != ir::Op::Call) return false;
     std::string_view m = call_method(ctx_, f_, f_.def(src));
     return m == "items" || m == "values" || m == "keys";
