@@ -103,6 +103,9 @@ Not flagged
   - a clear and a step decided by the same test of a value fixed for the
     loop: `if optimizer is not None: optimizer.zero_grad()` ... `if
     optimizer is None: sgd(params) else: optimizer.step()`
+  - two clears under opposite tests of one value fixed for the loop
+    (`if args.clear_early: opt.zero_grad()` ... `if not args.clear_early:
+    opt.zero_grad()`): one of them runs in every iteration
   - the `step()` of what a `with` yields (`with profile(cfg) as ctx:
     ... ctx.step()`): an optimizer is no context manager
   - code of another framework (MXNet Gluon, JAX, TensorFlow) in a file that
@@ -345,6 +348,7 @@ class Rule {
           if (opposite_arms(l, s, s2)) continue;
           if (!clear_insts.empty() && same_iterations(l, s2, clear_insts)) continue;
           if (!clear_insts.empty() && cleared_when_stepping(l, s2, clear_insts)) continue;
+          if (complementary_clears(l, clear_insts)) continue;
           Finding fd;
           fd.fn = fid_;
           fd.backward = b;
@@ -488,6 +492,23 @@ class Rule {
         implied = implied && std::find(st->begin(), st->end(), t) != st->end();
       if (implied) return true;
     }
+    return false;
+  }
+
+  /// Two clears under opposite tests of one value fixed for the loop
+  /// (`if zero_first: clear()` ... `if not zero_first: clear()`), each
+  /// decided by that test alone: one of them runs in every iteration.
+  bool complementary_clears(uint32_t l, const std::vector<ir::InstId>& clear_insts) const {
+    std::vector<Test> single;
+    for (ir::InstId c : clear_insts) {
+      std::optional<std::vector<Test>> ct = invariant_tests(l, c);
+      if (ct && ct->size() == 1) single.push_back(ct->front());
+    }
+    for (size_t a = 0; a < single.size(); ++a)
+      for (size_t b = a + 1; b < single.size(); ++b)
+        if (single[a].key == single[b].key && single[a].what == single[b].what &&
+            single[a].holds != single[b].holds)
+          return true;
     return false;
   }
 
