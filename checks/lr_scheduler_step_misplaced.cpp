@@ -78,6 +78,10 @@ Not flagged
   - fast-forwarding a scheduler on resume, before the training loop
   - `scheduler.step()` after the batch loop, also in a loop over phases
     (`for phase in ["train", "val"]:`) around it, once per phase of an epoch
+  - ReduceLROnPlateau stepped on a metric that an evaluation of the same
+    iteration returns (`val_loss, acc = evaluate(model, ...)`, a helper
+    that puts the model in eval mode): each iteration is an epoch, also in
+    full-graph training that steps the optimizer once per epoch
 )";
 
 namespace {
@@ -128,11 +132,39 @@ class Rule {
         report_order(x, s, out);
         continue;
       }
+      if (plateau && evaluated_metric(in)) continue;
       if (ctor && epoch_schedule(kind, cf, cc) && per_batch(x)) report_per_batch(x, kind, out);
     }
   }
 
  private:
+  /// `scheduler.step(val_loss)` on a metric that an evaluation of the same
+  /// loop iteration returns (`val_loss, val_acc = evaluate(model, ...)`, a
+  /// helper that puts the model in eval mode): the loop evaluates once per
+  /// iteration, so each iteration is an epoch, whatever its inner shape
+  /// (full-graph training steps once per epoch).
+  bool evaluated_metric(const ir::Inst& step) const {
+    if (f_.call_info(step).npos == 0) return false;
+    ir::ValueId v = call_arg(ctx_, f_, step, 0, "metrics");
+    for (int depth = 0; v.valid() && depth < 4; ++depth) {
+      const ir::Inst& d = f_.def(v);
+      if (d.op == ir::Op::Element || d.op == ir::Op::Unpack || d.op == ir::Op::GetItem) {
+        v = f_.operands(d)[0];
+        continue;
+      }
+      if (d.op != ir::Op::Call) return false;
+      ir::InstId ci = f_.def_id(v);
+      if (call_effects_must(ctx_, fid_, ci) & dataflow::kEval) return true;
+      // `.item()` / `float(...)` of the metric: its source.
+      std::string_view m = call_method(ctx_, f_, d);
+      if (m == "item" || m == "mean") {
+        v = call_receiver(f_, d);
+        continue;
+      }
+      return false;
+    }
+    return false;
+  }
   /// The one scheduler object v denotes (dataflow/objects.h), built by a
   /// torch.optim.lr_scheduler class, or null.
   const dataflow::AbstractObject* scheduler_object(ir::ValueId v) const {
