@@ -58,6 +58,9 @@ Not flagged
   - `**kwargs` that might pass a sampler
   - scripts where accelerate or Lightning Fabric prepares the loaders
     (`accelerator.prepare(...)`, `fabric.setup_dataloaders(...)`)
+  - test suites not run as programs (a file under `tests/` or named
+    `test_*.py` / `*_test.py`): their helpers give every rank the same
+    seeded data on purpose, to compare against a control run
 )";
 
 
@@ -93,6 +96,9 @@ class Rule {
     // call targets before scanning every call.
     if (!file_calls_any(ctx_, is_distributed_wrapper)) return;
     if (!scan_file()) return;
+    // A test suite's helper trains every rank on the same seeded data on
+    // purpose, to compare a distributed run against a control run.
+    if (test_suite_file(ctx_)) return;
     for (const auto& [fid, i] : loaders_) {
       const ir::Function& f = ctx_.ir.fn(fid);
       const ir::Inst& in = f.inst(i);

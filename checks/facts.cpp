@@ -1086,6 +1086,25 @@ bool is_program(const CheckContext& ctx) {
   return false;
 }
 
+bool test_suite_file(const CheckContext& ctx) {
+  std::string_view path = ctx.src.path;
+  bool test = false;
+  size_t b = 0;
+  while (b <= path.size()) {
+    size_t e = path.find('/', b);
+    if (e == std::string_view::npos) e = path.size();
+    std::string_view part = path.substr(b, e - b);
+    if (e < path.size()) {
+      test |= part == "tests" || part == "test" || part == "testing";
+    } else {
+      test |= part.starts_with("test_") || part.ends_with("_test.py") || part.ends_with("_tests.py") ||
+              part == "conftest.py";
+    }
+    b = e + 1;
+  }
+  return test && !is_program(ctx);
+}
+
 bool other_framework(const CheckContext& ctx) {
   static constexpr std::string_view kOther[] = {"mxnet", "jax", "jaxlib", "flax", "optax", "tensorflow", "keras"};
   static constexpr std::string_view kTorch[] = {"lightning", "pytorch_lightning", "transformers", "accelerate",

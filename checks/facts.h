@@ -292,6 +292,12 @@ uint32_t outermost_loop(const CheckContext& ctx, ir::FunctionId f, ir::InstId i)
 /// `__name__ == "__main__"` at module level, calls `parse_args()`, or
 /// backwards in a loop at module level.
 bool is_program(const CheckContext& ctx);
+/// The file belongs to a test suite and is not run as a program: it sits
+/// in a `tests` / `test` folder or is named `test_*.py` / `*_test.py` /
+/// `*_tests.py` / `conftest.py`, and is_program() is false. Its training
+/// loops compare runs on purpose (the same seeded data on every rank
+/// against a control run).
+bool test_suite_file(const CheckContext& ctx);
 /// The file is code of another array framework, not PyTorch: it imports
 /// MXNet, JAX (flax, optax), TensorFlow or Keras and nothing of torch or
 /// the libraries built on it. Their `backward` / `Trainer.step` follow other
