@@ -72,6 +72,9 @@ Not flagged
     and methods of nn.Module classes
   - loops whose outputs are returned or stored on an object (a caller may
     train on them)
+  - models whose parameters are all frozen (`p.requires_grad = False` over
+    them, `requires_grad_(False)`, `nn.Embedding.from_pretrained(w)`) run
+    on a loader's batches: nothing is recorded
   - torch.nn layers without parameters (`nn.CosineSimilarity()`, an
     activation, a pooling): they record a graph only when their input
     carries one, which is its producer's forward
@@ -393,7 +396,8 @@ class Rule {
       if (dataflow::bool_arg(ctx_.ir, ctx_.facts.res, fid_, in, -1, "requires_grad") ==
           dataflow::BoolArg::True)
         return;
-      if (is_forward(i) && ctx_.facts.grad_mode(fid_, i) == GradMode::Enabled) forwards.push_back(i);
+      if (is_forward(i) && ctx_.facts.grad_mode(fid_, i) == GradMode::Enabled && !records_nothing(i))
+        forwards.push_back(i);
     }
     if (forwards.empty()) return;
     if (!iterates_loader(l, it, forwards)) return;
@@ -401,6 +405,51 @@ class Rule {
     if (backward_after(l, fw)) return;
     if (outputs_escape(forwards)) return;
     report(l, fw, out);
+  }
+
+  /// The forward of a model whose parameters are all frozen
+  /// (`p.requires_grad = False` over `model.parameters()`,
+  /// `model.requires_grad_(False)`, `nn.Embedding.from_pretrained(w)`) on
+  /// inputs that carry no graph: autograd records nothing, so no_grad would
+  /// change nothing (a frozen network run over a test set).
+  bool records_nothing(InstId i) const {
+    const ir::Inst& in = f_.inst(i);
+    auto ops = f_.operands(in);
+    const dataflow::Objects& objs = ctx_.facts.objects();
+    std::span<const uint32_t> os = objs.of(fid_, ops[0]);
+    if (os.empty()) return false;
+    for (uint32_t o : os)
+      if (objs.obj(o).kind != dataflow::ObjKind::Module || !objs.frozen(o)) return false;
+    for (size_t a = 1; a < ops.size(); ++a) {
+      if (!ops[a].valid()) continue;
+      dataflow::GradState g = ctx_.facts.grad_state(fid_, ops[a]);
+      if (g != dataflow::GradState::NoGraph && g != dataflow::GradState::Bottom && !loop_item(ops[a], 0))
+        return false;
+    }
+    return true;
+  }
+
+  /// A part of a loop's item, moved or cast (`batch[0].to(device)`): data
+  /// a loader yields, which carries no graph.
+  bool loop_item(ValueId v, int depth) const {
+    if (!v.valid() || depth > 6) return false;
+    const ir::Inst& d = f_.def(v);
+    switch (d.op) {
+      case Op::NextItem:
+        return true;
+      case Op::Element:
+      case Op::Unpack:
+      case Op::GetItem:
+        return loop_item(f_.operands(d)[0], depth + 1);
+      case Op::Call: {
+        std::string_view m = call_method(ctx_, f_, d);
+        if (m == "to" || m == "cuda" || m == "float" || m == "half" || m == "long" || m == "contiguous")
+          return loop_item(call_receiver(f_, d), depth + 1);
+        return false;
+      }
+      default:
+        return false;
+    }
   }
 
   /// A backward (or optimizer step) reachable from the forward within the

@@ -771,7 +771,12 @@ class ObjectSolver {
     for (size_t fi = 0; fi < m_.functions.size(); ++fi) {
       FunctionId fid(fi);
       const ir::Function& f = m_.fn(fid);
-      for (const ir::Inst& in : f.insts) {
+      for (uint32_t ii = 0; ii < f.insts.size(); ++ii) {
+        const ir::Inst& in = f.insts[ii];
+        if (in.op == Op::Call && in.result.valid() && frozen_embedding(fid, InstId(ii))) {
+          for (uint32_t o : pts(fid, in.result)) o_.objs_[o].frozen = true;
+          continue;
+        }
         ValueId target, flag;
         if (in.op == Op::SetAttr && in.aux == s_requires_grad_) {
           target = f.operands(in)[0];
@@ -792,6 +797,29 @@ class ObjectSolver {
         }
       }
     }
+  }
+
+  /// `nn.Embedding.from_pretrained(weights)` (and EmbeddingBag's): frozen
+  /// unless `freeze=False` (PyTorch 2.x default freeze=True).
+  bool frozen_embedding(FunctionId fid, InstId id) const {
+    ir::CallTarget t = res_.call_target(fid, id);
+    if (t.kind != ir::CallTarget::Kind::External || !t.name.valid()) return false;
+    std::string_view n = m_.names.str(t.name);
+    if (n != "torch.nn.Embedding.from_pretrained" && n != "torch.nn.EmbeddingBag.from_pretrained" &&
+        n != "torch.nn.modules.sparse.Embedding.from_pretrained")
+      return false;
+    const ir::Function& f = m_.fn(fid);
+    const ir::Inst& in = f.inst(id);
+    const ir::CallInfo& ci = f.call_info(in);
+    auto ops = f.operands(in);
+    ValueId freeze = ci.npos >= 2 ? ops[2] : ir::kNoValue;
+    for (uint32_t k = 0; k < ci.nkw; ++k) {
+      ir::Symbol s = f.kw_names[ci.kw_first + k];
+      if (s != ir::kNoSymbol && m_.names.str(s) == "freeze") freeze = ops[1 + ci.npos + k];
+    }
+    if (!freeze.valid()) return true;
+    const ir::ConstValue& c = res_.constant(fid, freeze);
+    return c.kind == ir::ConstValue::Kind::Bool && c.i != 0;
   }
 
   const ir::Module& m_;

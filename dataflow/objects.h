@@ -91,11 +91,11 @@ class Objects {
   /// trained, or its parameters are handed to a call the analysis cannot
   /// see into (an optimizer from a factory), and it is not frozen.
   bool may_be_trained(uint32_t module) const;
+  /// o or an object it is a part of is frozen.
+  bool frozen(uint32_t o) const;
 
  private:
   friend class ObjectSolver;
-  /// o or an object it is a part of is frozen.
-  bool frozen(uint32_t o) const;
   std::vector<AbstractObject> objs_;
   std::vector<std::vector<std::vector<uint32_t>>> pts_;  // [fn][value]
   bool optimizers_known_ = true;
