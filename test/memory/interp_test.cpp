@@ -1893,6 +1893,72 @@ for step in range(10):
   }
 }
 
+TEST_CASE("interp: a false assert inside try goes to the handler that catches AssertionError") {
+  // yolov5's utils/loggers: `try: import wandb; assert hasattr(wandb,
+  // "__version__") except (ImportError, AssertionError): wandb = None`,
+  // here with an assert the run's values make false (a world size check).
+  // The handler runs and the script goes on; a handler for another type
+  // re-raises, and the assert's line is still why nothing was reached.
+  constexpr std::string_view kCaught = R"(
+import torch, torch.nn as nn
+B = 4
+try:
+    assert B % 3 == 0
+    width = 32
+except (ImportError, AssertionError):
+    width = 64
+model = nn.Linear(width, width).cuda()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(10):
+    model(torch.randn(B, width, device="cuda")).sum().backward()
+    opt.step()
+)";
+  memory::Estimate caught = est(kCaught);
+  CHECK(caught.model_found);
+  CHECK(caught.params == 64 * 64 + 64);
+  CHECK(caught.verdict == memory::Verdict::Fits);
+  // The assert inside `with torch.no_grad():` leaves the context on its
+  // way to the handler: the training step after it has its gradients.
+  constexpr std::string_view kInContext = R"(
+import torch, torch.nn as nn
+B = 4
+try:
+    with torch.no_grad():
+        assert B % 3 == 0
+except AssertionError:
+    pass
+model = nn.Linear(32, 32).cuda()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(10):
+    model(torch.randn(B, 32, device="cuda")).sum().backward()
+    opt.step()
+)";
+  memory::Estimate in_context = est(kInContext);
+  CHECK(in_context.params == 32 * 32 + 32);
+  CHECK(in_context.config.unknowns.empty());
+  CHECK(in_context.verdict == memory::Verdict::Fits);
+  constexpr std::string_view kOther = R"(
+import torch, torch.nn as nn
+B = 4
+try:
+    try:
+        assert B % 3 == 0
+    finally:
+        B = 4
+except ImportError:
+    B = 8
+model = nn.Linear(32, 32).cuda()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+model(torch.randn(B, 32, device="cuda")).sum().backward()
+opt.step()
+)";
+  memory::Estimate other = est(kOther);
+  CHECK(!other.model_found);
+  REQUIRE(other.config.unknowns.size() == 1);
+  CHECK(other.config.unknowns[0].what ==
+        "no model found: the `assert` at line 6 is false with the values the estimate has, and the script stops there");
+}
+
 TEST_CASE("interp: an assert the run's values make false is why nothing was reached") {
   // llm.c train_gpt2.py on 8 GPUs: `assert args.total_batch_size %
   // tokens_per_fwdbwd == 0` is false with the defaults, and the script
