@@ -284,6 +284,27 @@ Value construct_distributed(Interp& in, std::string_view q, Args& a, bool& handl
   if (q == "accelerate.utils.find_executable_batch_size" || q == "accelerate.find_executable_batch_size" ||
       q == "accelerate.utils.memory.find_executable_batch_size")
     return f_find_executable_batch_size(in, q, a);
+  // FSDP2 (torch.distributed.fsdp.fully_shard, torch 2.4+; earlier under
+  // _composable.fsdp) shards the module in place and returns it.
+  if (q == "torch.distributed.fsdp.fully_shard" || q == "torch.distributed._composable.fsdp.fully_shard" ||
+      q == "torch.distributed._composable.fsdp.fully_shard.fully_shard") {
+    Value m = a.get(in, 0, "module").value_or(Value::unknown());
+    set_sharding(in, Sharding::Fsdp, "fully_shard");
+    return in.is_module(m) ? m : Value::unknown();
+  }
+  // Tensor parallelism (torch.distributed.tensor.parallel, torch 2.2+):
+  // parallelize_module(module, device_mesh, plan) shards the module's
+  // layers in place and returns it. The estimate keeps the whole module on
+  // each GPU, an upper bound, and says so.
+  if (q == "torch.distributed.tensor.parallel.parallelize_module" ||
+      q == "torch.distributed.tensor.parallel.api.parallelize_module") {
+    Value m = a.get(in, 0, "module").value_or(Value::unknown());
+    if (!in.is_module(m)) return Value::unknown();
+    in.note_unknown("tensor parallelism (`parallelize_module`) shards layers across GPUs: estimated with the whole "
+                    "model on each, an upper bound",
+                    a.span, false);
+    return m;
+  }
   // Adds --deepspeed and --deepspeed_config to the script's parser.
   if (q == "deepspeed.add_config_arguments") return a.pos.empty() ? Value::unknown() : a.pos[0];
   handled = false;

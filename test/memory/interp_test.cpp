@@ -1710,6 +1710,47 @@ notebook_launcher(training_loop, (1024, 64), num_processes=2)
   CHECK(e.verdict == memory::Verdict::Fits);
 }
 
+TEST_CASE("interp: parallelize_module and fully_shard return the module they shard") {
+  // pytorch/examples distributed/tensor_parallelism: `tp_model =
+  // parallelize_module(module=tp_model, device_mesh=mesh, parallelize_plan=
+  // {...})`, then FSDP2 over it, `sharded = fully_shard(tp_model, mesh=dp)`;
+  // the optimizer and the loop use the returned name.
+  memory::Estimate e = est(R"(
+import torch
+import torch.nn as nn
+from torch.distributed.device_mesh import init_device_mesh
+from torch.distributed.fsdp import fully_shard
+from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.up = nn.Linear(64, 256)
+        self.down = nn.Linear(256, 8)
+
+    def forward(self, x):
+        return self.down(torch.relu(self.up(x)))
+
+mesh = init_device_mesh("cuda", (1, 2), mesh_dim_names=("dp", "tp"))
+tp = parallelize_module(module=MLP().cuda(), device_mesh=mesh["tp"],
+                        parallelize_plan={"up": ColwiseParallel(), "down": RowwiseParallel()})
+sharded = fully_shard(tp, mesh=mesh["dp"])
+opt = torch.optim.AdamW(sharded.parameters(), lr=1e-3)
+for i in range(5):
+    sharded(torch.rand(16, 64, device="cuda")).sum().backward()
+    opt.step()
+)");
+  CHECK(e.model_found);
+  CHECK(e.params == 64 * 256 + 256 + 256 * 8 + 8);
+  CHECK(e.verdict == memory::Verdict::Fits);
+  CHECK(e.config.sharding == memory::Sharding::Fsdp);
+  REQUIRE(e.config.unknowns.size() == 1);
+  CHECK(e.config.unknowns[0].what ==
+        "tensor parallelism (`parallelize_module`) shards layers across GPUs: estimated with the whole model on each, "
+        "an upper bound");
+  CHECK(!e.config.unknowns[0].blocking);
+}
+
 TEST_CASE("interp: padding layers (fast_neural_style's ReflectionPad2d) pad like F.pad") {
   memory::Estimate e = est(R"(
 import torch
