@@ -383,14 +383,29 @@ int64_t position_table(Interp& in, Value model, std::string* path, bool constant
 /// A sequence length the script leaves to its data (a tokenizer that pads
 /// to the longest, a collator): the model's learned position table
 /// (`position_embeddings`, GPT-2's `wpe`, BART's `embed_positions`) is the
-/// most it can take. The length becomes that bound, marked as one (the
-/// verdict may then say "fits", never "oom"), with a note naming it.
+/// most it can take. A rotary model (Llama, SmolLM) has no table: its
+/// Hugging Face config's `max_position_embeddings` is the context it was
+/// trained for, and the tokenizer's `model_max_length` that truncation
+/// stops at. The length becomes that bound, marked as one (the verdict may
+/// then say "fits", never "oom"), with a note naming it.
 static bool bound_seq_by_positions(Interp& in, Value model) {
   std::string table;
-  const int64_t positions = position_table(in, model, &table, true);
+  int64_t positions = position_table(in, model, &table, true);
+  if (positions <= 0 && in.is_module(model)) {
+    Value config = in.getattr(model, in.intern("config"));
+    if (in.instance(config)) {
+      Value mp = in.getattr(config, in.intern("max_position_embeddings"));
+      if (mp.kind == VKind::Int && in.dims.is_const(mp.dim()) && in.dims.value(mp.dim()) > 0) {
+        positions = in.dims.value(mp.dim());
+        table = "config.max_position_embeddings";
+      }
+    }
+  }
   if (positions <= 0) return false;
   const uint32_t line = in.heap[model.a].line;
-  in.cfg.seq_len = {positions, {line, "the model's position table `" + table + "`"}};
+  const bool rotary = table == "config.max_position_embeddings";
+  in.cfg.seq_len = {positions, {line, std::string(rotary ? "the model's context `" : "the model's position table `") +
+                                          table + "`"}};
   in.cfg.seq_len.upper_bound = true;
   in.note_unknown("sequence length: the run's length comes from its data; estimated at the model's maximum, " +
                       std::to_string(positions) + " positions (`" + table +
