@@ -275,6 +275,50 @@ Value f_first(Interp&, Args& a) { return a.pos.empty() ? Value::unknown() : a.po
 
 Value collate_sample(Interp& in, Value sample, DimId batch) { return collate(in, sample, batch); }
 
+// ------------------------------------------------- reinforcement learning
+
+/// Gymnasium's classic-control and Box2D environments: the length of their
+/// flat float32 observation (gymnasium/envs/*: CartPole's cart position,
+/// velocity, pole angle, angular velocity is 4).
+struct EnvObservation {
+  std::string_view id;
+  int64_t n;
+};
+constexpr EnvObservation kEnvs[] = {
+    {"CartPole-v0", 4},      {"CartPole-v1", 4},    {"Acrobot-v1", 6},       {"MountainCar-v0", 2},
+    {"MountainCarContinuous-v0", 2}, {"Pendulum-v1", 3}, {"LunarLander-v2", 8}, {"LunarLander-v3", 8},
+};
+
+/// `gym.make("CartPole-v1")`: an environment whose `reset()` and `step()`
+/// give one observation, a float32 vector (pytorch/examples
+/// reinforcement_learning: the policy runs on one state at a time).
+Value c_gym_env(Interp& in, Args& a) {
+  Value id = a.get(in, 0, "id").value_or(Value::unknown());
+  auto name = in.as_str(id);
+  for (const EnvObservation& e : kEnvs) {
+    if (!name || *name != e.id) continue;
+    Value env = new_instance(in, "gym.env");
+    in.o(env).attrs.set(in.intern("__observation__"), in.int_value(e.n));
+    return env;
+  }
+  in.note_unknown("observation shape of the environment " + (name ? "`" + std::string(*name) + "`" : std::string("made here")),
+                  a.span, false);
+  return Value::unknown();
+}
+
+/// reset() -> (observation, info); step(action) -> (observation, reward,
+/// terminated, truncated, info), gymnasium 0.26+; whether the episode
+/// ends is left unknown, as the run decides it.
+Value gym_env_method(Interp& in, Value env, std::string_view n) {
+  const Value* len = in.o(env).attrs.find(in.intern("__observation__"));
+  Value obs = in.new_tensor({len->dim()}, Dtype::Float32, Role::Input);
+  if (n == "reset") return in.make_list({obs, in.make_dict()}, OKind::Tuple);
+  if (n == "step")
+    return in.make_list({obs, Value::real(1.0), Value::unknown(), Value::unknown(), in.make_dict()},
+                        OKind::Tuple);
+  return Value::unknown();
+}
+
 Value construct_data(Interp& in, StrId qualname, Args& a, bool& handled) {
   handled = true;
   std::string_view q = in.str(qualname);
@@ -283,6 +327,7 @@ Value construct_data(Interp& in, StrId qualname, Args& a, bool& handled) {
   if (q == "torch.utils.data.DataLoader" || q == "torch.utils.data.dataloader.DataLoader")
     return c_dataloader(in, a);
   if (q == "torch.utils.data.TensorDataset") return c_tensor_dataset(in, a);
+  if (q == "gymnasium.make" || q == "gym.make") return c_gym_env(in, a);
   if (q == "torch.utils.data.Subset") return a.pos.empty() ? Value::unknown() : a.pos[0];
   if (q.starts_with("torch.utils.data.") && (last.ends_with("Sampler")))
     return new_instance(in, "sampler");
@@ -322,6 +367,7 @@ Value data_method(Interp& in, Value self, std::string_view n, Args& a, bool& han
     if (n == "__getitem__") return first_sample(in, self);
     return Value::unknown();
   }
+  if (t == "gym.env") return gym_env_method(in, self, n);
   if (t == "data.loaded_file") {
     if (n == "__getitem__" && a.pos.size() > 1) return loaded_file_slice(in, a.pos[1]);
     return Value::unknown();
@@ -483,6 +529,10 @@ void register_data(Builtins& b) {
   b.functions["torch.utils.data.random_split"] = f_random_split;
   b.functions["torch.utils.data.ConcatDataset"] = f_first;
   b.functions["torch.load"] = f_torch_load;
+  // An observation (a tensor here) shares its memory with the array.
+  b.functions["torch.from_numpy"] = [](Interp& in, Args& a) {
+    return !a.pos.empty() && in.tensor(a.pos[0]) ? a.pos[0] : Value::unknown();
+  };
 }
 
 }  // namespace tpf::memory

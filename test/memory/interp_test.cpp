@@ -1751,6 +1751,55 @@ for i in range(5):
   CHECK(!e.config.unknowns[0].blocking);
 }
 
+TEST_CASE("interp: a policy on gymnasium states trains on the state's shape") {
+  // pytorch/examples reinforcement_learning/reinforce.py: one CartPole
+  // state at a time, `torch.from_numpy(state).float().unsqueeze(0)`; the
+  // loss comes from a Categorical's log_prob, which the interpreter does
+  // not follow, so the step is synthesized on the input the policy saw,
+  // [1, 4], instead of asking for a batch size.
+  memory::Estimate e = est(R"(
+import gymnasium as gym
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.distributions import Categorical
+
+env = gym.make("CartPole-v1")
+
+class Policy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.hidden = nn.Linear(4, 64)
+        self.out = nn.Linear(64, 2)
+        self.log_probs = []
+
+    def forward(self, x):
+        return F.softmax(self.out(F.relu(self.hidden(x))), dim=1)
+
+policy = Policy()
+opt = torch.optim.Adam(policy.parameters(), lr=1e-2)
+for episode in range(100):
+    state, _ = env.reset()
+    for t in range(500):
+        probs = policy(torch.from_numpy(state).float().unsqueeze(0))
+        m = Categorical(probs)
+        action = m.sample()
+        policy.log_probs.append(m.log_prob(action))
+        state, reward, terminated, truncated, _ = env.step(action.item())
+        if terminated or truncated:
+            break
+    loss = torch.cat(policy.log_probs).sum()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    del policy.log_probs[:]
+)");
+  CHECK(e.params == 4 * 64 + 64 + 64 * 2 + 2);
+  CHECK(e.verdict == memory::Verdict::Fits);
+  REQUIRE(e.config.unknowns.size() == 1);
+  CHECK(e.config.unknowns[0].what == "no training step the interpreter could follow; one step was synthesized");
+}
+
 TEST_CASE("interp: padding layers (fast_neural_style's ReflectionPad2d) pad like F.pad") {
   memory::Estimate e = est(R"(
 import torch
