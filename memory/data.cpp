@@ -280,13 +280,15 @@ Value collate_sample(Interp& in, Value sample, DimId batch) { return collate(in,
 /// Gymnasium's classic-control and Box2D environments: the length of their
 /// flat float32 observation (gymnasium/envs/*: CartPole's cart position,
 /// velocity, pole angle, angular velocity is 4).
+/// `steps` is the TimeLimit each id is registered with (max_episode_steps).
 struct EnvObservation {
   std::string_view id;
-  int64_t n;
+  int64_t n, steps;
 };
 constexpr EnvObservation kEnvs[] = {
-    {"CartPole-v0", 4},      {"CartPole-v1", 4},    {"Acrobot-v1", 6},       {"MountainCar-v0", 2},
-    {"MountainCarContinuous-v0", 2}, {"Pendulum-v1", 3}, {"LunarLander-v2", 8}, {"LunarLander-v3", 8},
+    {"CartPole-v0", 4, 200},        {"CartPole-v1", 4, 500},    {"Acrobot-v1", 6, 500},
+    {"MountainCar-v0", 2, 200},     {"MountainCarContinuous-v0", 2, 999}, {"Pendulum-v1", 3, 200},
+    {"LunarLander-v2", 8, 1000},    {"LunarLander-v3", 8, 1000},
 };
 
 /// `gym.make("CartPole-v1")`: an environment whose `reset()` and `step()`
@@ -299,6 +301,8 @@ Value c_gym_env(Interp& in, Args& a) {
     if (!name || *name != e.id) continue;
     Value env = new_instance(in, "gym.env");
     in.o(env).attrs.set(in.intern("__observation__"), in.int_value(e.n));
+    in.o(env).attrs.set(in.intern("__limit__"), in.int_value(e.steps));
+    in.o(env).attrs.set(in.intern("__steps__"), in.int_value(0));
     return env;
   }
   in.note_unknown("observation shape of the environment " + (name ? "`" + std::string(*name) + "`" : std::string("made here")),
@@ -307,15 +311,24 @@ Value c_gym_env(Interp& in, Args& a) {
 }
 
 /// reset() -> (observation, info); step(action) -> (observation, reward,
-/// terminated, truncated, info), gymnasium 0.26+; whether the episode
-/// ends is left unknown, as the run decides it.
+/// terminated, truncated, info), gymnasium 0.26+. The episode runs to its
+/// time limit, never terminated before: the longest episode, whose graphs
+/// a policy-gradient script keeps until its backward.
 Value gym_env_method(Interp& in, Value env, std::string_view n) {
-  const Value* len = in.o(env).attrs.find(in.intern("__observation__"));
-  Value obs = in.new_tensor({len->dim()}, Dtype::Float32, Role::Input);
-  if (n == "reset") return in.make_list({obs, in.make_dict()}, OKind::Tuple);
-  if (n == "step")
-    return in.make_list({obs, Value::real(1.0), Value::unknown(), Value::unknown(), in.make_dict()},
+  Obj& ob = in.o(env);
+  const int64_t len = *in.as_int(*ob.attrs.find(in.intern("__observation__")));
+  const int64_t limit = *in.as_int(*ob.attrs.find(in.intern("__limit__")));
+  int64_t steps = *in.as_int(*ob.attrs.find(in.intern("__steps__")));
+  Value obs = in.new_tensor({in.dims.constant(len)}, Dtype::Float32, Role::Input);
+  if (n == "reset") {
+    in.o(env).attrs.set(in.intern("__steps__"), in.int_value(0));
+    return in.make_list({obs, in.make_dict()}, OKind::Tuple);
+  }
+  if (n == "step") {
+    in.o(env).attrs.set(in.intern("__steps__"), in.int_value(++steps));
+    return in.make_list({obs, Value::real(1.0), Value::boolean(false), Value::boolean(steps >= limit), in.make_dict()},
                         OKind::Tuple);
+  }
   return Value::unknown();
 }
 

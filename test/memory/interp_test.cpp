@@ -1756,7 +1756,9 @@ TEST_CASE("interp: a policy on gymnasium states trains on the state's shape") {
   // state at a time, `torch.from_numpy(state).float().unsqueeze(0)`; the
   // loss comes from a Categorical's log_prob, which the interpreter does
   // not follow, so the step is synthesized on the input the policy saw,
-  // [1, 4], instead of asking for a batch size.
+  // [1, 4], instead of asking for a batch size. The episode ends at
+  // CartPole-v1's time limit, 500 steps, not at the loop's 10,000 (the
+  // returns loop over every reward would spend the budget).
   memory::Estimate e = est(R"(
 import gymnasium as gym
 import torch
@@ -1780,15 +1782,27 @@ policy = Policy()
 opt = torch.optim.Adam(policy.parameters(), lr=1e-2)
 for episode in range(100):
     state, _ = env.reset()
-    for t in range(500):
+    rewards, values = [], []
+    for t in range(1, 10000):
         probs = policy(torch.from_numpy(state).float().unsqueeze(0))
         m = Categorical(probs)
         action = m.sample()
         policy.log_probs.append(m.log_prob(action))
+        values.append(probs[:, 0])
         state, reward, terminated, truncated, _ = env.step(action.item())
+        rewards.append(reward)
         if terminated or truncated:
             break
-    loss = torch.cat(policy.log_probs).sum()
+    R, returns = 0, []
+    for r in rewards[::-1]:
+        R = r + 0.99 * R
+        returns.insert(0, R)
+    returns = torch.tensor(returns)
+    policy_losses, value_losses = [], []
+    for lp, v, g in zip(policy.log_probs, values, returns):
+        policy_losses.append(-lp * (g - v.item()))
+        value_losses.append(F.smooth_l1_loss(v, torch.tensor([g])))
+    loss = torch.stack(policy_losses).sum() + torch.stack(value_losses).sum()
     opt.zero_grad()
     loss.backward()
     opt.step()
