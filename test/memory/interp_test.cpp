@@ -1814,6 +1814,38 @@ for episode in range(100):
   CHECK(e.config.unknowns[0].what == "no training step the interpreter could follow; one step was synthesized");
 }
 
+TEST_CASE("interp: PixelShuffle trades channels for resolution (super_resolution's ESPCN)") {
+  memory::Estimate e = est(R"(
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+class Upscaler(nn.Module):
+    def __init__(self, r):
+        super().__init__()
+        self.body = nn.Conv2d(1, 32, 3, padding=1)
+        self.to_sub = nn.Conv2d(32, r ** 2, 3, padding=1)
+        self.shuffle = nn.PixelShuffle(r)
+
+    def forward(self, x):
+        return self.shuffle(self.to_sub(torch.tanh(self.body(x))))
+
+model = Upscaler(3).cuda()
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+for step in range(10):
+    low = torch.rand(8, 1, 64, 64, device="cuda")
+    high = model(low)
+    assert high.shape == (8, 1, 192, 192)
+    assert F.pixel_shuffle(torch.rand(2, 18, 5, 7), 3).shape == (2, 2, 15, 21)
+    F.mse_loss(high, torch.rand(8, 1, 192, 192, device="cuda")).backward()
+    opt.step()
+    opt.zero_grad()
+)");
+  CHECK(e.params == (32 * 9 + 32) + (32 * 9 * 9 + 9));
+  CHECK(e.config.unknowns.empty());
+  CHECK(e.verdict == memory::Verdict::Fits);
+}
+
 TEST_CASE("interp: padding layers (fast_neural_style's ReflectionPad2d) pad like F.pad") {
   memory::Estimate e = est(R"(
 import torch
