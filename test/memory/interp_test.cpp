@@ -1846,6 +1846,41 @@ for step in range(10):
   CHECK(e.verdict == memory::Verdict::Fits);
 }
 
+TEST_CASE("interp: a trainer run through torch.distributed.rpc trains here") {
+  // pytorch/examples distributed/rpc/batch/parameter_server.py: the
+  // parameter server is an RRef, each trainer's loop runs inside
+  // rpc_async(trainer, run_trainer, args=(ps_rref,)) and fetches the model
+  // with ps_rref.rpc_sync().get_model().
+  memory::Estimate e = est(R"(
+import torch
+import torch.nn as nn
+import torch.distributed.rpc as rpc
+
+class Server:
+    def __init__(self):
+        self.model = nn.Sequential(nn.Linear(256, 512), nn.ReLU(), nn.Linear(512, 10))
+
+    def get_model(self):
+        return self.model
+
+def run_trainer(server_rref, steps):
+    model = server_rref.rpc_sync().get_model().cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    for _ in range(steps):
+        x = torch.randn(32, 256, device="cuda")
+        nn.functional.cross_entropy(model(x), torch.zeros(32, dtype=torch.long, device="cuda")).backward()
+        opt.step()
+
+rpc.init_rpc("ps", rank=0, world_size=2)
+server = rpc.RRef(Server())
+futs = [rpc.rpc_async(f"trainer{r}", run_trainer, args=(server, 100)) for r in range(1, 2)]
+torch.futures.wait_all(futs)
+)");
+  CHECK(e.params == 256 * 512 + 512 + 512 * 10 + 10);
+  CHECK(e.verdict == memory::Verdict::Fits);
+  CHECK(e.config.unknowns.empty());
+}
+
 TEST_CASE("interp: padding layers (fast_neural_style's ReflectionPad2d) pad like F.pad") {
   memory::Estimate e = est(R"(
 import torch
