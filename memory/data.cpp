@@ -275,6 +275,63 @@ Value f_first(Interp&, Args& a) { return a.pos.empty() ? Value::unknown() : a.po
 
 Value collate_sample(Interp& in, Value sample, DimId batch) { return collate(in, sample, batch); }
 
+// ------------------------------------------------- reinforcement learning
+
+/// Gymnasium's classic-control and Box2D environments: the length of their
+/// flat float32 observation (gymnasium/envs/*: CartPole's cart position,
+/// velocity, pole angle, angular velocity is 4).
+/// `steps` is the TimeLimit each id is registered with (max_episode_steps).
+struct EnvObservation {
+  std::string_view id;
+  int64_t n, steps;
+};
+constexpr EnvObservation kEnvs[] = {
+    {"CartPole-v0", 4, 200},        {"CartPole-v1", 4, 500},    {"Acrobot-v1", 6, 500},
+    {"MountainCar-v0", 2, 200},     {"MountainCarContinuous-v0", 2, 999}, {"Pendulum-v1", 3, 200},
+    {"LunarLander-v2", 8, 1000},    {"LunarLander-v3", 8, 1000},
+};
+
+/// `gym.make("CartPole-v1")`: an environment whose `reset()` and `step()`
+/// give one observation, a float32 vector (pytorch/examples
+/// reinforcement_learning: the policy runs on one state at a time).
+Value c_gym_env(Interp& in, Args& a) {
+  Value id = a.get(in, 0, "id").value_or(Value::unknown());
+  auto name = in.as_str(id);
+  for (const EnvObservation& e : kEnvs) {
+    if (!name || *name != e.id) continue;
+    Value env = new_instance(in, "gym.env");
+    in.o(env).attrs.set(in.intern("__observation__"), in.int_value(e.n));
+    in.o(env).attrs.set(in.intern("__limit__"), in.int_value(e.steps));
+    in.o(env).attrs.set(in.intern("__steps__"), in.int_value(0));
+    return env;
+  }
+  in.note_unknown("observation shape of the environment " + (name ? "`" + std::string(*name) + "`" : std::string("made here")),
+                  a.span, false);
+  return Value::unknown();
+}
+
+/// reset() -> (observation, info); step(action) -> (observation, reward,
+/// terminated, truncated, info), gymnasium 0.26+. The episode runs to its
+/// time limit, never terminated before: the longest episode, whose graphs
+/// a policy-gradient script keeps until its backward.
+Value gym_env_method(Interp& in, Value env, std::string_view n) {
+  Obj& ob = in.o(env);
+  const int64_t len = *in.as_int(*ob.attrs.find(in.intern("__observation__")));
+  const int64_t limit = *in.as_int(*ob.attrs.find(in.intern("__limit__")));
+  int64_t steps = *in.as_int(*ob.attrs.find(in.intern("__steps__")));
+  Value obs = in.new_tensor({in.dims.constant(len)}, Dtype::Float32, Role::Input);
+  if (n == "reset") {
+    in.o(env).attrs.set(in.intern("__steps__"), in.int_value(0));
+    return in.make_list({obs, in.make_dict()}, OKind::Tuple);
+  }
+  if (n == "step") {
+    in.o(env).attrs.set(in.intern("__steps__"), in.int_value(++steps));
+    return in.make_list({obs, Value::real(1.0), Value::boolean(false), Value::boolean(steps >= limit), in.make_dict()},
+                        OKind::Tuple);
+  }
+  return Value::unknown();
+}
+
 Value construct_data(Interp& in, StrId qualname, Args& a, bool& handled) {
   handled = true;
   std::string_view q = in.str(qualname);
@@ -283,6 +340,7 @@ Value construct_data(Interp& in, StrId qualname, Args& a, bool& handled) {
   if (q == "torch.utils.data.DataLoader" || q == "torch.utils.data.dataloader.DataLoader")
     return c_dataloader(in, a);
   if (q == "torch.utils.data.TensorDataset") return c_tensor_dataset(in, a);
+  if (q == "gymnasium.make" || q == "gym.make") return c_gym_env(in, a);
   if (q == "torch.utils.data.Subset") return a.pos.empty() ? Value::unknown() : a.pos[0];
   if (q.starts_with("torch.utils.data.") && (last.ends_with("Sampler")))
     return new_instance(in, "sampler");
@@ -322,6 +380,7 @@ Value data_method(Interp& in, Value self, std::string_view n, Args& a, bool& han
     if (n == "__getitem__") return first_sample(in, self);
     return Value::unknown();
   }
+  if (t == "gym.env") return gym_env_method(in, self, n);
   if (t == "data.loaded_file") {
     if (n == "__getitem__" && a.pos.size() > 1) return loaded_file_slice(in, a.pos[1]);
     return Value::unknown();
@@ -383,14 +442,29 @@ int64_t position_table(Interp& in, Value model, std::string* path, bool constant
 /// A sequence length the script leaves to its data (a tokenizer that pads
 /// to the longest, a collator): the model's learned position table
 /// (`position_embeddings`, GPT-2's `wpe`, BART's `embed_positions`) is the
-/// most it can take. The length becomes that bound, marked as one (the
-/// verdict may then say "fits", never "oom"), with a note naming it.
+/// most it can take. A rotary model (Llama, SmolLM) has no table: its
+/// Hugging Face config's `max_position_embeddings` is the context it was
+/// trained for, and the tokenizer's `model_max_length` that truncation
+/// stops at. The length becomes that bound, marked as one (the verdict may
+/// then say "fits", never "oom"), with a note naming it.
 static bool bound_seq_by_positions(Interp& in, Value model) {
   std::string table;
-  const int64_t positions = position_table(in, model, &table, true);
+  int64_t positions = position_table(in, model, &table, true);
+  if (positions <= 0 && in.is_module(model)) {
+    Value config = in.getattr(model, in.intern("config"));
+    if (in.instance(config)) {
+      Value mp = in.getattr(config, in.intern("max_position_embeddings"));
+      if (mp.kind == VKind::Int && in.dims.is_const(mp.dim()) && in.dims.value(mp.dim()) > 0) {
+        positions = in.dims.value(mp.dim());
+        table = "config.max_position_embeddings";
+      }
+    }
+  }
   if (positions <= 0) return false;
   const uint32_t line = in.heap[model.a].line;
-  in.cfg.seq_len = {positions, {line, "the model's position table `" + table + "`"}};
+  const bool rotary = table == "config.max_position_embeddings";
+  in.cfg.seq_len = {positions, {line, std::string(rotary ? "the model's context `" : "the model's position table `") +
+                                          table + "`"}};
   in.cfg.seq_len.upper_bound = true;
   in.note_unknown("sequence length: the run's length comes from its data; estimated at the model's maximum, " +
                       std::to_string(positions) + " positions (`" + table +
@@ -468,6 +542,10 @@ void register_data(Builtins& b) {
   b.functions["torch.utils.data.random_split"] = f_random_split;
   b.functions["torch.utils.data.ConcatDataset"] = f_first;
   b.functions["torch.load"] = f_torch_load;
+  // An observation (a tensor here) shares its memory with the array.
+  b.functions["torch.from_numpy"] = [](Interp& in, Args& a) {
+    return !a.pos.empty() && in.tensor(a.pos[0]) ? a.pos[0] : Value::unknown();
+  };
 }
 
 }  // namespace tpf::memory

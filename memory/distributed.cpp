@@ -284,6 +284,51 @@ Value construct_distributed(Interp& in, std::string_view q, Args& a, bool& handl
   if (q == "accelerate.utils.find_executable_batch_size" || q == "accelerate.find_executable_batch_size" ||
       q == "accelerate.utils.memory.find_executable_batch_size")
     return f_find_executable_batch_size(in, q, a);
+  // FSDP2 (torch.distributed.fsdp.fully_shard, torch 2.4+; earlier under
+  // _composable.fsdp) shards the module in place and returns it.
+  if (q == "torch.distributed.fsdp.fully_shard" || q == "torch.distributed._composable.fsdp.fully_shard" ||
+      q == "torch.distributed._composable.fsdp.fully_shard.fully_shard") {
+    Value m = a.get(in, 0, "module").value_or(Value::unknown());
+    set_sharding(in, Sharding::Fsdp, "fully_shard");
+    return in.is_module(m) ? m : Value::unknown();
+  }
+  // Tensor parallelism (torch.distributed.tensor.parallel, torch 2.2+):
+  // parallelize_module(module, device_mesh, plan) shards the module's
+  // layers in place and returns it. The estimate keeps the whole module on
+  // each GPU, an upper bound, and says so.
+  if (q == "torch.distributed.tensor.parallel.parallelize_module" ||
+      q == "torch.distributed.tensor.parallel.api.parallelize_module") {
+    Value m = a.get(in, 0, "module").value_or(Value::unknown());
+    if (!in.is_module(m)) return Value::unknown();
+    in.note_unknown("tensor parallelism (`parallelize_module`) shards layers across GPUs: estimated with the whole "
+                    "model on each, an upper bound",
+                    a.span, false);
+    return m;
+  }
+  // torch.distributed.rpc: rpc_sync / rpc_async / remote(to, func, args=,
+  // kwargs=) run func on another worker; the estimate runs it here, as
+  // the worker would (pytorch/examples distributed/rpc, where the trainers'
+  // loops run inside rpc_async). An RRef or a Future holds the result.
+  if (q == "torch.distributed.rpc.rpc_sync" || q == "torch.distributed.rpc.rpc_async" ||
+      q == "torch.distributed.rpc.remote") {
+    Value fn = a.get(in, 1, "func").value_or(Value::unknown());
+    Args ca;
+    ca.span = a.span;
+    if (auto args = a.get(in, 2, "args"))
+      if (auto items = in.iterate(*args)) ca.pos = *items;
+    // TODO(h-survey): kwargs= is not passed on; such a call stays unknown.
+    if (auto kw = a.kwarg(in, "kwargs"); kw && in.is_obj(*kw, OKind::Dict)) return Value::unknown();
+    Value r = in.call(fn, ca);
+    if (q.ends_with("rpc_sync")) return r;
+    Value held = new_instance(in, "rpc.held");
+    in.o(held).items = {r};
+    return held;
+  }
+  if (q == "torch.distributed.rpc.RRef") {
+    Value held = new_instance(in, "rpc.held");
+    in.o(held).items = {a.get(in, 0, "value").value_or(Value::unknown())};
+    return held;
+  }
   // Adds --deepspeed and --deepspeed_config to the script's parser.
   if (q == "deepspeed.add_config_arguments") return a.pos.empty() ? Value::unknown() : a.pos[0];
   handled = false;
@@ -342,6 +387,14 @@ Value distributed_method(Interp& in, Value self, std::string_view n, Args& a, bo
       }
       return Value::none();
     }
+  }
+  if (t == "rpc.held") {
+    // rref.to_here(), local_value(), fut.wait(), value(); rref.rpc_sync()
+    // and its kin are proxies whose methods run on the held object.
+    if (n == "to_here" || n == "local_value" || n == "wait" || n == "value" || n == "rpc_sync" ||
+        n == "rpc_async" || n == "remote")
+      return in.o(self).items.empty() ? Value::unknown() : in.o(self).items[0];
+    return Value::unknown();
   }
   if (t == "ctx.null") return Value::none();
   handled = false;

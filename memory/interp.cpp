@@ -344,11 +344,26 @@ Value Interp::run(uint16_t u, ir::FunctionId fid, std::vector<Value> args,
         if (f.kind == ir::FunctionKind::ClassBody) last_class_frame = fr;
         return term.nops ? val(0) : Value::none();
       case ir::Op::Raise: {
-        // An assert the run's values make false ends the script there, as
-        // Python would: the first one's line names why nothing was reached.
-        if ((term.flags & ir::kAssert) && !failed_assert_line) {
-          failed_assert_line = user_line();
-          failed_assert_in_script = un.is_user;
+        // A false assert inside `try:` goes to its handlers, as Python's
+        // AssertionError would (`try: import wandb; assert
+        // hasattr(wandb, "__version__") except (ImportError,
+        // AssertionError): wandb = None`), and so does the re-raise of a
+        // handler that did not catch it; the outermost try left, or none,
+        // it ends the script there, as Python would: the first one's line
+        // names why nothing was reached.
+        const bool from_assert = (term.flags & ir::kAssert) || ((term.flags & ir::kReraise) && fr->exc_line);
+        if (from_assert && f.block(b).exc.valid()) {
+          if (term.flags & ir::kAssert) {
+            fr->cur_exc = Value::ext(intern("AssertionError"));
+            fr->exc_line = user_line();
+            fr->exc_in_script = un.is_user;
+          }
+          next = f.block(b).exc;  // after the raising block in RPO: no back edge
+          break;
+        }
+        if (from_assert && !failed_assert_line) {
+          failed_assert_line = (term.flags & ir::kAssert) ? user_line() : fr->exc_line;
+          failed_assert_in_script = (term.flags & ir::kAssert) ? un.is_user : fr->exc_in_script;
         }
         return Value::unknown();
       }
@@ -619,12 +634,30 @@ Value Interp::exec(Frame& fr, const std::shared_ptr<Frame>& self, const ir::Inst
     case Op::YieldFrom:
     case Op::Await: return Value::unknown();
     case Op::WithEnter: return enter_context(val(0), true);
-    case Op::WithExit: {
-      if (!(in.flags & ir::kExceptional)) enter_context(val(0), false);
-      return Value::unknown();
+    // The exceptional exit (a false assert inside `with torch.no_grad():`
+    // in a `try:`) leaves the context too: gradients are on again in the
+    // handler, as in Python.
+    case Op::WithExit: enter_context(val(0), false); return Value::unknown();
+    case Op::CurrentExc: return fr.cur_exc;
+    case Op::ExceptMatch: {
+      // Only a false assert raises in the interpreter: its AssertionError
+      // matches AssertionError, Exception and BaseException (alone or in
+      // a tuple); nothing else is ever raised, so nothing else matches.
+      Value e = val(0), t = val(1);
+      if (e.kind != VKind::Ext || str(e.a) != "AssertionError") return Value::boolean(false);
+      auto catches = [&](Value c) {
+        if (c.kind != VKind::Ext) return false;
+        std::string_view n = str(c.a);
+        if (size_t dot = n.rfind('.'); dot != std::string_view::npos) n = n.substr(dot + 1);
+        return n == "AssertionError" || n == "Exception" || n == "BaseException";
+      };
+      if (auto* items = seq(t)) {
+        for (Value c : *items)
+          if (catches(c)) return Value::boolean(true);
+        return Value::boolean(false);
+      }
+      return Value::boolean(catches(t));
     }
-    case Op::CurrentExc: return Value::unknown();
-    case Op::ExceptMatch: return Value::boolean(false);
     case Op::MatchSeq:
     case Op::MatchMap:
     case Op::MatchCls: return Value::boolean(false);

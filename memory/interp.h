@@ -262,6 +262,11 @@ struct Frame {
   uint32_t cur_block = 0;
   Span cur_span;
   uint32_t unknown_loops = 0;  ///< loops over unknown iterables entered and not yet left
+  /// The exception being handled (a false assert's AssertionError), the
+  /// line of that assert and whether it is the script's own.
+  Value cur_exc;
+  uint32_t exc_line = 0;
+  bool exc_in_script = false;
 };
 
 /// A parsed and lowered file the interpreter runs: the user's script, or an

@@ -333,6 +333,24 @@ Value f_interpolate(Interp& in, Args& a) {
   return out;
 }
 
+/// F.pixel_shuffle(x, r): (*, C*r*r, H, W) -> (*, C, H*r, W*r), the
+/// sub-pixel convolution's upscale (ESPCN, pytorch/examples
+/// super_resolution); a copy, as in torch.
+Value f_pixel_shuffle(Interp& in, Args& a) {
+  Value x = arg(in, a, 0, "input");
+  TensorObj* t = in.tensor(x);
+  auto r = in.as_int(arg(in, a, 1, "upscale_factor"));
+  if (!t || t->shape.size() < 3 || !r || *r <= 0) return Value::unknown();
+  const size_t n = t->shape.size();
+  std::vector<DimId> s = t->shape;
+  s[n - 3] = in.dims.floordiv(s[n - 3], in.dims.constant(*r * *r));
+  s[n - 2] = in.dims.mul(s[n - 2], *r);
+  s[n - 1] = in.dims.mul(s[n - 1], *r);
+  Value out = in.new_tensor(s, t->dtype);
+  in.link(out, {x});
+  return out;
+}
+
 Value f_pad(Interp& in, Args& a) {
   Value x = arg(in, a, 0, "input");
   TensorObj* t = in.tensor(x);
@@ -517,6 +535,7 @@ void register_layer_ops(Builtins& b) {
   f[F + "adaptive_max_pool2d"] = f_adaptive_max2d;
   f[F + "interpolate"] = f_interpolate;
   f[F + "upsample"] = f_interpolate;
+  f[F + "pixel_shuffle"] = f_pixel_shuffle;
   f[F + "pad"] = f_pad;
   f[F + "one_hot"] = f_one_hot;
   f[F + "normalize"] = f_normalize;

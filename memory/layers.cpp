@@ -285,6 +285,7 @@ void init_layer(Interp& in, Value self, Layer L, Args& a) {
       set(in, self, "size", arg(in, a, 0, "size"));
       set(in, self, "scale_factor", arg(in, a, 1, "scale_factor"));
       return;
+    case Layer::PixelShuffle: set(in, self, "upscale_factor", arg(in, a, 0, "upscale_factor")); return;
 
     case Layer::CrossEntropyLoss:
     case Layer::NLLLoss:
@@ -384,6 +385,7 @@ Value f_adaptive_avg2d(Interp&, Args&);
 Value f_adaptive_max2d(Interp&, Args&);
 Value f_interpolate(Interp&, Args&);
 Value f_pad(Interp&, Args&);
+Value f_pixel_shuffle(Interp&, Args&);
 Value f_cross_entropy(Interp&, Args&);
 Value f_nll_loss(Interp&, Args&);
 Value f_pointwise_loss(Interp&, Args&);
@@ -484,6 +486,7 @@ Value layer_forward(Interp& in, Value m, Args& call) {
     case Layer::AdaptiveAvgPool2d: return fn(f_adaptive_avg2d, {x, at("output_size")});
     case Layer::AdaptiveMaxPool2d: return fn(f_adaptive_max2d, {x, at("output_size")});
     case Layer::Upsample: return fn(f_interpolate, {x, at("size"), at("scale_factor")});
+    case Layer::PixelShuffle: return fn(f_pixel_shuffle, {x, at("upscale_factor")});
 
     case Layer::CrossEntropyLoss: return fn(f_cross_entropy, call.pos, call.kw);
     case Layer::NLLLoss: return fn(f_nll_loss, call.pos, call.kw);

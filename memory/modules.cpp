@@ -186,6 +186,11 @@ Value module_call(Interp& in, Value m, Args& a) {
       if (on) in.autocast.pop_back();
     }
   } pop{in, pushed};
+  // The input the script gives its model (an RL policy's one state): a
+  // synthesized step, where the loss is lost after the forward (a
+  // distribution's log_prob), runs on that shape (memory/run.cpp).
+  if (in.module_path.empty() && !a.pos.empty() && in.tensor(a.pos[0]) && !ob.attrs.find(in.intern("__input__")))
+    ob.attrs.set(in.intern("__input__"), a.pos[0]);
   // A root called with an input the interpreter could not follow.
   bool any_tensor = false;
   for (Value v : a.pos) any_tensor = any_tensor || in.tensor(v);

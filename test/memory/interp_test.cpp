@@ -1710,6 +1710,177 @@ notebook_launcher(training_loop, (1024, 64), num_processes=2)
   CHECK(e.verdict == memory::Verdict::Fits);
 }
 
+TEST_CASE("interp: parallelize_module and fully_shard return the module they shard") {
+  // pytorch/examples distributed/tensor_parallelism: `tp_model =
+  // parallelize_module(module=tp_model, device_mesh=mesh, parallelize_plan=
+  // {...})`, then FSDP2 over it, `sharded = fully_shard(tp_model, mesh=dp)`;
+  // the optimizer and the loop use the returned name.
+  memory::Estimate e = est(R"(
+import torch
+import torch.nn as nn
+from torch.distributed.device_mesh import init_device_mesh
+from torch.distributed.fsdp import fully_shard
+from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.up = nn.Linear(64, 256)
+        self.down = nn.Linear(256, 8)
+
+    def forward(self, x):
+        return self.down(torch.relu(self.up(x)))
+
+mesh = init_device_mesh("cuda", (1, 2), mesh_dim_names=("dp", "tp"))
+tp = parallelize_module(module=MLP().cuda(), device_mesh=mesh["tp"],
+                        parallelize_plan={"up": ColwiseParallel(), "down": RowwiseParallel()})
+sharded = fully_shard(tp, mesh=mesh["dp"])
+opt = torch.optim.AdamW(sharded.parameters(), lr=1e-3)
+for i in range(5):
+    sharded(torch.rand(16, 64, device="cuda")).sum().backward()
+    opt.step()
+)");
+  CHECK(e.model_found);
+  CHECK(e.params == 64 * 256 + 256 + 256 * 8 + 8);
+  CHECK(e.verdict == memory::Verdict::Fits);
+  CHECK(e.config.sharding == memory::Sharding::Fsdp);
+  REQUIRE(e.config.unknowns.size() == 1);
+  CHECK(e.config.unknowns[0].what ==
+        "tensor parallelism (`parallelize_module`) shards layers across GPUs: estimated with the whole model on each, "
+        "an upper bound");
+  CHECK(!e.config.unknowns[0].blocking);
+}
+
+TEST_CASE("interp: a policy on gymnasium states trains on the state's shape") {
+  // pytorch/examples reinforcement_learning/reinforce.py: one CartPole
+  // state at a time, `torch.from_numpy(state).float().unsqueeze(0)`; the
+  // loss comes from a Categorical's log_prob, which the interpreter does
+  // not follow, so the step is synthesized on the input the policy saw,
+  // [1, 4], instead of asking for a batch size. The episode ends at
+  // CartPole-v1's time limit, 500 steps, not at the loop's 10,000 (the
+  // returns loop over every reward would spend the budget).
+  memory::Estimate e = est(R"(
+import gymnasium as gym
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.distributions import Categorical
+
+env = gym.make("CartPole-v1")
+
+class Policy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.hidden = nn.Linear(4, 64)
+        self.out = nn.Linear(64, 2)
+        self.log_probs = []
+
+    def forward(self, x):
+        return F.softmax(self.out(F.relu(self.hidden(x))), dim=1)
+
+policy = Policy()
+opt = torch.optim.Adam(policy.parameters(), lr=1e-2)
+for episode in range(100):
+    state, _ = env.reset()
+    rewards, values = [], []
+    for t in range(1, 10000):
+        probs = policy(torch.from_numpy(state).float().unsqueeze(0))
+        m = Categorical(probs)
+        action = m.sample()
+        policy.log_probs.append(m.log_prob(action))
+        values.append(probs[:, 0])
+        state, reward, terminated, truncated, _ = env.step(action.item())
+        rewards.append(reward)
+        if terminated or truncated:
+            break
+    R, returns = 0, []
+    for r in rewards[::-1]:
+        R = r + 0.99 * R
+        returns.insert(0, R)
+    returns = torch.tensor(returns)
+    policy_losses, value_losses = [], []
+    for lp, v, g in zip(policy.log_probs, values, returns):
+        policy_losses.append(-lp * (g - v.item()))
+        value_losses.append(F.smooth_l1_loss(v, torch.tensor([g])))
+    loss = torch.stack(policy_losses).sum() + torch.stack(value_losses).sum()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    del policy.log_probs[:]
+)");
+  CHECK(e.params == 4 * 64 + 64 + 64 * 2 + 2);
+  CHECK(e.verdict == memory::Verdict::Fits);
+  REQUIRE(e.config.unknowns.size() == 1);
+  CHECK(e.config.unknowns[0].what == "no training step the interpreter could follow; one step was synthesized");
+}
+
+TEST_CASE("interp: PixelShuffle trades channels for resolution (super_resolution's ESPCN)") {
+  memory::Estimate e = est(R"(
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+class Upscaler(nn.Module):
+    def __init__(self, r):
+        super().__init__()
+        self.body = nn.Conv2d(1, 32, 3, padding=1)
+        self.to_sub = nn.Conv2d(32, r ** 2, 3, padding=1)
+        self.shuffle = nn.PixelShuffle(r)
+
+    def forward(self, x):
+        return self.shuffle(self.to_sub(torch.tanh(self.body(x))))
+
+model = Upscaler(3).cuda()
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+for step in range(10):
+    low = torch.rand(8, 1, 64, 64, device="cuda")
+    high = model(low)
+    assert high.shape == (8, 1, 192, 192)
+    assert F.pixel_shuffle(torch.rand(2, 18, 5, 7), 3).shape == (2, 2, 15, 21)
+    F.mse_loss(high, torch.rand(8, 1, 192, 192, device="cuda")).backward()
+    opt.step()
+    opt.zero_grad()
+)");
+  CHECK(e.params == (32 * 9 + 32) + (32 * 9 * 9 + 9));
+  CHECK(e.config.unknowns.empty());
+  CHECK(e.verdict == memory::Verdict::Fits);
+}
+
+TEST_CASE("interp: a trainer run through torch.distributed.rpc trains here") {
+  // pytorch/examples distributed/rpc/batch/parameter_server.py: the
+  // parameter server is an RRef, each trainer's loop runs inside
+  // rpc_async(trainer, run_trainer, args=(ps_rref,)) and fetches the model
+  // with ps_rref.rpc_sync().get_model().
+  memory::Estimate e = est(R"(
+import torch
+import torch.nn as nn
+import torch.distributed.rpc as rpc
+
+class Server:
+    def __init__(self):
+        self.model = nn.Sequential(nn.Linear(256, 512), nn.ReLU(), nn.Linear(512, 10))
+
+    def get_model(self):
+        return self.model
+
+def run_trainer(server_rref, steps):
+    model = server_rref.rpc_sync().get_model().cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    for _ in range(steps):
+        x = torch.randn(32, 256, device="cuda")
+        nn.functional.cross_entropy(model(x), torch.zeros(32, dtype=torch.long, device="cuda")).backward()
+        opt.step()
+
+rpc.init_rpc("ps", rank=0, world_size=2)
+server = rpc.RRef(Server())
+futs = [rpc.rpc_async(f"trainer{r}", run_trainer, args=(server, 100)) for r in range(1, 2)]
+torch.futures.wait_all(futs)
+)");
+  CHECK(e.params == 256 * 512 + 512 + 512 * 10 + 10);
+  CHECK(e.verdict == memory::Verdict::Fits);
+  CHECK(e.config.unknowns.empty());
+}
+
 TEST_CASE("interp: padding layers (fast_neural_style's ReflectionPad2d) pad like F.pad") {
   memory::Estimate e = est(R"(
 import torch
@@ -1891,6 +2062,72 @@ for step in range(10):
     w.world_size = 4;
     CHECK(est(code, w).config.sharding == memory::Sharding::Ddp);
   }
+}
+
+TEST_CASE("interp: a false assert inside try goes to the handler that catches AssertionError") {
+  // yolov5's utils/loggers: `try: import wandb; assert hasattr(wandb,
+  // "__version__") except (ImportError, AssertionError): wandb = None`,
+  // here with an assert the run's values make false (a world size check).
+  // The handler runs and the script goes on; a handler for another type
+  // re-raises, and the assert's line is still why nothing was reached.
+  constexpr std::string_view kCaught = R"(
+import torch, torch.nn as nn
+B = 4
+try:
+    assert B % 3 == 0
+    width = 32
+except (ImportError, AssertionError):
+    width = 64
+model = nn.Linear(width, width).cuda()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(10):
+    model(torch.randn(B, width, device="cuda")).sum().backward()
+    opt.step()
+)";
+  memory::Estimate caught = est(kCaught);
+  CHECK(caught.model_found);
+  CHECK(caught.params == 64 * 64 + 64);
+  CHECK(caught.verdict == memory::Verdict::Fits);
+  // The assert inside `with torch.no_grad():` leaves the context on its
+  // way to the handler: the training step after it has its gradients.
+  constexpr std::string_view kInContext = R"(
+import torch, torch.nn as nn
+B = 4
+try:
+    with torch.no_grad():
+        assert B % 3 == 0
+except AssertionError:
+    pass
+model = nn.Linear(32, 32).cuda()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(10):
+    model(torch.randn(B, 32, device="cuda")).sum().backward()
+    opt.step()
+)";
+  memory::Estimate in_context = est(kInContext);
+  CHECK(in_context.params == 32 * 32 + 32);
+  CHECK(in_context.config.unknowns.empty());
+  CHECK(in_context.verdict == memory::Verdict::Fits);
+  constexpr std::string_view kOther = R"(
+import torch, torch.nn as nn
+B = 4
+try:
+    try:
+        assert B % 3 == 0
+    finally:
+        B = 4
+except ImportError:
+    B = 8
+model = nn.Linear(32, 32).cuda()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+model(torch.randn(B, 32, device="cuda")).sum().backward()
+opt.step()
+)";
+  memory::Estimate other = est(kOther);
+  CHECK(!other.model_found);
+  REQUIRE(other.config.unknowns.size() == 1);
+  CHECK(other.config.unknowns[0].what ==
+        "no model found: the `assert` at line 6 is false with the values the estimate has, and the script stops there");
 }
 
 TEST_CASE("interp: an assert the run's values make false is why nothing was reached") {

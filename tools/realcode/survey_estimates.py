@@ -2,7 +2,7 @@
 """Estimates every training-looking script of exported repositories and
 checks that each unknown verdict names its cause (issue 24).
 
-usage: survey_estimates.py TPF_ANALYZE REPOS_DIR [TARGET]
+usage: survey_estimates.py [--args ARGS_TSV] [--only SURVEY_TSV] TPF_ANALYZE REPOS_DIR [TARGET]
 REPOS_DIR holds one folder per repository, named owner+name (made by
 export_repo.py from a fetched mirror). A script is a .py file that calls
 `.backward(` and has a `__main__` guard, `parse_args` or a loop at the top
@@ -11,23 +11,46 @@ analyzed from its own folder with --target TARGET (default a100) and
 --format json. Prints the verdict counts, one line per estimate (verdict,
 path, its first blocking reason), and exits 1 when an unknown verdict has
 no reason in config.unknowns.
+
+--args ARGS_TSV: the arguments a script truly requires, one line each
+(path, then tpf-analyze's options and `-- SCRIPT_ARGS` as one field, then
+why the script requires them); the script is analyzed with them and its
+line says so. --only SURVEY_TSV: estimate only the scripts that survey
+lists (its second column), e.g. survey_h100.tsv's 84 scripts.
 """
 import collections
 import json
+import shlex
 import os
 import subprocess
 import sys
 
 
+def read_tsv(path):
+    with open(path) as fh:
+        return [l.rstrip("\n").split("\t") for l in fh if l.strip() and not l.startswith("#")]
+
+
 def main():
-    tpf, root = os.path.abspath(sys.argv[1]), sys.argv[2]
-    target = sys.argv[3] if len(sys.argv) > 3 else "a100"
+    argv = sys.argv[1:]
+    script_args, only = {}, None
+    while argv and argv[0] in ("--args", "--only"):
+        if argv[0] == "--args":
+            script_args = {r[0]: shlex.split(r[1]) for r in read_tsv(argv[1])}
+        else:
+            only = {r[1] for r in read_tsv(argv[1]) if len(r) > 1 and r[0] != "verdict"}
+        argv = argv[2:]
+    tpf, root = os.path.abspath(argv[0]), argv[1]
+    target = argv[2] if len(argv) > 2 else "a100"
     rows = []
     for dp, _, files in sorted(os.walk(root)):
         for f in sorted(files):
             if not f.endswith(".py"):
                 continue
             path = os.path.join(dp, f)
+            rel = os.path.relpath(path, root)
+            if only is not None and rel not in only:
+                continue
             with open(path, errors="ignore") as fh:
                 text = fh.read()
             # A script, not a library module: a __main__ guard, a command
@@ -35,9 +58,12 @@ def main():
             top_loop = any(l.startswith(("for ", "while ")) for l in text.splitlines())
             if ".backward(" not in text or not ("__main__" in text or "parse_args" in text or top_loop):
                 continue
-            r = subprocess.run([tpf, "--format", "json", "--target", target, f], cwd=dp,
-                               capture_output=True, text=True, timeout=120)
-            rel = os.path.relpath(path, root)
+            extra = script_args.get(rel, [])
+            cut = extra.index("--") if "--" in extra else len(extra)
+            cmd = [tpf, "--format", "json", "--target", target] + extra[:cut] + [f] + extra[cut:]
+            r = subprocess.run(cmd, cwd=dp, capture_output=True, text=True, timeout=120)
+            if extra:
+                rel += " [" + " ".join(extra) + "]"
             try:
                 doc = json.loads(r.stdout)
             except ValueError:
