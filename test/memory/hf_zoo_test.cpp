@@ -176,6 +176,42 @@ TEST_CASE("hf table: OPT, LLaMA 1 and ViT (hand rows) have their published count
   }
 }
 
+TEST_CASE("hf table: BLOOM and CLIP (hand rows) have their published counts") {
+  // BLOOM: bloom-560m's 559,214,592 and bloom-7b1's 7,069,016,064 (the
+  // model cards' counts). CLIP: CLIPModel of clip-vit-base-patch32,
+  // 151,277,313 (the count printed in open_clip's and transformers' docs);
+  // the text encoders of SD 1.5 (123,060,480), SD 2.1 (340,387,840) and
+  // SDXL's second (694,659,840, with its projection), by subfolder.
+  struct Case {
+    const char* code;
+    uint64_t params;
+  } cases[] = {
+      {"from transformers import AutoModelForCausalLM\nm = "
+       "AutoModelForCausalLM.from_pretrained('bigscience/bloom-560m')\n",
+       559214592},
+      {"from transformers import BloomForCausalLM\nm = "
+       "BloomForCausalLM.from_pretrained('bigscience/bloomz-7b1')\n",
+       7069016064},
+      {"from transformers import CLIPModel\nm = CLIPModel.from_pretrained('openai/clip-vit-base-patch32')\n",
+       151277313},
+      {"from transformers import CLIPTextModel\nm = CLIPTextModel.from_pretrained("
+       "'runwayml/stable-diffusion-v1-5', subfolder='text_encoder')\n",
+       123060480},
+      {"from transformers import CLIPTextModel\nm = CLIPTextModel.from_pretrained("
+       "'stabilityai/stable-diffusion-2-1', subfolder='text_encoder')\n",
+       340387840},
+      {"from transformers import CLIPTextModelWithProjection\nm = CLIPTextModelWithProjection.from_pretrained("
+       "'stabilityai/stable-diffusion-xl-base-1.0', subfolder='text_encoder_2')\n",
+       694659840},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.code);
+    memory::Estimate e = estimate_code(std::string(c.code) + kTrainTail);
+    CHECK(e.params == c.params);
+    check_model_known(e);
+  }
+}
+
 TEST_CASE("peft: LoRA trains r * (in + out) per targeted Linear, nothing else") {
   // alpaca-lora's finetune.py defaults on LLaMA 7B: r=8 on q_proj and v_proj
   // of 32 layers, 32 * 2 * 8 * (4096 + 4096) = 4,194,304 trainable, as
