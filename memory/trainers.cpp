@@ -173,7 +173,13 @@ Value lightning_fit(Interp& in, Value trainer, Args& a) {
     std::string s = p.kind == VKind::Int ? std::to_string(in.as_int(p).value_or(32))
                                          : std::string(in.as_str(p).value_or("32"));
     uint32_t line = in.o(trainer).line;
-    if (s.starts_with("16")) {
+    // "bf16-true" / "16-true" (Lightning 2.0+, precision.md "True Half
+    // Precision"): the module's weights themselves are cast, no autocast,
+    // no scaler, no float32 copy.
+    if (s == "bf16-true" || s == "16-true") {
+      std::string how = "Trainer(precision=\"" + s + "\")";
+      convert_module(in, model, s == "bf16-true" ? Dtype::BFloat16 : Dtype::Float16, how);
+    } else if (s.starts_with("16")) {
       set_autocast(in, Dtype::Float16, "Trainer(precision=\"" + s + "\")", line);
       in.cfg.grad_scaler = true;
       in.cfg.grad_scaler_origin = {line, "Trainer(precision=\"" + s + "\")"};
@@ -208,6 +214,12 @@ Value lightning_fit(Interp& in, Value trainer, Args& a) {
       Args ma{{model}, {}, a.span};
       loader = in.call_method(model, in.intern("train_dataloader"), ma);
     }
+  }
+  // trainer.fit(model, datamodule) (the LightningDataModule passed where
+  // train_dataloaders goes: Lightning accepts it there too).
+  if (Obj* dm = in.instance(loader); dm && dm->cls != kNone32 && in.class_lookup(dm->cls, in.intern("train_dataloader"))) {
+    Args da{{loader}, {}, a.span};
+    loader = in.call_method(loader, in.intern("train_dataloader"), da);
   }
   Value batch;
   if (auto items = in.iterate(loader); items && !items->empty()) batch = (*items)[0];
