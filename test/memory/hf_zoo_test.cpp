@@ -259,6 +259,56 @@ m = LlamaForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf", torch_dtype=tor
   }
 }
 
+TEST_CASE("peft: modules_to_save keeps the original frozen beside a trainable copy") {
+  // peft's sequence-classification example on roberta-base, r=8 on query and
+  // value, modules_to_save=["classifier"]: print_trainable_parameters()
+  // says "trainable params: 887,042 || all params: 125,534,212". The LoRA
+  // part is 12 * 2 * 8 * (768 + 768) = 294,912; the classifier head
+  // (dense 768x768 + out_proj 768x2, with biases) 592,130, once frozen and
+  // once trained.
+  memory::Estimate e = estimate_code(R"(
+import torch
+from peft import LoraConfig, get_peft_model
+from transformers import AutoModelForSequenceClassification
+m = AutoModelForSequenceClassification.from_pretrained("roberta-base", num_labels=2)
+m = get_peft_model(m, LoraConfig(r=8, lora_alpha=16, target_modules=["query", "value"], modules_to_save=["classifier"]))
+opt = torch.optim.AdamW(m.parameters(), lr=1e-4)
+)");
+  CHECK(e.params == 125534212);
+  CHECK(e.trainable_params == 887042);
+  CHECK(e.gradient_bytes == 4 * 887042);
+  check_model_known(e);
+}
+
+TEST_CASE("peft: PeftModel.from_pretrained freezes the base, trains per is_trainable") {
+  const char* base = R"(
+import torch
+from peft import LoraConfig, PeftModel
+from transformers import AutoModelForCausalLM
+m = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf")
+)";
+  // Inference (peft's default is_trainable=False): everything frozen, the
+  // adapter's weights left out with a note that does not block.
+  memory::Estimate e = estimate_code(std::string(base) + "m = PeftModel.from_pretrained(m, 'out/adapter')\n" + kTrainTail);
+  CHECK(e.params == 6738415616);
+  CHECK(e.trainable_params == 0);
+  check_model_known(e);
+  // is_trainable=True with the adapter's config given: the LoRA count.
+  e = estimate_code(std::string(base) +
+                    "m = PeftModel.from_pretrained(m, 'out/adapter', is_trainable=True, "
+                    "config=LoraConfig(r=8, target_modules=['q_proj', 'v_proj']))\n" +
+                    kTrainTail);
+  CHECK(e.params == 6738415616 + 4194304);
+  CHECK(e.trainable_params == 4194304);
+  // is_trainable=True without it: what trains is in adapter_config.json.
+  e = estimate_code(std::string(base) + "m = PeftModel.from_pretrained(m, 'out/adapter', is_trainable=True)\n" +
+                    kTrainTail);
+  bool blocked = false;
+  for (const auto& u : e.config.unknowns)
+    if (u.blocking && u.what.find("is_trainable=True") != std::string::npos) blocked = true;
+  CHECK(blocked);
+}
+
 TEST_CASE("peft: GPT-2's Conv1D and Pythia's fused query_key_value are targets") {
   struct Case {
     const char* model;
