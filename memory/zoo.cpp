@@ -253,7 +253,8 @@ void set_attn_implementation(Interp& in, std::string_view family, Value config, 
     impl = std::string(*in.as_str(*v));
     origin = "config attn_implementation=\"" + impl + "\"";
   } else {
-    const bool sdpa = family != "t5" && family != "gemma2" && family != "bloom";
+    const bool sdpa = family != "t5" && family != "gemma2" && family != "bloom" &&
+                      family != "deberta_v2";
     impl = sdpa ? "sdpa" : "eager";
     origin = sdpa ? "transformers' default attn_implementation=\"sdpa\" (4.36+, torch 2.1.1+)"
                   : "transformers' default attn_implementation=\"eager\" for " + std::string(family);
@@ -279,6 +280,7 @@ Value build_hf(Interp& in, std::string_view family, Value config, std::string_vi
                           : family == "t5"                      ? "hf_t5"
                           : family == "bloom"                   ? "hf_bloom"
                           : family == "clip"                    ? "hf_clip"
+                          : family == "deberta_v2"              ? "hf_deberta"
                                                                 : "hf_models";
   Value builder = zoo_value(in, file, std::string("build_") + std::string(family));
   if (!builder.known()) return Value::unknown();

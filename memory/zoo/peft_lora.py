@@ -43,6 +43,8 @@ DEFAULT_TARGETS = {
     "t5": ["q", "v"],
     "opt": ["q_proj", "v_proj"],
     "opt350": ["q_proj", "v_proj"],
+    "bloom": ["query_key_value"],
+    "deberta_v2": ["query_proj", "value_proj"],
 }
 
 # The output layers transformers keeps unquantized and "all-linear" skips.

@@ -176,12 +176,15 @@ TEST_CASE("hf table: OPT, LLaMA 1 and ViT (hand rows) have their published count
   }
 }
 
-TEST_CASE("hf table: BLOOM and CLIP (hand rows) have their published counts") {
+TEST_CASE("hf table: BLOOM, CLIP and DeBERTa-v3 (hand rows) have their published counts") {
   // BLOOM: bloom-560m's 559,214,592 and bloom-7b1's 7,069,016,064 (the
   // model cards' counts). CLIP: CLIPModel of clip-vit-base-patch32,
   // 151,277,313 (the count printed in open_clip's and transformers' docs);
   // the text encoders of SD 1.5 (123,060,480), SD 2.1 (340,387,840) and
   // SDXL's second (694,659,840, with its projection), by subfolder.
+  // DeBERTa-v3: deberta-v3-base with a 2-label head, 184,423,682 (the count
+  // fine-tuning notebooks print; the model card's 98M embedding + 86M
+  // backbone), deberta-v3-large's bare model 434,012,160 (131M + 304M).
   struct Case {
     const char* code;
     uint64_t params;
@@ -203,6 +206,11 @@ TEST_CASE("hf table: BLOOM and CLIP (hand rows) have their published counts") {
       {"from transformers import CLIPTextModelWithProjection\nm = CLIPTextModelWithProjection.from_pretrained("
        "'stabilityai/stable-diffusion-xl-base-1.0', subfolder='text_encoder_2')\n",
        694659840},
+      {"from transformers import AutoModelForSequenceClassification\nm = "
+       "AutoModelForSequenceClassification.from_pretrained('microsoft/deberta-v3-base', num_labels=2)\n",
+       184423682},
+      {"from transformers import AutoModel\nm = AutoModel.from_pretrained('microsoft/deberta-v3-large')\n",
+       434012160},
   };
   for (const Case& c : cases) {
     CAPTURE(c.code);
