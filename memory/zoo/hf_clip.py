@@ -2,10 +2,11 @@
 2.1 and SDXL), as the estimator's interpreter runs it.
 
 Module for module transformers 4.46's modeling_clip.py with SDPA (its
-default there) or eager attention: the text tower (token and 77 position
-embeddings, pre-LN layers with q/k/v/out_proj and fc1/fc2 biased, a final
-LayerNorm, a causal mask), the vision tower (a class embedding, a bias-free
-patch Conv2d, position embeddings, pre_layrnorm, the same layers,
+default there) or eager attention (hf_llama's masked_attention, with an
+additive mask: causal for text, zeros for vision): the text tower (token
+and 77 position embeddings, pre-LN layers with q/k/v/out_proj and fc1/fc2
+biased, a final LayerNorm), the vision tower (a class embedding, a
+bias-free patch Conv2d, position embeddings, pre_layrnorm, the same layers,
 post_layernorm on the class token) and the bias-free projections with
 logit_scale. The MLP activation is quick_gelu here for every checkpoint
 (OpenCLIP's gelu in SD 2.1 and SDXL's second encoder is one elementwise op
@@ -20,6 +21,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from tpf_zoo.hf_llama import masked_attention
 from tpf_zoo.hf_models import ModelOutput, PreTrainedModel, uses_sdpa
 
 
@@ -35,18 +37,13 @@ class CLIPAttention(nn.Module):
         self.out_proj = nn.Linear(hidden, hidden)
         self.sdpa = sdpa
 
-    def forward(self, hidden_states, causal):
+    def forward(self, hidden_states, mask):
         bsz = hidden_states.size(0)
         tgt = hidden_states.size(1)
         q = self.q_proj(hidden_states).view(bsz, tgt, self.num_heads, self.head_dim).transpose(1, 2)
         k = self.k_proj(hidden_states).view(bsz, tgt, self.num_heads, self.head_dim).transpose(1, 2)
         v = self.v_proj(hidden_states).view(bsz, tgt, self.num_heads, self.head_dim).transpose(1, 2)
-        if self.sdpa:
-            out = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-        else:
-            attn = torch.matmul(q, k.transpose(2, 3)) * (self.head_dim ** -0.5)
-            attn = F.softmax(attn, dim=-1)
-            out = torch.matmul(attn, v)
+        out = masked_attention(q, k, v, mask, self.sdpa)
         out = out.transpose(1, 2).reshape(bsz, tgt, self.embed_dim)
         return self.out_proj(out)
 
@@ -70,8 +67,8 @@ class CLIPEncoderLayer(nn.Module):
         self.mlp = CLIPMLP(hidden, inter)
         self.layer_norm2 = nn.LayerNorm(hidden, eps=1e-5)
 
-    def forward(self, hidden_states, causal):
-        hidden_states = hidden_states + self.self_attn(self.layer_norm1(hidden_states), causal)
+    def forward(self, hidden_states, mask):
+        hidden_states = hidden_states + self.self_attn(self.layer_norm1(hidden_states), mask)
         return hidden_states + self.mlp(self.layer_norm2(hidden_states))
 
 
@@ -80,9 +77,9 @@ class CLIPEncoder(nn.Module):
         super().__init__()
         self.layers = nn.ModuleList([CLIPEncoderLayer(hidden, heads, inter, sdpa) for _ in range(layers)])
 
-    def forward(self, hidden_states, causal):
+    def forward(self, hidden_states, mask):
         for layer in self.layers:
-            hidden_states = layer(hidden_states, causal)
+            hidden_states = layer(hidden_states, mask)
         return hidden_states
 
 
@@ -100,7 +97,9 @@ class CLIPTextTransformer(nn.Module):
         seq = input_ids.size(1)
         positions = torch.arange(0, seq, dtype=torch.long).unsqueeze(0)
         hidden = self.token_embedding(input_ids) + self.position_embedding(positions)
-        hidden = self.final_layer_norm(self.encoder(hidden, True))
+        # The causal mask, additive (transformers' _create_4d_causal_attention_mask).
+        mask = torch.zeros(input_ids.size(0), 1, seq, seq, dtype=hidden.dtype)
+        hidden = self.final_layer_norm(self.encoder(hidden, mask))
         pooled = hidden[:, 0, :]
         return hidden, pooled
 
@@ -126,7 +125,8 @@ class CLIPVisionTransformer(nn.Module):
         hidden = torch.cat([cls, patches], dim=1)
         positions = torch.arange(0, self.num_patches + 1, dtype=torch.long).unsqueeze(0)
         hidden = self.pre_layrnorm(hidden + self.position_embedding(positions))
-        hidden = self.encoder(hidden, False)
+        hidden = self.encoder(hidden, torch.zeros(batch, 1, self.num_patches + 1, self.num_patches + 1,
+                                                  dtype=hidden.dtype))
         pooled = self.post_layernorm(hidden[:, 0, :])
         return hidden, pooled
 
