@@ -1257,6 +1257,43 @@ for i in range(100):
   }
 }
 
+TEST_CASE("interp: a dataclass built from a mapping it cannot read is no default-sized model") {
+  // litgpt's tutorials/full_finetune_example.py: Config.from_file of a
+  // model_config.yaml that is not there, `cls(**file_kwargs)`. The class
+  // defaults (4096 wide here) are a guess: the layer sizes stay unknown.
+  memory::Estimate e = est(R"(
+import json
+from dataclasses import dataclass
+import torch
+import torch.nn as nn
+
+@dataclass
+class Config:
+    n_embd: int = 4096
+
+cfg = Config(**json.load(open("missing.json")))
+model = nn.Linear(cfg.n_embd, cfg.n_embd)
+opt = torch.optim.AdamW(model.parameters())
+)");
+  CHECK(e.params != 4096 * 4096 + 4096);
+  CHECK(e.verdict == memory::Verdict::Unknown);
+  // A mapping it holds still fills the fields.
+  memory::Estimate k = est(R"(
+from dataclasses import dataclass
+import torch
+import torch.nn as nn
+
+@dataclass
+class Config:
+    n_embd: int = 4096
+
+cfg = Config(**{"n_embd": 64})
+model = nn.Linear(cfg.n_embd, cfg.n_embd)
+opt = torch.optim.AdamW(model.parameters())
+)");
+  CHECK(k.params == 64 * 64 + 64);
+}
+
 TEST_CASE("interp: quantization other than bitsandbytes and PEFT adapters loaded from disk are named unknowns") {
   // load_in_4bit used to be ignored: the 7B model was estimated with
   // full-precision weights, all of them trained. bitsandbytes and LoRA are
