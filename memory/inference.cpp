@@ -38,10 +38,12 @@ constexpr WindowRow kWindows[] = {
 #define TPF_HF_T5(...)
 #define TPF_HF_VIT(...)
 #define TPF_HF_WHISPER(...)
+#define TPF_HF_CLIP(...)
 #define TPF_HF_WINDOW(name, window) {name, window},
 #include "memory/hf_configs.def"
 #undef TPF_HF_WINDOW
 #undef TPF_HF_WHISPER
+#undef TPF_HF_CLIP
 #undef TPF_HF_VIT
 #undef TPF_HF_T5
 #undef TPF_HF

@@ -464,10 +464,12 @@ Value Interp::exec(Frame& fr, const std::shared_ptr<Frame>& self, const ir::Inst
           a.pos.push_back(v);
         }
       }
+      bool unknown_splat = false;  // `**x` with an x the interpreter does not hold
       for (uint32_t k = 0; k < ci.nkw; ++k) {
         ir::Symbol name = f.kw_names[ci.kw_first + k];
         Value v = val(1 + ci.npos + k);
         if (name == ir::kNoSymbol) {
+          unknown_splat = unknown_splat || !is_obj(v, OKind::Dict);
           if (is_obj(v, OKind::Dict)) {
             Obj& d = o(v);
             for (size_t j = 0; j + 1 < d.items.size(); j += 2)
@@ -492,6 +494,10 @@ Value Interp::exec(Frame& fr, const std::shared_ptr<Frame>& self, const ir::Inst
         if (callee_hint.empty() && var.valid() && f.vars[var.v].name != ir::kNoSymbol)
           callee_hint = std::string(m.names.str(f.vars[var.v].name));
       }
+      // A dataclass built from a mapping it cannot see (litgpt's
+      // `Config(**yaml.safe_load(f))` of a file that is not there) has
+      // unknown fields, not its class defaults: no guessed model from it.
+      if (unknown_splat && is_obj(callee, OKind::Class) && (o(callee.a).flags & kDataclass)) return Value::unknown();
       // A generator function yields one item for the step: see call_function.
       Value r = call(callee, a);
       // `loss.backward()`, `accelerator.backward(loss)` the interpreter could

@@ -147,7 +147,8 @@ Value Interp::call_function(ObjId fid, Args& args, std::optional<Value> self) {
   return r;
 }
 
-std::vector<DataclassField> dataclass_fields(Interp& in, ObjId cls) {
+/// The fields a class body annotates itself (not its bases').
+static std::vector<DataclassField> own_dataclass_fields(Interp& in, ObjId cls) {
   const Obj& co = in.o(cls);
   const ir::Module& m = *in.unit(co.module).ir;
   const ir::Class& c = m.cls(ir::ClassId(co.index));
@@ -186,6 +187,33 @@ std::vector<DataclassField> dataclass_fields(Interp& in, ObjId cls) {
   }
   return fields;
 }
+
+/// A dataclass's fields as `dataclasses.fields()` orders them: the base
+/// dataclasses' first (last base first, as _process_class walks the MRO in
+/// reverse), then the class's own; a field the class annotates again keeps
+/// its base's place (litgpt's lora.Config(litgpt.Config) adds lora_r, ...
+/// after every field of Config).
+static std::vector<DataclassField> dataclass_fields_at(Interp& in, ObjId cls, int depth) {
+  std::vector<DataclassField> fields;
+  if (depth < 16) {
+    const std::vector<Value> bases = in.o(cls).items;
+    for (size_t k = bases.size(); k-- > 0;) {
+      if (!in.is_obj(bases[k], OKind::Class) || !(in.o(bases[k].a).flags & kDataclass)) continue;
+      for (const DataclassField& f : dataclass_fields_at(in, bases[k].a, depth + 1)) {
+        auto same = std::find_if(fields.begin(), fields.end(), [&](const DataclassField& g) { return g.name == f.name; });
+        if (same == fields.end()) fields.push_back(f);
+      }
+    }
+  }
+  for (const DataclassField& f : own_dataclass_fields(in, cls)) {
+    auto same = std::find_if(fields.begin(), fields.end(), [&](const DataclassField& g) { return g.name == f.name; });
+    if (same != fields.end()) *same = f;
+    else fields.push_back(f);
+  }
+  return fields;
+}
+
+std::vector<DataclassField> dataclass_fields(Interp& in, ObjId cls) { return dataclass_fields_at(in, cls, 0); }
 
 /// @dataclass __init__: fields in declaration order (annotated class-body
 /// names), defaults from the class attributes.

@@ -2,7 +2,8 @@
 // TrainingArguments: per-device batch size, fp16/bf16, gradient
 // checkpointing, accumulation, `optim`, DeepSpeed) and PyTorch Lightning's
 // Trainer.fit (precision, accumulate_grad_batches, strategy, the module's
-// configure_optimizers and training_step). `train()` / `fit()` run one step
+// configure_optimizers and training_step); Lightning Fabric (launch,
+// setup, backward: the script's own loop is the step). `train()` / `fit()` run one step
 // the way the library would: optimizer over the trainable parameters, a
 // batch from the dataset (or one synthesized from the model's first
 // layer), the forward under the configured autocast, backward.
@@ -173,7 +174,13 @@ Value lightning_fit(Interp& in, Value trainer, Args& a) {
     std::string s = p.kind == VKind::Int ? std::to_string(in.as_int(p).value_or(32))
                                          : std::string(in.as_str(p).value_or("32"));
     uint32_t line = in.o(trainer).line;
-    if (s.starts_with("16")) {
+    // "bf16-true" / "16-true" (Lightning 2.0+, precision.md "True Half
+    // Precision"): the module's weights themselves are cast, no autocast,
+    // no scaler, no float32 copy.
+    if (s == "bf16-true" || s == "16-true") {
+      std::string how = "Trainer(precision=\"" + s + "\")";
+      convert_module(in, model, s == "bf16-true" ? Dtype::BFloat16 : Dtype::Float16, how);
+    } else if (s.starts_with("16")) {
       set_autocast(in, Dtype::Float16, "Trainer(precision=\"" + s + "\")", line);
       in.cfg.grad_scaler = true;
       in.cfg.grad_scaler_origin = {line, "Trainer(precision=\"" + s + "\")"};
@@ -209,6 +216,12 @@ Value lightning_fit(Interp& in, Value trainer, Args& a) {
       loader = in.call_method(model, in.intern("train_dataloader"), ma);
     }
   }
+  // trainer.fit(model, datamodule) (the LightningDataModule passed where
+  // train_dataloaders goes: Lightning accepts it there too).
+  if (Obj* dm = in.instance(loader); dm && dm->cls != kNone32 && in.class_lookup(dm->cls, in.intern("train_dataloader"))) {
+    Args da{{loader}, {}, a.span};
+    loader = in.call_method(loader, in.intern("train_dataloader"), da);
+  }
   Value batch;
   if (auto items = in.iterate(loader); items && !items->empty()) batch = (*items)[0];
   if (!batch.known()) {
@@ -233,6 +246,61 @@ Value lightning_fit(Interp& in, Value trainer, Args& a) {
   }
   if (in.tensor(out)) in.backward(out);
   return Value::none();
+}
+
+// ------------------------------------------------------------ Fabric
+
+/// Lightning Fabric's precision plugin as the weights and forwards see it:
+/// "bf16-true"/"16-true" cast the module at setup, "*-mixed" autocast.
+void fabric_precision(Interp& in, Value fabric, Value model) {
+  auto p = in.as_str(attr(in, fabric, "precision"));
+  if (!p) return;
+  std::string s(*p), how = "Fabric(precision=\"" + s + "\")";
+  uint32_t line = in.o(fabric).line;
+  if (s == "bf16-true" || s == "16-true") {
+    if (in.is_module(model)) convert_module(in, model, s == "bf16-true" ? Dtype::BFloat16 : Dtype::Float16, how);
+  } else if (s.starts_with("bf16")) {
+    set_autocast(in, Dtype::BFloat16, how, line);
+  } else if (s.starts_with("16")) {
+    set_autocast(in, Dtype::Float16, how, line);
+    in.cfg.grad_scaler = true;
+    in.cfg.grad_scaler_origin = {line, how};
+  }
+}
+
+/// fabric.<method>: launch runs the function with the Fabric first (as
+/// Fabric.launch does on one process); setup* return what they are given
+/// (the module wrapped for the strategy, the same parameters); backward is
+/// loss.backward(). Contexts (init_module, init_tensor, no_backward_sync,
+/// autocast) and logging are no-ops here.
+Value fabric_method(Interp& in, Value self, std::string_view n, Args& a) {
+  // a.pos[0] is the Fabric itself.
+  std::vector<Value> rest(a.pos.begin() + (a.pos.empty() ? 0 : 1), a.pos.end());
+  if (n == "launch") {
+    Value fn = rest.empty() ? a.kwarg(in, "function").value_or(Value::unknown()) : rest[0];
+    if (!fn.known()) return Value::unknown();
+    Args fa{{self}, a.kw, a.span};
+    for (size_t k = 1; k < rest.size(); ++k) fa.pos.push_back(rest[k]);
+    return in.call(fn, fa);
+  }
+  if (n == "setup" || n == "setup_module") {
+    Value m = rest.empty() ? a.kwarg(in, "module").value_or(Value::unknown()) : rest[0];
+    fabric_precision(in, self, m);
+    if (n == "setup_module" || rest.size() <= 1) return m;
+    return in.make_list(rest, OKind::Tuple);
+  }
+  if (n == "setup_optimizers" || n == "setup_dataloaders") {
+    if (rest.size() == 1) return rest[0];
+    return in.make_list(rest, OKind::Tuple);
+  }
+  if (n == "backward") {
+    Value loss = rest.empty() ? a.kwarg(in, "tensor").value_or(Value::unknown()) : rest[0];
+    if (in.tensor(loss)) in.backward(loss);
+    return Value::none();
+  }
+  if (n == "all_reduce" || n == "all_gather" || n == "broadcast" || n == "to_device")
+    return rest.empty() ? Value::unknown() : rest[0];
+  return Value::unknown();
 }
 
 }  // namespace
@@ -260,6 +328,16 @@ Value construct_trainer(Interp& in, std::string_view q, Args& a, bool& handled) 
   if (q == "pytorch_lightning.Trainer" || q == "lightning.Trainer" || q == "lightning.pytorch.Trainer" ||
       q == "pl.Trainer")
     return new_instance(in, "lightning.Trainer", a);
+  if (q == "lightning.Fabric" || q == "lightning.fabric.Fabric" || q == "lightning_fabric.Fabric") {
+    Value f = new_instance(in, "lightning.Fabric", a);
+    // One process (the run is rank 0 of one unless --world-size says more).
+    in.o(f).attrs.set(in.intern("global_rank"), in.int_value(0));
+    in.o(f).attrs.set(in.intern("local_rank"), in.int_value(0));
+    in.o(f).attrs.set(in.intern("node_rank"), in.int_value(0));
+    in.o(f).attrs.set(in.intern("world_size"), in.int_value(1));
+    in.o(f).attrs.set(in.intern("is_global_zero"), Value::boolean(true));
+    return f;
+  }
   handled = false;
   return Value::unknown();
 }
@@ -276,6 +354,7 @@ Value trainer_method(Interp& in, Value self, std::string_view n, Args& a, bool& 
     if (n == "fit") return lightning_fit(in, self, a);
     return Value::unknown();
   }
+  if (t == "lightning.Fabric") return fabric_method(in, self, n, a);
   handled = false;
   return Value::unknown();
 }

@@ -122,6 +122,9 @@ struct HfRow {
   int64_t image_size, patch_size;      ///< ViT
   int64_t labels;                      ///< num_labels of the checkpoint's config (2: none given)
   int64_t decoder_layers, mels;        ///< Whisper (layers: the encoder's)
+  /// CLIP's vision tower and projection (the text tower is in the fields
+  /// above; image_size and patch_size are the vision tower's).
+  int64_t vision_layers = 0, vision_hidden = 0, vision_heads = 0, vision_inter = 0, projection = 0;
 };
 // The row macros fill the fields a table does not give: no experts, no
 // image, transformers' default of 2 labels.
@@ -138,9 +141,13 @@ constexpr HfRow kHf[] = {
 #define TPF_HF_WHISPER(name, d_model, enc_layers, dec_layers, heads, ffn, vocab, mels) \
   {name, "whisper", enc_layers, d_model, heads, heads, ffn, vocab, 448, true, true,      \
    (d_model) / (heads), false, 0, 0, 0, 0, 2, dec_layers, mels},
+#define TPF_HF_CLIP(name, layers, hidden, heads, inter, v_layers, v_hidden, v_heads, v_inter, image, patch, proj) \
+  {name, "clip", layers, hidden, heads, heads, inter, 49408, 77, false, true,                                    \
+   (hidden) / (heads), false, 0, 0, image, patch, 2, 0, 0, v_layers, v_hidden, v_heads, v_inter, proj},
 #define TPF_HF_WINDOW(name, window)  // read by inference.cpp
 #include "memory/hf_configs.def"
 #undef TPF_HF_WINDOW
+#undef TPF_HF_CLIP
 #undef TPF_HF_WHISPER
 #undef TPF_HF_VIT
 #undef TPF_HF_T5
@@ -202,6 +209,11 @@ Value hf_config(Interp& in, const HfRow& r, const Args& a) {
   set("num_labels", in.int_value(r.labels));
   set("decoder_layers", in.int_value(r.decoder_layers));
   set("num_mel_bins", in.int_value(r.mels));
+  set("vision_num_hidden_layers", in.int_value(r.vision_layers));
+  set("vision_hidden_size", in.int_value(r.vision_hidden));
+  set("vision_num_attention_heads", in.int_value(r.vision_heads));
+  set("vision_intermediate_size", in.int_value(r.vision_inter));
+  set("projection_dim", in.int_value(r.projection));
   if (auto k = a.kwarg(in, "attn_implementation"); k && in.as_str(*k)) set("_attn_implementation", *k);
   return Value::obj(c);
 }
@@ -241,7 +253,8 @@ void set_attn_implementation(Interp& in, std::string_view family, Value config, 
     impl = std::string(*in.as_str(*v));
     origin = "config attn_implementation=\"" + impl + "\"";
   } else {
-    const bool sdpa = family != "t5" && family != "gemma2";
+    const bool sdpa = family != "t5" && family != "gemma2" && family != "bloom" &&
+                      family != "deberta_v2";
     impl = sdpa ? "sdpa" : "eager";
     origin = sdpa ? "transformers' default attn_implementation=\"sdpa\" (4.36+, torch 2.1.1+)"
                   : "transformers' default attn_implementation=\"eager\" for " + std::string(family);
@@ -265,11 +278,16 @@ Value build_hf(Interp& in, std::string_view family, Value config, std::string_vi
                           : family == "vit"                     ? "hf_vit"
                           : family == "whisper"                 ? "hf_whisper"
                           : family == "t5"                      ? "hf_t5"
+                          : family == "bloom"                   ? "hf_bloom"
+                          : family == "clip"                    ? "hf_clip"
+                          : family == "deberta_v2"              ? "hf_deberta"
                                                                 : "hf_models";
   Value builder = zoo_value(in, file, std::string("build_") + std::string(family));
   if (!builder.known()) return Value::unknown();
   set_attn_implementation(in, family, config, a);
-  Args ba{{config, in.str_value(hf_head(cls))}, {}, a.span};
+  // CLIP's builder picks the tower(s) by the class itself (CLIPTextModel,
+  // CLIPTextModelWithProjection, CLIPVisionModel, CLIPModel, ...).
+  Args ba{{config, in.str_value(family == "clip" ? std::string(cls) : hf_head(cls))}, {}, a.span};
   if (auto nl = a.kwarg(in, "num_labels")) in.o(config).attrs.set(in.intern("num_labels"), *nl);
   Value m = in.call(builder, ba);
   // torch_dtype= (dtype= in newer transformers): a torch dtype or its name;
@@ -305,6 +323,10 @@ Value from_pretrained(Interp& in, std::string_view cls, Args& a, bool& handled) 
   Value name = a.get(in, 0, "pretrained_model_name_or_path").value_or(Value::unknown());
   auto n = in.as_str(name);
   const HfRow* r = n ? hf_row(*n) : nullptr;
+  // A part of a pipeline repository (diffusers' layout: Stable Diffusion's
+  // text_encoder, text_encoder_2) has its own row, "<repo>/<subfolder>".
+  if (auto sub = a.kwarg(in, "subfolder"); n && sub && in.as_str(*sub))
+    if (const HfRow* part = hf_row(std::string(*n) + "/" + std::string(*in.as_str(*sub)))) r = part;
   // A config alone is no model: an unknown one is reported where a model
   // is built from it (from_config).
   if (cls.ends_with("Config")) {

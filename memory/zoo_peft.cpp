@@ -27,6 +27,9 @@ constexpr PeftRow kPeft[] = {
     {"peft.get_peft_model_state_dict", "get_peft_model_state_dict"},
     {"peft.set_peft_model_state_dict", "set_peft_model_state_dict"},
     {"transformers.BitsAndBytesConfig", "BitsAndBytesConfig"},
+    {"peft.PeftModel.from_pretrained", "peft_model_from_pretrained"},
+    {"peft.PeftModelForCausalLM.from_pretrained", "peft_model_from_pretrained"},
+    {"peft.PeftModelForSequenceClassification.from_pretrained", "peft_model_from_pretrained"},
 };
 
 bool true_flag(Interp& in, std::optional<Value> v) { return v && in.truth(*v).value_or(false); }
@@ -85,6 +88,14 @@ Value f_blocking_unknown(Interp& in, Args& a) {
   return Value::none();
 }
 
+/// torch._tpf_note_unknown(what): a part the zoo leaves out that does not
+/// block the estimate (a loaded adapter's few frozen weights).
+Value f_note_unknown(Interp& in, Args& a) {
+  auto what = a.pos.empty() ? std::nullopt : in.as_str(a.pos[0]);
+  in.note_unknown(std::string(what.value_or("a PEFT call")), in.user_span(), false);
+  return Value::none();
+}
+
 }  // namespace
 
 void register_peft(Builtins& b) {
@@ -93,6 +104,7 @@ void register_peft(Builtins& b) {
   f["torch._tpf_is_quantized"] = f_is_quantized;
   f["torch._tpf_upcast_unquantized"] = f_upcast_unquantized;
   f["torch._tpf_blocking_unknown"] = f_blocking_unknown;
+  f["torch._tpf_note_unknown"] = f_note_unknown;
 }
 
 /// peft.* and transformers.BitsAndBytesConfig: the zoo's functions and classes.

@@ -469,6 +469,22 @@ class BertForMaskedLM(PreTrainedModel):
         return ModelOutput(loss=loss, logits=logits)
 
 
+class RobertaClassificationHead(nn.Module):
+    """RoBERTa's `classifier`: dense, tanh, out_proj on the first token (the
+    module modules_to_save=["classifier"] names)."""
+
+    def __init__(self, config):
+        super().__init__()
+        self.dense = nn.Linear(config.hidden_size, config.hidden_size)
+        self.dropout = nn.Dropout(0.1)
+        self.out_proj = nn.Linear(config.hidden_size, config.num_labels)
+
+    def forward(self, features):
+        x = self.dropout(features[:, 0, :])
+        x = torch.tanh(self.dense(x))
+        return self.out_proj(self.dropout(x))
+
+
 class BertForSequenceClassification(PreTrainedModel):
     def __init__(self, config, roberta=False):
         super().__init__()
@@ -476,9 +492,7 @@ class BertForSequenceClassification(PreTrainedModel):
         self.roberta = roberta
         if roberta:
             self.bert = BertModel(config, add_pooling_layer=False, roberta=True)
-            self.dense = nn.Linear(config.hidden_size, config.hidden_size)
-            self.dropout = nn.Dropout(0.1)
-            self.out_proj = nn.Linear(config.hidden_size, config.num_labels)
+            self.classifier = RobertaClassificationHead(config)
         else:
             self.bert = BertModel(config)
             self.dropout = nn.Dropout(0.1)
@@ -490,9 +504,7 @@ class BertForSequenceClassification(PreTrainedModel):
     def forward(self, input_ids=None, attention_mask=None, labels=None, **kwargs):
         out = self.bert(input_ids, attention_mask)
         if self.roberta:
-            x = self.dropout(out.last_hidden_state[:, 0, :])
-            x = torch.tanh(self.dense(x))
-            logits = self.out_proj(self.dropout(x))
+            logits = self.classifier(out.last_hidden_state)
         else:
             logits = self.classifier(self.dropout(out.pooler_output))
         loss = None

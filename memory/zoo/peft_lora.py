@@ -7,8 +7,9 @@ targeted Linear (or GPT-2's Conv1D) is wrapped in a layer holding the
 frozen base layer and two new trainable Linears, lora_A (in -> r) and
 lora_B (r -> out), with no bias, r * (in + out) parameters; everything
 else is frozen (requires_grad=False: no gradient, no optimizer state),
-except biases under bias="all"/"lora_only" and the modules of
-modules_to_save. The forward adds lora_B(lora_A(dropout(x))) * alpha / r
+except biases under bias="all"/"lora_only"; each module of
+modules_to_save is kept frozen beside a trainable deep copy
+(ModulesToSaveWrapper). The forward adds lora_B(lora_A(dropout(x))) * alpha / r
 to the base output, so activations still flow through the frozen base.
 A target is matched as peft's check_target_module_exists does for a list:
 the module's full name equals the entry or ends with "." + entry;
@@ -17,6 +18,8 @@ peft's TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING
 (src/peft/utils/constants.py, peft 0.20), under the zoo's family names.
 This file is interpreted by tpf-analyze, never imported by it.
 """
+import copy
+
 import torch
 import torch.nn as nn
 
@@ -40,6 +43,8 @@ DEFAULT_TARGETS = {
     "t5": ["q", "v"],
     "opt": ["q_proj", "v_proj"],
     "opt350": ["q_proj", "v_proj"],
+    "bloom": ["query_key_value"],
+    "deberta_v2": ["query_proj", "value_proj"],
 }
 
 # The output layers transformers keeps unquantized and "all-linear" skips.
@@ -146,14 +151,67 @@ def get_peft_model(model, peft_config, adapter_name="default", **kwargs):
         for n, p in model.named_parameters():
             if n.endswith("bias"):
                 p.requires_grad = True
-    # peft trains a copy of each module_to_save and keeps the original
-    # frozen; the copy's parameters are counted by unfreezing the module
-    # (the frozen original's weights are not added: TODO(h17): a second copy).
     if peft_config.modules_to_save is not None:
-        for name, module in list(model.named_modules()):
-            if name != "" and name.split(".")[-1] in peft_config.modules_to_save:
-                for p in module.parameters():
-                    p.requires_grad = True
+        _set_trainable(model, peft_config.modules_to_save)
+    return model
+
+
+class ModulesToSaveWrapper(nn.Module):
+    """peft's ModulesToSaveWrapper (utils/other.py, peft 0.20): the original
+    module stays, frozen, and a deep copy of it (modules_to_save["default"])
+    trains fully and runs the forward: both copies' weights are resident."""
+
+    def __init__(self, module):
+        super().__init__()
+        self.original_module = module
+        self.modules_to_save = nn.ModuleDict({"default": copy.deepcopy(module)})
+        for p in self.original_module.parameters():
+            p.requires_grad = False
+        for p in self.modules_to_save["default"].parameters():
+            p.requires_grad = True
+
+    def forward(self, *args, **kwargs):
+        return self.modules_to_save["default"](*args, **kwargs)
+
+
+def _set_trainable(model, module_names):
+    """peft's _set_trainable: every module whose full name ends with one of
+    module_names (a plain string suffix, as peft matches) is wrapped."""
+    if isinstance(module_names, str):
+        module_names = [module_names]
+    found = []
+    for name, module in list(model.named_modules()):
+        if name != "" and any(name.endswith(k) for k in module_names):
+            found.append(name)
+    for name in found:
+        parent, child = _parent(model, name)
+        setattr(parent, child, ModulesToSaveWrapper(getattr(parent, child)))
+
+
+def peft_model_from_pretrained(model, model_id, adapter_name="default", is_trainable=False, config=None, **kwargs):
+    """PeftModel.from_pretrained(model, adapter_dir): a saved adapter on the
+    base model. Its r and target modules are in the adapter's
+    adapter_config.json, which the estimate does not read, unless `config=`
+    gives the LoraConfig. is_trainable=False (peft's default) loads it for
+    inference: every parameter frozen, the adapter's few weights not counted
+    without a config (a note says so). is_trainable=True trains the adapter
+    only: without a config that count is unknown."""
+    if config is not None and getattr(config, "peft_type", None) == "LORA":
+        model = get_peft_model(model, config)
+        if not is_trainable:
+            for p in model.parameters():
+                p.requires_grad = False
+        return model
+    for p in model.parameters():
+        p.requires_grad = False
+    if is_trainable:
+        torch._tpf_blocking_unknown(
+            "`PeftModel.from_pretrained(..., is_trainable=True)`: the adapter's trainable parameters are in its "
+            "adapter_config.json, which is not read (pass config=LoraConfig(...))")
+    else:
+        torch._tpf_note_unknown(
+            "`PeftModel.from_pretrained`: the adapter's weights (its adapter_config.json) are not counted; the base "
+            "model is frozen")
     return model
 
 

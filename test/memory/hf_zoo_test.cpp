@@ -176,6 +176,50 @@ TEST_CASE("hf table: OPT, LLaMA 1 and ViT (hand rows) have their published count
   }
 }
 
+TEST_CASE("hf table: BLOOM, CLIP and DeBERTa-v3 (hand rows) have their published counts") {
+  // BLOOM: bloom-560m's 559,214,592 and bloom-7b1's 7,069,016,064 (the
+  // model cards' counts). CLIP: CLIPModel of clip-vit-base-patch32,
+  // 151,277,313 (the count printed in open_clip's and transformers' docs);
+  // the text encoders of SD 1.5 (123,060,480), SD 2.1 (340,387,840) and
+  // SDXL's second (694,659,840, with its projection), by subfolder.
+  // DeBERTa-v3: deberta-v3-base with a 2-label head, 184,423,682 (the count
+  // fine-tuning notebooks print; the model card's 98M embedding + 86M
+  // backbone), deberta-v3-large's bare model 434,012,160 (131M + 304M).
+  struct Case {
+    const char* code;
+    uint64_t params;
+  } cases[] = {
+      {"from transformers import AutoModelForCausalLM\nm = "
+       "AutoModelForCausalLM.from_pretrained('bigscience/bloom-560m')\n",
+       559214592},
+      {"from transformers import BloomForCausalLM\nm = "
+       "BloomForCausalLM.from_pretrained('bigscience/bloomz-7b1')\n",
+       7069016064},
+      {"from transformers import CLIPModel\nm = CLIPModel.from_pretrained('openai/clip-vit-base-patch32')\n",
+       151277313},
+      {"from transformers import CLIPTextModel\nm = CLIPTextModel.from_pretrained("
+       "'runwayml/stable-diffusion-v1-5', subfolder='text_encoder')\n",
+       123060480},
+      {"from transformers import CLIPTextModel\nm = CLIPTextModel.from_pretrained("
+       "'stabilityai/stable-diffusion-2-1', subfolder='text_encoder')\n",
+       340387840},
+      {"from transformers import CLIPTextModelWithProjection\nm = CLIPTextModelWithProjection.from_pretrained("
+       "'stabilityai/stable-diffusion-xl-base-1.0', subfolder='text_encoder_2')\n",
+       694659840},
+      {"from transformers import AutoModelForSequenceClassification\nm = "
+       "AutoModelForSequenceClassification.from_pretrained('microsoft/deberta-v3-base', num_labels=2)\n",
+       184423682},
+      {"from transformers import AutoModel\nm = AutoModel.from_pretrained('microsoft/deberta-v3-large')\n",
+       434012160},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.code);
+    memory::Estimate e = estimate_code(std::string(c.code) + kTrainTail);
+    CHECK(e.params == c.params);
+    check_model_known(e);
+  }
+}
+
 TEST_CASE("peft: LoRA trains r * (in + out) per targeted Linear, nothing else") {
   // alpaca-lora's finetune.py defaults on LLaMA 7B: r=8 on q_proj and v_proj
   // of 32 layers, 32 * 2 * 8 * (4096 + 4096) = 4,194,304 trainable, as
@@ -221,6 +265,56 @@ m = LlamaForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf", torch_dtype=tor
     CHECK(e.optimizer_state_bytes == 8 * c.trainable + 4 * c.tensors);
     check_model_known(e);
   }
+}
+
+TEST_CASE("peft: modules_to_save keeps the original frozen beside a trainable copy") {
+  // peft's sequence-classification example on roberta-base, r=8 on query and
+  // value, modules_to_save=["classifier"]: print_trainable_parameters()
+  // says "trainable params: 887,042 || all params: 125,534,212". The LoRA
+  // part is 12 * 2 * 8 * (768 + 768) = 294,912; the classifier head
+  // (dense 768x768 + out_proj 768x2, with biases) 592,130, once frozen and
+  // once trained.
+  memory::Estimate e = estimate_code(R"(
+import torch
+from peft import LoraConfig, get_peft_model
+from transformers import AutoModelForSequenceClassification
+m = AutoModelForSequenceClassification.from_pretrained("roberta-base", num_labels=2)
+m = get_peft_model(m, LoraConfig(r=8, lora_alpha=16, target_modules=["query", "value"], modules_to_save=["classifier"]))
+opt = torch.optim.AdamW(m.parameters(), lr=1e-4)
+)");
+  CHECK(e.params == 125534212);
+  CHECK(e.trainable_params == 887042);
+  CHECK(e.gradient_bytes == 4 * 887042);
+  check_model_known(e);
+}
+
+TEST_CASE("peft: PeftModel.from_pretrained freezes the base, trains per is_trainable") {
+  const char* base = R"(
+import torch
+from peft import LoraConfig, PeftModel
+from transformers import AutoModelForCausalLM
+m = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf")
+)";
+  // Inference (peft's default is_trainable=False): everything frozen, the
+  // adapter's weights left out with a note that does not block.
+  memory::Estimate e = estimate_code(std::string(base) + "m = PeftModel.from_pretrained(m, 'out/adapter')\n" + kTrainTail);
+  CHECK(e.params == 6738415616);
+  CHECK(e.trainable_params == 0);
+  check_model_known(e);
+  // is_trainable=True with the adapter's config given: the LoRA count.
+  e = estimate_code(std::string(base) +
+                    "m = PeftModel.from_pretrained(m, 'out/adapter', is_trainable=True, "
+                    "config=LoraConfig(r=8, target_modules=['q_proj', 'v_proj']))\n" +
+                    kTrainTail);
+  CHECK(e.params == 6738415616 + 4194304);
+  CHECK(e.trainable_params == 4194304);
+  // is_trainable=True without it: what trains is in adapter_config.json.
+  e = estimate_code(std::string(base) + "m = PeftModel.from_pretrained(m, 'out/adapter', is_trainable=True)\n" +
+                    kTrainTail);
+  bool blocked = false;
+  for (const auto& u : e.config.unknowns)
+    if (u.blocking && u.what.find("is_trainable=True") != std::string::npos) blocked = true;
+  CHECK(blocked);
 }
 
 TEST_CASE("peft: GPT-2's Conv1D and Pythia's fused query_key_value are targets") {

@@ -1257,6 +1257,43 @@ for i in range(100):
   }
 }
 
+TEST_CASE("interp: a dataclass built from a mapping it cannot read is no default-sized model") {
+  // litgpt's tutorials/full_finetune_example.py: Config.from_file of a
+  // model_config.yaml that is not there, `cls(**file_kwargs)`. The class
+  // defaults (4096 wide here) are a guess: the layer sizes stay unknown.
+  memory::Estimate e = est(R"(
+import json
+from dataclasses import dataclass
+import torch
+import torch.nn as nn
+
+@dataclass
+class Config:
+    n_embd: int = 4096
+
+cfg = Config(**json.load(open("missing.json")))
+model = nn.Linear(cfg.n_embd, cfg.n_embd)
+opt = torch.optim.AdamW(model.parameters())
+)");
+  CHECK(e.params != 4096 * 4096 + 4096);
+  CHECK(e.verdict == memory::Verdict::Unknown);
+  // A mapping it holds still fills the fields.
+  memory::Estimate k = est(R"(
+from dataclasses import dataclass
+import torch
+import torch.nn as nn
+
+@dataclass
+class Config:
+    n_embd: int = 4096
+
+cfg = Config(**{"n_embd": 64})
+model = nn.Linear(cfg.n_embd, cfg.n_embd)
+opt = torch.optim.AdamW(model.parameters())
+)");
+  CHECK(k.params == 64 * 64 + 64);
+}
+
 TEST_CASE("interp: quantization other than bitsandbytes and PEFT adapters loaded from disk are named unknowns") {
   // load_in_4bit used to be ignored: the 7B model was estimated with
   // full-precision weights, all of them trained. bitsandbytes and LoRA are
@@ -1280,9 +1317,27 @@ model = AutoModelForCausalLM.from_pretrained("gpt2")
 model = PeftModel.from_pretrained(model, "out/adapter")
 opt = torch.optim.AdamW(model.parameters())
 )");
-  CHECK(p.verdict == memory::Verdict::Unknown);
+  // The adapter loaded for inference (is_trainable=False): the base is
+  // frozen and the note that its few weights are left out does not block;
+  // the count of what trains under is_trainable=True is in the adapter's
+  // adapter_config.json, which is not read: blocking.
+  CHECK(p.trainable_params == 0);
   bool named = false;
-  for (const auto& u : p.config.unknowns) named = named || (u.what.find("peft.PeftModel.from_pretrained") != std::string::npos && u.blocking);
+  for (const auto& u : p.config.unknowns)
+    named = named || (u.what.find("PeftModel.from_pretrained") != std::string::npos && !u.blocking);
+  CHECK(named);
+  memory::Estimate pt = est(R"(
+import torch
+from transformers import AutoModelForCausalLM
+from peft import PeftModel
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+model = PeftModel.from_pretrained(model, "out/adapter", is_trainable=True)
+opt = torch.optim.AdamW(model.parameters())
+)");
+  CHECK(pt.verdict == memory::Verdict::Unknown);
+  named = false;
+  for (const auto& u : pt.config.unknowns)
+    named = named || (u.what.find("is_trainable=True") != std::string::npos && u.blocking);
   CHECK(named);
   // load_in_8bit=False is no quantization.
   memory::Estimate f = est(R"(

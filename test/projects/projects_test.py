@@ -26,6 +26,7 @@ CASES = [
     ("foreign_modeless", "train.py"),
     ("saved_by_helper", "train.py"),
     ("lit_style", "train.py"),
+    ("lit_style", "lora_ptl.py"),
 ]
 
 
@@ -117,6 +118,13 @@ class Projects(unittest.TestCase):
         rc, out, _ = run(cwd, "--target", "h100", "train.py")
         self.assertIn("parameters   658,944 (658,944 trainable)", out)
         self.assertIn("peak                0.59 GiB", out)
+        # LoRA over a named config (litgpt's lora.Config subclasses Config and
+        # adds lora_* fields; tutorials/examples/ptl-trainer): the named sizes
+        # stay (18,462,464, as above, not Config's defaults), and only the
+        # adapters train: 3 x (lora_A 8x256 + lora_B 256x8) = 12,288.
+        rc, out, _ = run(cwd, "--target", "h100", "lora_ptl.py")
+        self.assertIn("parameters   18,474,752 (12,288 trainable)", out)
+        self.assertIn('precision    bfloat16 (line 35, Trainer(precision="bf16-true"))', out)
         # The package's command line (`python -m minigpt pretrain ...`, as
         # `litgpt pretrain --model_name NAME`): jsonargparse.CLI of a dict.
         # tiny-llama: 2 x 8,192,000 (lm_head, wte 256x32000) + 256 (RMSNorm)
