@@ -138,7 +138,12 @@ void add_estimator_options(po::options_description& d, Options& opt) {
       ("generate", po::value<std::string>(&opt.generate),
        "inference estimate for BATCHxTOKENS (this batch, this many new tokens: 8x2048) or "
        "BATCHxPROMPT+TOKENS (also the prompt's length in tokens: 1x64+500)")
-      ("world-size", po::value<int64_t>(&opt.world_size), "estimate for this many data-parallel GPUs");
+      ("world-size", po::value<int64_t>(&opt.world_size), "estimate for this many data-parallel GPUs")
+      ("torch-version", po::value<std::string>(&opt.torch_version),
+       "the torch the run uses, X.Y (default: the project's pins, else the current 2.x): zero_grad and "
+       "optimizer defaults")
+      ("timeline", po::value<std::string>(&opt.timeline)->implicit_value("-"),
+       "print the simulated step's memory timeline; --timeline=FILE.json writes it as a Chrome/Perfetto trace");
 }
 
 void add_dump_options(po::options_description& d, Options& opt) {
@@ -412,6 +417,10 @@ int main(int argc, char** argv) {
   }
   if (std::string why; !opt.generate.empty() && !tpf::memory::parse_generate(opt.generate, why)) {
     std::cerr << "tpf-analyze: error: " << why << "\n";
+    return kExitUsage;
+  }
+  if (!opt.torch_version.empty() && !tpf::memory::parse_torch_version(opt.torch_version)) {
+    std::cerr << "tpf-analyze: error: --torch-version '" << opt.torch_version << "' is no version (expected X.Y, as 1.13)\n";
     return kExitUsage;
   }
   if (opt.jobs < 0) {
