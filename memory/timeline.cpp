@@ -169,6 +169,7 @@ Timeline compute_timeline(Interp& in, const TimelineInputs& inputs) {
     size_t& u = pinned_until[e.storage];
     u = std::max(u, k + 1);
   }
+  const size_t first_forward = *std::min_element(forward_start.begin(), forward_start.end());
   // ---- the steady state at the step's start ----
   Replay r{in, inputs, tl};
   const bool v2 = !(inputs.torch < TorchVersion{2, 0});
@@ -200,7 +201,9 @@ Timeline compute_timeline(Interp& in, const TimelineInputs& inputs) {
     const StepEvent& e = log[i];
     switch (e.kind) {
       case K::Alloc: {
-        if (!r.counted(e.storage) || r.alive.count(e.storage)) break;
+        // What the script makes before its first step's forward (a
+        // synthetic dataset, built on the host) is not the step's.
+        if (i < first_forward || !r.counted(e.storage) || r.alive.count(e.storage)) break;
         std::erase_if(temps, [&](uint32_t t) {
           if (t == last) return false;
           r.free_storage(t);

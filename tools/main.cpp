@@ -319,6 +319,13 @@ int main(int argc, char** argv) {
   std::vector<char*> args(argv, argv + argc);
   bool server = argc > 1 && std::string_view(argv[1]) == "server";
   if (server) args.erase(args.begin() + 1);
+  // A bare --timeline prints the timeline: without this, the option's
+  // implicit value would take the next word (the script's path) as its file.
+  static char timeline_text[] = "--timeline=-";
+  for (char*& a : args) {
+    if (std::string_view(a) == "--") break;  // the script's own arguments are left alone
+    if (std::string_view(a) == "--timeline") a = timeline_text;
+  }
   argc = static_cast<int>(args.size());
   argv = args.data();
   int own_argc = argc;
