@@ -193,6 +193,7 @@ Timeline compute_timeline(Interp& in, const TimelineInputs& inputs) {
     for (uint32_t s : inputs.trainable) r.alloc_grad(s);
   r.point("step start", 0);
   // ---- replay ----
+  const std::unordered_set<uint32_t> trainable(inputs.trainable.begin(), inputs.trainable.end());
   std::vector<uint32_t> temps;  // forward temporaries, oldest first
   uint32_t last = kNone32;
   std::unordered_set<uint32_t> recomputed;
@@ -225,11 +226,16 @@ Timeline compute_timeline(Interp& in, const TimelineInputs& inputs) {
         std::erase_if(temps, [&](uint32_t t) { return t != last; });
         uint32_t flowing = r.alloc(4);  // the loss's gradient, a scalar
         uint64_t flowing_bytes = 4;
-        std::unordered_set<uint32_t> done;
+        // A tensor two ops save (log_softmax's output, which nll_loss
+        // saves as its input) gets a gradient at each op's backward and is
+        // freed after the first op in forward order that saved it.
         const std::vector<size_t>& mine = entries[k];
+        std::unordered_map<uint32_t, uint32_t> saves_left;
+        for (size_t j : mine) ++saves_left[log[j].storage];
+        std::unordered_set<uint32_t> param_done;
         for (auto it = mine.rbegin(); it != mine.rend(); ++it) {
           const StepEvent& s = log[*it];
-          if (!done.insert(s.storage).second) continue;
+          const bool last_use = --saves_left[s.storage] == 0;
           if (s.segment != kNone32 && recomputed.insert(s.segment).second) {
             // Backward reaches a checkpointed segment: its forward runs
             // again and keeps what it saves until its own backward.
@@ -239,6 +245,8 @@ Timeline compute_timeline(Interp& in, const TimelineInputs& inputs) {
           }
           Role role = in.storages[s.storage].role;
           if (role == Role::Param) {
+            // A frozen parameter (a LoRA base weight) gets no gradient.
+            if (!trainable.count(s.storage) || !param_done.insert(s.storage).second) continue;
             if (r.grads.count(s.storage)) {
               // .grad exists: the new gradient is computed, then added in place.
               uint64_t b = r.bytes(s.storage);
@@ -260,7 +268,7 @@ Timeline compute_timeline(Interp& in, const TimelineInputs& inputs) {
           r.release(flowing, flowing_bytes);
           flowing = g, flowing_bytes = b;
           auto pin = pinned_until.find(s.storage);
-          if (pin == pinned_until.end() || pin->second <= k + 1) r.free_storage(s.storage);
+          if (last_use && (pin == pinned_until.end() || pin->second <= k + 1)) r.free_storage(s.storage);
         }
         r.release(flowing, flowing_bytes);
         // Parameters no op saved (biases, embeddings) get their gradient
@@ -272,8 +280,7 @@ Timeline compute_timeline(Interp& in, const TimelineInputs& inputs) {
             break;
           }
         for (uint32_t s : rest)
-          if (!r.grads.count(s) && std::find(inputs.trainable.begin(), inputs.trainable.end(), s) != inputs.trainable.end())
-            r.alloc_grad(s);
+          if (!r.grads.count(s) && trainable.count(s)) r.alloc_grad(s);
         r.point("end of backward", e.line);
         // What the script held through this backward is released with it.
         for (auto& [s, until] : pinned_until)
