@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <tuple>
 #include <unordered_set>
 
 #include "memory/interp.h"
@@ -425,12 +426,9 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
       uint64_t less = tw.sdpa && tl.peak_phase != "step" ? std::min(scores, tl.allocated_peak) : 0;
       f.timeline_allocated = tl.allocated_peak - less;
       f.timeline_reserved = std::max(compute_reserved_peak(tl.ops), tl.allocated_peak) - less;
-      f.timeline_phase = tl.peak_phase;
-      f.timeline_gradients = tl.gradients_at_peak;
-      f.timeline_step_temp = tl.step_temp_at_peak;
-      e.peak_phase = tl.peak_phase;
-      e.peak_op = tl.peak_op;
-      e.peak_line = tl.peak_line;
+      std::tie(f.timeline_phase, f.timeline_gradients, f.timeline_step_temp) =
+          std::tie(tl.peak_phase, tl.gradients_at_peak, tl.step_temp_at_peak);
+      std::tie(e.peak_phase, e.peak_op, e.peak_line) = std::tie(tl.peak_phase, tl.peak_op, tl.peak_line);
       e.timeline = std::move(tl.points);
     }
   }

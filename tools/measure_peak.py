@@ -32,6 +32,7 @@ import ctypes
 import gc
 import json
 import os
+import pathlib
 import subprocess
 import sys
 import tempfile
@@ -174,14 +175,12 @@ def main(argv=None):
             sys.stderr.write(proc.stderr)
             raise SystemExit(f"{path}: the measuring child failed ({proc.returncode})")
         result = json.loads(proc.stdout)
-        text = json.dumps(result, indent=2) + "\n"
-        name = os.path.splitext(os.path.basename(path))[0]
+        name = pathlib.Path(path).stem
         if opts.stdout:
-            sys.stdout.write(text)
+            print(json.dumps(result, indent=2))
         else:
-            os.makedirs(opts.out, exist_ok=True)
-            with open(os.path.join(opts.out, name + ".json"), "w") as f:
-                f.write(text)
+            pathlib.Path(opts.out).mkdir(parents=True, exist_ok=True)
+            (pathlib.Path(opts.out) / f"{name}.json").write_text(json.dumps(result, indent=2) + "\n")
         print(f"{name}: peak {result.get('peak_bytes', 'unmeasured')} "
               f"{result.get('phase_peaks', '')}", file=sys.stderr)
 
