@@ -62,7 +62,8 @@ std::optional<TorchPin> pin_in_file(const std::filesystem::path& p) {
   std::string line;
   while (std::getline(f, line)) {
     if (auto v = pin_in_line(line)) {
-      std::string text = line.substr(line.find_first_not_of(" \t-\""));
+      std::string text = line.substr(0, line.find('#'));
+      text = text.substr(text.find_first_not_of(" \t-\""));
       while (!text.empty() && std::string_view(" \t\r\",").find(text.back()) != std::string_view::npos) text.pop_back();
       return TorchPin{*v, p.filename().string() + ": " + text};
     }

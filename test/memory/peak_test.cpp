@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "memory/torch_version.h"
 #include "test/memory/memory_test_util.h"
 
 using namespace tpf;
@@ -53,4 +54,27 @@ TEST_CASE("peak: the simulated step's allocated peak against the measured one (t
   CHECK(measured >= 12);
   CHECK(within10 * 10 >= measured * 9);
   CHECK(within15 == measured);
+}
+
+TEST_CASE("torch version: --torch-version text and the project's pins") {
+  CHECK(memory::parse_torch_version("1.13")->minor == 13);
+  CHECK(memory::parse_torch_version(">=2.1,<3")->major == 2);
+  CHECK(!memory::parse_torch_version("two"));
+  fs::path dir = fs::temp_directory_path() / "tpf-peak-test-pins";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  CHECK(!memory::read_torch_pin(dir.string()));
+  std::ofstream(dir / "pyproject.toml") << "[project]\ndependencies = [\n  \"torchvision>=0.15\",\n  \"torch>=2.1\",\n]\n";
+  auto pin = memory::read_torch_pin(dir.string());
+  REQUIRE(pin);
+  CHECK(pin->version.major == 2);
+  CHECK(pin->version.minor == 1);
+  CHECK(pin->from == "pyproject.toml: torch>=2.1");
+  // requirements*.txt comes first; a comment names no pin.
+  std::ofstream(dir / "requirements.txt") << "# torch==2.4 is too new\nnumpy\ntorch==1.13.1  # cuda 11.7\n";
+  pin = memory::read_torch_pin(dir.string());
+  REQUIRE(pin);
+  CHECK(pin->version.minor == 13);
+  CHECK(pin->from == "requirements.txt: torch==1.13.1");
+  fs::remove_all(dir);
 }
