@@ -46,6 +46,8 @@ struct OptimizerInfo {
   Origin origin;
   bool momentum = false;     ///< SGD/RMSprop momentum != 0
   bool amsgrad = false;
+  bool weight_decay = false; ///< weight_decay != 0 (an extra temporary per tensor in the for-loop step)
+  bool nesterov = false;     ///< SGD nesterov (another)
   bool centered = false;     ///< RMSprop centered
   bool fused = false;
   bool foreach = false;

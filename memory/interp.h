@@ -246,6 +246,18 @@ struct SavedRecord {
   uint32_t segment;    ///< checkpoint segment, or kNone32
 };
 
+/// One event of the training step as the interpreter ran it, in order:
+/// memory/timeline.cpp replays the log into live bytes over time (issue 19).
+struct StepEvent {
+  enum class Kind : uint8_t { Alloc, Save, Kept, Backward, Step, ZeroGrad };
+  Kind kind = Kind::Alloc;
+  uint32_t storage = 0;  ///< Alloc, Save, Kept: the storage; Backward: the phase; Step: the optimizer
+  int32_t graph = -1;    ///< Save: the output's graph; Backward: the loss's; ZeroGrad: set_to_none (1, 0, -1 default)
+  uint32_t line = 0;     ///< the script line running
+  StrId module = kNone32;    ///< innermost module whose forward ran
+  uint32_t segment = kNone32;  ///< Save: the checkpoint segment, or kNone32
+};
+
 /// A frame: one activation of an IR function.
 struct Frame {
   uint16_t module = 0;
@@ -470,6 +482,8 @@ struct Interp {
   std::vector<Storage> storages;
   std::vector<int32_t> graph_parent;  ///< union-find over graph components
   std::vector<SavedRecord> saved;
+  std::vector<StepEvent> step_log;  ///< the step's allocations, saves and backwards, in order
+  void log_step(StepEvent::Kind kind, uint32_t storage, int32_t graph = -1, uint32_t segment = kNone32);
   std::vector<Phase> phases;
   std::vector<std::vector<SavedRecord>> phase_records;  ///< per phase, what it saved
   uint32_t phase = 0;

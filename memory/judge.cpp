@@ -92,6 +92,20 @@ Judgement judge(const Footprint& f, const targets::GpuSpec& gpu, uint64_t usable
     j.foreach_temp_bytes = 0;
     return finish(j, f.weights + f.kv_cache + f.activations, f, gpu, usable);
   }
+  if (f.timeline_allocated && sh == Sharding::None) {
+    // The simulated step (memory/timeline.cpp): its peak and what is alive
+    // there. The activations are the rest: saved tensors, the batch, the
+    // temporaries and gradients of backward in flight, autocast casts.
+    c.weights = W;
+    c.optimizer_state = O;
+    c.master_weights = M;
+    c.gradients = f.timeline_gradients;
+    c.step_temporaries = f.timeline_step_temp;
+    const uint64_t fixed = W + O + M + c.gradients + c.step_temporaries;
+    c.activations = f.timeline_allocated > fixed ? f.timeline_allocated - fixed : 0;
+    j.foreach_temp_bytes = c.step_temporaries;
+    return finish(j, f.timeline_allocated, f, gpu, usable);
+  }
   const uint64_t acts = f.activations, batch = f.batch_input, transient = f.transient;
   uint64_t act_total = acts + f.recompute + batch + transient;
   uint64_t resident = W + O + M;
@@ -136,14 +150,30 @@ Judgement finish(Judgement j, uint64_t allocated, const Footprint& f, const targ
   // ---- context, fragmentation, interval ----
   const ContextRow& ctx = context_for(gpu.name);
   c.cuda_context = ctx.mib * targets::kMiB;
-  c.fragmentation = static_cast<uint64_t>(static_cast<double>(allocated) * kFragmentation);
-  j.peak_bytes = allocated + c.cuda_context + c.fragmentation;
   double ctx_lo = ctx.measured ? 0.9 : 0.7, ctx_hi = ctx.measured ? 1.1 : 1.3;
-  j.peak_low_bytes = allocated + static_cast<uint64_t>(ctx_lo * static_cast<double>(c.cuda_context)) +
-                     static_cast<uint64_t>(static_cast<double>(allocated) * kFragmentationLow);
-  j.peak_high_bytes = static_cast<uint64_t>(static_cast<double>(allocated) * (1.0 + kFragmentationHigh) +
-                                            static_cast<double>(c.activations + c.backward_transients) * f.widen +
-                                            ctx_hi * static_cast<double>(c.cuda_context));
+  const double a = static_cast<double>(allocated);
+  if (f.timeline_allocated && f.timeline_reserved >= allocated && f.sharding == Sharding::None && !f.inference) {
+    // The caching allocator's replay (memory/allocator_model.cpp) gives the
+    // reserved bytes; the interval allows half of its slack less (blocks
+    // reused better than best fit) and 10% of the allocated more (kernel
+    // workspaces: cuBLAS, cuDNN, which no op log shows).
+    c.fragmentation = f.timeline_reserved - allocated;
+    j.peak_bytes = allocated + c.cuda_context + c.fragmentation;
+    j.peak_low_bytes = allocated + c.fragmentation / 2 + static_cast<uint64_t>(ctx_lo * static_cast<double>(c.cuda_context));
+    j.peak_high_bytes = static_cast<uint64_t>(static_cast<double>(f.timeline_reserved) + a * 0.10 +
+                                              static_cast<double>(c.activations) * f.widen +
+                                              ctx_hi * static_cast<double>(c.cuda_context));
+  } else {
+    c.fragmentation = static_cast<uint64_t>(a * kFragmentation);
+    j.peak_bytes = allocated + c.cuda_context + c.fragmentation;
+    j.peak_low_bytes = allocated + static_cast<uint64_t>(ctx_lo * static_cast<double>(c.cuda_context)) +
+                       static_cast<uint64_t>(a * kFragmentationLow);
+    j.peak_high_bytes = static_cast<uint64_t>(a * (1.0 + kFragmentationHigh) +
+                                              static_cast<double>(c.activations + c.backward_transients) * f.widen +
+                                              ctx_hi * static_cast<double>(c.cuda_context));
+  }
+  j.allocated_peak_bytes = allocated;
+  j.reserved_peak_bytes = allocated + c.fragmentation;
   // ---- verdict ----
   if (!f.judgeable || usable == 0) {
     j.verdict = Verdict::Unknown;

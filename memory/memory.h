@@ -64,8 +64,30 @@ struct GenerateSize {
 /// Parses "8x2048" and "1x64+500"; nullopt with `error` set on anything else.
 std::optional<GenerateSize> parse_generate(std::string_view text, std::string& error);
 
+/// A torch release: its defaults shape the step (zero_grad's set_to_none,
+/// the optimizers' foreach, SDPA).
+struct TorchVersion {
+  int major = 2, minor = 5;
+  bool operator<(const TorchVersion& o) const { return major != o.major ? major < o.major : minor < o.minor; }
+};
+/// "1.13", "2.1.2", ">=2.0": the first X.Y in `text`; nullopt when none.
+std::optional<TorchVersion> parse_torch_version(std::string_view text);
+
+/// One point of the step's timeline (--timeline): live bytes after an event.
+struct TimelinePoint {
+  std::string phase;     ///< "forward", "backward", "step"
+  std::string op;        ///< the module or the op, e.g. "model.conv1", "Adam.step"
+  uint32_t line = 0;
+  uint64_t allocated = 0;  ///< bytes of live tensors
+  uint64_t reserved = 0;   ///< the caching allocator's segments
+};
+
 struct EstimateOptions {
   std::optional<targets::Target> target;  ///< none: components only, verdict unknown
+  /// The torch the run uses (--torch-version, [tool.tpf] torch-version or
+  /// the project's pins); none: the current 2.x.
+  std::optional<TorchVersion> torch_version;
+  std::string torch_version_from;  ///< "--torch-version", "requirements.txt", ...
   std::optional<int64_t> batch_size;      ///< --batch-size
   std::optional<int64_t> seq_len;         ///< --seq-len
   std::optional<int64_t> world_size;      ///< --world-size
@@ -144,6 +166,14 @@ struct Footprint {
   /// live intermediates of the largest op at that point), nothing else.
   bool inference = false;
   uint64_t kv_cache = 0;
+  /// The simulated step (memory/timeline.cpp): its allocated and reserved
+  /// peaks with everything resident included, unsharded; 0 when no step was
+  /// simulated (then judge() sums the components).
+  uint64_t timeline_allocated = 0;
+  uint64_t timeline_reserved = 0;
+  std::string timeline_phase;  ///< where the peak falls: "forward", "backward", "step"
+  uint64_t timeline_gradients = 0;   ///< .grad bytes alive at the peak
+  uint64_t timeline_step_temp = 0;   ///< the optimizer step's temporaries, when the peak is there
 };
 
 /// A footprint on one GPU: the components, the peak and its interval, and
@@ -155,6 +185,8 @@ struct Judgement {
   uint64_t peak_low_bytes = 0;
   uint64_t peak_high_bytes = 0;
   uint64_t foreach_temp_bytes = 0;  ///< the step temporaries after sharding
+  uint64_t allocated_peak_bytes = 0;  ///< live tensors at the peak
+  uint64_t reserved_peak_bytes = 0;   ///< the caching allocator's segments at the peak
   Verdict verdict = Verdict::Unknown;
 };
 Judgement judge(const Footprint& f, const targets::GpuSpec& gpu, uint64_t usable);
@@ -248,6 +280,14 @@ struct Estimate {
   uint64_t batch_input_bytes = 0;     ///< the batch tensors on the device
   uint64_t backward_transient_bytes = 0;  ///< first gradient buffers of backward
   Footprint footprint;  ///< what judge() turned into the components and peak
+  uint64_t allocated_peak_bytes = 0;  ///< live tensors at the peak (issue 19)
+  uint64_t reserved_peak_bytes = 0;   ///< the caching allocator's segments at the peak
+  std::string peak_phase;             ///< "forward", "backward" or "step"
+  std::string peak_op;                ///< the module or op where the peak falls
+  uint32_t peak_line = 0;
+  std::string torch_version;          ///< "1.13"
+  std::string torch_version_from;     ///< where it came from
+  std::vector<TimelinePoint> timeline;  ///< the simulated step, event by event
   std::optional<InferenceReport> inference;  ///< set for an inference estimate
 };
 

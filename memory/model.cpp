@@ -13,11 +13,13 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <tuple>
 #include <unordered_set>
 
 #include "memory/interp.h"
 #include "memory/model.h"
 #include "memory/modules.h"
+#include "memory/timeline.h"
 
 namespace tpf::memory {
 namespace {
@@ -253,6 +255,7 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   e.step_synthesized = in.step_synthesized;
   // ---- optimizer state ----
   uint64_t opt_bytes = 0, foreach_temp = 0;
+  std::vector<uint64_t> resident;  // per tensor, for the timeline
   for (const OptimizerInfo& o : cfg.optimizers) {
     OptimizerKind kind = tw.optimizer ? *tw.optimizer : o.kind;
     uint64_t largest = 0;
@@ -265,6 +268,7 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
       uint64_t es = dtype_size(in.storages[s].dtype);
       if (cfg.master_weights) es = 4;  // states live with the fp32 master copy
       opt_bytes += state_bytes(o, kind, n, es);
+      if (uint64_t sb = state_bytes(o, kind, n, es)) resident.push_back(sb);
       // foreach (torch 2.x's default on CUDA) materializes intermediate
       // lists during step(): about one parameter-sized buffer. With
       // foreach=False the loop holds one tensor's temporary at a time.
@@ -395,6 +399,39 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
     in.cfg.unknowns.push_back({"--generate not applied: the script trains (a backward or an optimizer), so the "
                                "estimate is its training step's",
                                0, false});
+  // ---- the simulated step (issue 19) ----
+  e.torch_version = opt.torch_version ? std::to_string(opt.torch_version->major) + "." +
+                                            std::to_string(opt.torch_version->minor)
+                                      : "2.x";
+  e.torch_version_from = opt.torch_version ? opt.torch_version_from : "current 2.x";
+  if (!f.inference && sh == Sharding::None && !in.phases.empty()) {
+    TimelineInputs ti;
+    ti.resident = std::move(resident);
+    for (uint32_t s : params) ti.resident.push_back(val(in, in.storage_bytes(s)));
+    if (f.master_weights) ti.resident.push_back(f.master_weights);
+    for (ObjId r : in.roots)
+      for (auto& [n, t] : module_tensors(in, Value::obj(r), Role::Buffer)) ti.resident.push_back(val(in, in.storage_bytes(in.tensor(t)->storage)));
+    std::vector<uint32_t> batch(input_seen.begin(), input_seen.end());
+    std::sort(batch.begin(), batch.end());  // a set's order would make the allocator replay vary
+    for (uint32_t s : batch) ti.resident.push_back(val(in, in.storage_bytes(s)));
+    for (uint32_t s : params)
+      if (trainable.count(s)) ti.trainable.push_back(s);
+    ti.torch = opt.torch_version.value_or(TorchVersion{});
+    ti.cuda = opt.kernels == Kernels::Cuda;
+    ti.fused_step = tw.fused_optimizer;
+    Timeline tl = compute_timeline(in, ti);
+    if (tl.simulated) {
+      // SDPA's what-if: the score matrices are gone wherever the peak is
+      // in the forward or backward.
+      uint64_t less = tw.sdpa && tl.peak_phase != "step" ? std::min(scores, tl.allocated_peak) : 0;
+      f.timeline_allocated = tl.allocated_peak - less;
+      f.timeline_reserved = std::max(compute_reserved_peak(tl.ops), tl.allocated_peak) - less;
+      std::tie(f.timeline_phase, f.timeline_gradients, f.timeline_step_temp) =
+          std::tie(tl.peak_phase, tl.gradients_at_peak, tl.step_temp_at_peak);
+      std::tie(e.peak_phase, e.peak_op, e.peak_line) = std::tie(tl.peak_phase, tl.peak_op, tl.peak_line);
+      e.timeline = std::move(tl.points);
+    }
+  }
   // ---- context, fragmentation, interval, verdict ----
   // Without a target the context is a T4's (the components still show).
   const targets::GpuSpec& gpu = opt.target ? *opt.target->gpu : targets::gpu(targets::GpuId::T4);
@@ -407,6 +444,8 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   e.peak_low_bytes = j.peak_low_bytes;
   e.peak_high_bytes = j.peak_high_bytes;
   e.foreach_temp_bytes = j.foreach_temp_bytes;
+  e.allocated_peak_bytes = j.allocated_peak_bytes;
+  e.reserved_peak_bytes = j.reserved_peak_bytes;
   if (opt.target) {
     e.target = opt.target->name;
     e.gpu_display = std::string(opt.target->gpu->display);

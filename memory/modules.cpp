@@ -298,6 +298,7 @@ Value call_module_method(Interp& in, Value self, std::string_view n, Args& a, bo
     // torch >= 2.0 defaults to set_to_none=True (1.13: False).
     in.cfg.set_to_none = s.known() ? in.truth(s).value_or(true) : true;
     in.cfg.set_to_none_origin = {in.user_line(), "zero_grad()"};
+    in.log_step(StepEvent::Kind::ZeroGrad, 0, s.known() ? static_cast<int32_t>(*in.cfg.set_to_none) : -1);
     return Value::none();
   }
   if (n == "apply") {

@@ -23,6 +23,7 @@ Value Interp::new_tensor(std::vector<DimId> shape, Dtype dt, Role role) {
   t->dtype = dt;
   t->storage = static_cast<uint32_t>(storages.size());
   storages.push_back(Storage{numel(*t), dt, role});
+  if (role == Role::Activation || role == Role::AutocastCopy) log_step(StepEvent::Kind::Alloc, t->storage);
   o(id).t = std::move(t);
   if (infer.tracing && role == Role::Activation) infer.created.push_back(id);
   return Value::obj(id);
@@ -131,6 +132,7 @@ void Interp::save(Value tv, Value out) {
   // Attention scores (q @ k^T and what is derived from them): what
   // explicit attention keeps and SDPA does not.
   SavedRecord r{t->storage, t->score, mod, phase, ot->graph, dropout_depth > 0, segment};
+  log_step(StepEvent::Kind::Save, t->storage, ot->graph, segment);
   // Inside a checkpointed segment nothing is kept: it is recomputed in backward.
   if (segment != kNone32) save_segment(r);
   else saved.push_back(r);

@@ -28,6 +28,15 @@ namespace {
 
 void Interp::save_segment(const SavedRecord& r) { segment_saved[r.segment].push_back(r); }
 
+void Interp::log_step(StepEvent::Kind kind, uint32_t storage, int32_t graph, uint32_t segment_id) {
+  // A run of loops may repeat the step many times; the timeline needs the
+  // first few steps only, so the log stops growing past a bound.
+  constexpr size_t kMaxStepEvents = 1u << 20;
+  if (step_log.size() >= kMaxStepEvents) return;
+  step_log.push_back({kind, storage, graph, user_line(), module_path.empty() ? kNone32 : module_path.back(),
+                      segment_id});
+}
+
 void Interp::prune_dead_graphs(int32_t keep) {
   // What the program can reach: every value slot of every frame alive (on
   // the stack, a unit's top level, a closure's), `global` writes, the
@@ -66,7 +75,14 @@ void Interp::prune_dead_graphs(int32_t keep) {
     }
     frame(ob.closure.get());
   }
-  if (keep >= 0) live.insert(find_graph(keep));
+  if (keep >= 0) {
+    live.insert(find_graph(keep));
+    // Before a backward: the tensors the script still holds stay alive
+    // through it (a variable with the logits), graph or not.
+    for (ObjId id = 0; id < heap.size(); ++id)
+      if (seen[id] && heap[id].t && storages[heap[id].t->storage].role == Role::Activation)
+        log_step(StepEvent::Kind::Kept, heap[id].t->storage);
+  }
   // A freed graph's records stay: they are the phase its backward closed.
   std::erase_if(saved, [&](const SavedRecord& r) {
     int32_t g = find_graph(r.graph);
@@ -152,6 +168,7 @@ void Interp::backward(Value loss) {
     peak_backward = user_span();
   }
   released.push_back(find_graph(t->graph));
+  log_step(StepEvent::Kind::Backward, phase, find_graph(t->graph));
   ++phase;
 }
 
@@ -361,6 +378,9 @@ Value make_optimizer(Interp& in, std::string_view q, OptimizerKind kind, Args& a
     info.centered = on("centered");
   }
   info.amsgrad = on("amsgrad");
+  // weight_decay's position: SGD/Adam/AdamW/RMSprop (params, lr, x, y, weight_decay), Adagrad 3rd.
+  info.weight_decay = num(kind == OptimizerKind::Adagrad ? 3 : 4, "weight_decay") != 0.0;
+  info.nesterov = kind == OptimizerKind::Sgd && on("nesterov");
   info.fused = on("fused") || q.find("Fused") != std::string_view::npos;
   info.foreach = on("foreach");
   if (auto f = a.kwarg(in, "foreach"); f && f->kind == VKind::Bool && !f->a) info.foreach_off = true;
@@ -588,12 +608,14 @@ Value instance_method(Interp& in, Value self, std::string_view n, Args& a, bool&
     OptimizerInfo& info = in.cfg.optimizers[ob.index];
     if (n == "step") {
       info.stepped = true;
+      in.log_step(StepEvent::Kind::Step, ob.index);
       return Value::none();
     }
     if (n == "zero_grad") {
       Value s = a.kwarg(in, "set_to_none").value_or(a.pos.size() > 1 ? a.pos[1] : Value::unknown());
       in.cfg.set_to_none = s.known() ? in.truth(s).value_or(true) : true;
       in.cfg.set_to_none_origin = {in.user_line(), "zero_grad()"};
+      in.log_step(StepEvent::Kind::ZeroGrad, 0, s.known() ? static_cast<int32_t>(*in.cfg.set_to_none) : -1);
       return Value::none();
     }
     if (n == "add_param_group" && a.pos.size() > 1) {

@@ -10,6 +10,7 @@
 #include <map>
 #include <string_view>
 
+#include "memory/memory.h"
 #include "targets/targets.h"
 #include "tools/glob.h"
 
@@ -267,6 +268,14 @@ bool load_config(const fs::path& file, Config& out, std::string& error) {
         return false;
       }
       out.target = s;
+    } else if (key == "torch_version") {
+      std::string s;
+      if (!one_string(file, k.str(), v, s, error)) return false;
+      if (!memory::parse_torch_version(s)) {
+        error = where(file, v.source()) + ": `" + std::string(k.str()) + "` is '" + s + "' (expected X.Y, as \"1.13\")";
+        return false;
+      }
+      out.torch_version = s;
     } else if (key == "follow_imports") {
       const auto* b = v.as_boolean();
       if (!b) {

@@ -39,6 +39,7 @@ struct Config {
   std::vector<std::string> ignore;                  // --ignore adds to it
   std::optional<std::string> fail_on;               // --fail-on wins
   std::optional<std::string> target;                // --target wins
+  std::optional<std::string> torch_version;         // torch-version; --torch-version wins
   std::optional<bool> follow_imports;               // follow-imports; --no-follow-imports wins
   std::optional<PyVersion> target_version;          // target-version; --python-version wins
   std::string target_version_at;                    // "FILE:LINE:COL" of target-version

@@ -138,7 +138,12 @@ void add_estimator_options(po::options_description& d, Options& opt) {
       ("generate", po::value<std::string>(&opt.generate),
        "inference estimate for BATCHxTOKENS (this batch, this many new tokens: 8x2048) or "
        "BATCHxPROMPT+TOKENS (also the prompt's length in tokens: 1x64+500)")
-      ("world-size", po::value<int64_t>(&opt.world_size), "estimate for this many data-parallel GPUs");
+      ("world-size", po::value<int64_t>(&opt.world_size), "estimate for this many data-parallel GPUs")
+      ("torch-version", po::value<std::string>(&opt.torch_version),
+       "the torch the run uses, X.Y (default: the project's pins, else the current 2.x): zero_grad and "
+       "optimizer defaults")
+      ("timeline", po::value<std::string>(&opt.timeline)->implicit_value("-"),
+       "print the simulated step's memory timeline; --timeline=FILE.json writes it as a Chrome/Perfetto trace");
 }
 
 void add_dump_options(po::options_description& d, Options& opt) {
@@ -314,6 +319,13 @@ int main(int argc, char** argv) {
   std::vector<char*> args(argv, argv + argc);
   bool server = argc > 1 && std::string_view(argv[1]) == "server";
   if (server) args.erase(args.begin() + 1);
+  // A bare --timeline prints the timeline: without this, the option's
+  // implicit value would take the next word (the script's path) as its file.
+  static char timeline_text[] = "--timeline=-";
+  for (char*& a : args) {
+    if (std::string_view(a) == "--") break;  // the script's own arguments are left alone
+    if (std::string_view(a) == "--timeline") a = timeline_text;
+  }
   argc = static_cast<int>(args.size());
   argv = args.data();
   int own_argc = argc;
@@ -412,6 +424,10 @@ int main(int argc, char** argv) {
   }
   if (std::string why; !opt.generate.empty() && !tpf::memory::parse_generate(opt.generate, why)) {
     std::cerr << "tpf-analyze: error: " << why << "\n";
+    return kExitUsage;
+  }
+  if (!opt.torch_version.empty() && !tpf::memory::parse_torch_version(opt.torch_version)) {
+    std::cerr << "tpf-analyze: error: --torch-version '" << opt.torch_version << "' is no version (expected X.Y, as 1.13)\n";
     return kExitUsage;
   }
   if (opt.jobs < 0) {

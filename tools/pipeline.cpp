@@ -14,6 +14,7 @@
 #include "ir/resolve.h"
 #include "lexer/lexer.h"
 #include "memory/memory.h"
+#include "memory/torch_version.h"
 #include "parser/parser.h"
 #include "tools/add_noqa.h"
 #include "tools/fix.h"
@@ -42,7 +43,8 @@ void file_project(FileProject& fp, ProjectRun& pr, const tpf::ast::Module& modul
 /// The estimator options the command line sets for every run: sizes,
 /// precision, the script's own arguments and the project. --target and
 /// --world-size are the single estimate's (--fit judges every target).
-tpf::memory::EstimateOptions run_options(const Options& opt, const tpf::dataflow::ProjectView* project) {
+tpf::memory::EstimateOptions run_options(const Options& opt, const tpf::dataflow::ProjectView* project,
+                                         const std::string& path) {
   tpf::memory::EstimateOptions eo;
   if (opt.batch_size) eo.batch_size = opt.batch_size;
   if (opt.seq_len) eo.seq_len = opt.seq_len;
@@ -50,6 +52,25 @@ tpf::memory::EstimateOptions run_options(const Options& opt, const tpf::dataflow
   if (std::string why; !opt.generate.empty()) eo.generate = tpf::memory::parse_generate(opt.generate, why);
   eo.argv = opt.script_args;
   eo.project = project;
+  if (!opt.torch_version.empty()) {
+    eo.torch_version = tpf::memory::parse_torch_version(opt.torch_version);
+    eo.torch_version_from = opt.torch_version_from.empty() ? "--torch-version" : opt.torch_version_from;
+  } else if (path != "-") {
+    // The project's pins: the script's folder and those above it, up to
+    // the repository's root (a .git) or five levels.
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::path dir = fs::absolute(path, ec).parent_path();
+    for (int up = 0; up < 6 && !dir.empty(); ++up) {
+      if (auto pin = tpf::memory::read_torch_pin(dir.string())) {
+        eo.torch_version = pin->version;
+        eo.torch_version_from = pin->from;
+        break;
+      }
+      if (fs::exists(dir / ".git", ec) || dir == dir.parent_path()) break;
+      dir = dir.parent_path();
+    }
+  }
   return eo;
 }
 
@@ -60,9 +81,10 @@ std::optional<tpf::memory::Estimate> estimate_for(const tpf::ir::Module& ir, con
                                                   const tpf::dataflow::ProjectView* project) {
   if (opt.fit) return std::nullopt;  // fit_for judges every target instead
   if (!(opt.estimate || opt.resolved_target || opt.breakdown || opt.batch_size || opt.seq_len || !opt.dtype.empty() ||
-        !opt.generate.empty() || opt.world_size || !opt.script_args.empty()))
+        !opt.generate.empty() || opt.world_size || !opt.script_args.empty() || !opt.timeline.empty() ||
+        !opt.torch_version.empty()))
     return std::nullopt;
-  tpf::memory::EstimateOptions eo = run_options(opt, project);
+  tpf::memory::EstimateOptions eo = run_options(opt, project, path);
   eo.target = opt.resolved_target;
   if (opt.world_size) eo.world_size = opt.world_size;
   std::optional<tpf::memory::Estimate> est = tpf::memory::estimate(ir, eo);
@@ -75,7 +97,7 @@ std::optional<tpf::memory::Estimate> estimate_for(const tpf::ir::Module& ir, con
 std::optional<tpf::memory::Fit> fit_for(const tpf::ir::Module& ir, const std::string& path, const Options& opt,
                                         const tpf::dataflow::ProjectView* project) {
   if (!opt.fit) return std::nullopt;
-  tpf::memory::Fit fit = tpf::memory::compute_fit(ir, run_options(opt, project));
+  tpf::memory::Fit fit = tpf::memory::compute_fit(ir, run_options(opt, project, path));
   fit.estimate.path = path;
   return fit;
 }
@@ -370,6 +392,11 @@ bool analyze_file(ProjectRun& pr, const tpf::SourceFile& src, const std::string&
     else if ((opt.format == "text" || opt.format == "concise") && !(opt.fix && fix.stdin_input))
       tpf::tools::render_estimate(os, *est, {opt.breakdown, true});
     else tpf::tools::render_estimate(es, *est, {opt.breakdown, true});
+    if (opt.timeline == "-") {
+      tpf::tools::render_timeline(opt.format == "text" || opt.format == "concise" ? os : es, *est);
+    } else if (std::string why; !opt.timeline.empty() && !tpf::tools::write_timeline_trace(opt.timeline, *est, why)) {
+      es << "tpf-analyze: error: " << why << "\n";
+    }
   }
   if (extras) extras->estimate = std::move(est);
   return true;
@@ -394,6 +421,8 @@ void merge_config(Options& opt, const boost::program_options::variables_map& vm,
   opt.ignore.insert(opt.ignore.begin(), cfg.ignore.begin(), cfg.ignore.end());
   if (cfg.fail_on && vm["fail-on"].defaulted()) opt.fail_on = *cfg.fail_on;
   if (cfg.target && opt.target.empty()) opt.target = *cfg.target, opt.target_from_config = true;
+  if (cfg.torch_version && opt.torch_version.empty())
+    opt.torch_version = *cfg.torch_version, opt.torch_version_from = cfg.file.filename().string() + " [tool.tpf] torch-version";
   if (cfg.follow_imports && !*cfg.follow_imports) opt.no_follow_imports = true;
 }
 

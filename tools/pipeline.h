@@ -67,6 +67,9 @@ struct Options {
   int64_t batch_size = 0, seq_len = 0, world_size = 0;  // 0: not given
   std::string dtype;
   std::string generate;                  // --generate BATCHxTOKENS (validated in main)
+  std::string torch_version;             // --torch-version X.Y or [tool.tpf] torch-version
+  std::string torch_version_from;        // where torch_version came from (the note says)
+  std::string timeline;                  // --timeline: "-" prints it, else the trace file to write
   std::vector<std::string> script_args;  // after `--`: the script's own command line
   std::optional<tpf::targets::Target> resolved_target;
   bool target_from_config = false;       // [tool.tpf] target, not --target

@@ -171,6 +171,14 @@ nlohmann::ordered_json estimate_json(const Estimate& e) {
   j["peak_bytes"] = known(e.peak_bytes, all);
   j["peak_low_bytes"] = known(e.peak_low_bytes, all);
   j["peak_high_bytes"] = known(e.peak_high_bytes, all);
+  // Issue 19: the simulated step's live tensors and the caching allocator's
+  // segments at the peak, and where the peak falls.
+  j["allocated_peak_bytes"] = known(e.allocated_peak_bytes, all);
+  j["reserved_peak_bytes"] = known(e.reserved_peak_bytes, all);
+  if (!e.peak_phase.empty())
+    j["peak_at"] = {{"phase", e.peak_phase}, {"op", e.peak_op}, {"line", e.peak_line}};
+  else j["peak_at"] = nullptr;
+  j["torch_version"] = {{"version", e.torch_version}, {"from", e.torch_version_from}};
   j["usable_bytes"] = e.target.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(e.usable_bytes);
   j["verdict"] = std::string(memory::verdict_name(e.verdict));
   const memory::TrainingConfig& cfg = e.config;
@@ -277,6 +285,7 @@ void render_estimate(std::ostream& os, const Estimate& e, const MemoryTextStyle&
     os << "  parallel     " << memory::sharding_name(cfg.sharding) << at(cfg.sharding_origin) << "\n";
   setting("world size   ", cfg.world_size);
   if (e.inference) render_inference(os, *e.inference);
+  if (!e.peak_phase.empty()) os << "  torch        " << e.torch_version << " (" << e.torch_version_from << ")\n";
   for (const auto& u : cfg.unknowns)
     os << "  " << (u.blocking ? "unknown      " : "note         ") << u.what
        << (u.line ? " (line " + std::to_string(u.line) + ")" : std::string()) << "\n";
@@ -327,6 +336,12 @@ void render_estimate(std::ostream& os, const Estimate& e, const MemoryTextStyle&
       os << "  " << pct << " of " << gib_num(e.usable_bytes) << " GiB";
     }
     os << "\n";
+    if (!e.peak_phase.empty()) {
+      os << "  allocated / reserved " << gib_num(e.allocated_peak_bytes) << " / " << gib_num(e.reserved_peak_bytes)
+         << " GiB at the peak\n";
+      os << "  peak at             " << e.peak_phase << ", " << e.peak_op
+         << (e.peak_line ? " (line " + std::to_string(e.peak_line) + ")" : std::string()) << "\n";
+    }
   }
   os << "  verdict             " << verdict_text(e.verdict, st.unicode) << "\n";
   if (!e.suggestions.empty()) {

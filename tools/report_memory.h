@@ -27,6 +27,12 @@ struct MemoryTextStyle {
 void render_estimate(std::ostream& os, const memory::Estimate& e, const MemoryTextStyle& style);
 
 /// "124,439,808".
+/// --timeline: the simulated step, one row per op with an ASCII plot.
+void render_timeline(std::ostream& os, const memory::Estimate& e);
+/// --timeline=FILE.json: the same as a Chrome trace (counter events);
+/// false with `error` set when the file cannot be written.
+bool write_timeline_trace(const std::string& file, const memory::Estimate& e, std::string& error);
+
 std::string with_commas(uint64_t n);
 /// "float32 weights, bfloat16 autocast + GradScaler".
 std::string precision_text(const memory::TrainingConfig& c);

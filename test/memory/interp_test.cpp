@@ -207,7 +207,8 @@ scaler.update()
   // input gradient. The first Linear's input needs no gradient, so torch
   // keeps no copy of its weight (vit_bf16_autocast's ground truth counts
   // the saved copies the same way).
-  CHECK(e.components.autocast_cache == 512 * 256 * 2);
+  // (The footprint's figure: the simulated step counts live casts among its activations.)
+  CHECK(e.footprint.autocast_cache_kept == 512 * 256 * 2);
 }
 
 TEST_CASE("interp: with checkpointing, one block's weight casts are alive in backward, not every block's") {
@@ -229,8 +230,8 @@ opt.step()
   with.replace(with.find("USE_CKPT"), 8, "True");
   without.replace(without.find("USE_CKPT"), 8, "False");
   uint64_t block = (128 * 512 + 512 * 128) * 2;  // bf16 copies of one block's two weights
-  CHECK(est(without).components.autocast_cache == 6 * block);
-  CHECK(est(with).components.autocast_cache == block);  // was 6 blocks' worth
+  CHECK(est(without).footprint.autocast_cache_kept == 6 * block);
+  CHECK(est(with).footprint.autocast_cache_kept == block);  // was 6 blocks' worth
 }
 
 TEST_CASE("interp: activation checkpointing keeps the block inputs only") {
@@ -1156,7 +1157,7 @@ model = nn.Sequential(nn.Linear(1024, 4096), nn.Linear(4096, 1024))
 opt = torch.optim.AdamW(model.parameters())" + kwargs + R"()
 model(torch.randn(2, 1024)).sum().backward()
 opt.step()
-)").foreach_temp_bytes;
+)").footprint.foreach_temp;  // the sharded runs' component model (the timeline has its own)
   };
   uint64_t w = (1024 * 4096 + 4096) * 4, w2 = (4096 * 1024 + 1024) * 4;
   CHECK(temps("") == w + w2);  // torch 2.x's default on CUDA: foreach
@@ -1478,7 +1479,7 @@ opt.step()
   auto with_evals = [&](int n) {
     std::string code(kEvalFirst);
     code.replace(code.find("EVAL"), 4, std::to_string(n));
-    return est(code).components.autocast_cache;
+    return est(code).footprint.autocast_cache_kept;
   };
   // One region's casts of the weight the second matmul saved, never n+1.
   CHECK(with_evals(1) == 512 * 512 * 2);

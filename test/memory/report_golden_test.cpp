@@ -1,7 +1,7 @@
 // Golden tests of the memory report: each test/golden/memory/<case>.py is
 // estimated in-process with the options of its first line
 // (`# tpf: target=t4 batch-size=8 seq-len=256 dtype=bf16 world-size=8
-// generate=8x2048 breakdown -- SCRIPT ARGS`), rendered as text and as the JSON object under "estimates",
+// generate=8x2048 breakdown torch-version=1.13 timeline -- SCRIPT ARGS`), rendered as text and as the JSON object under "estimates",
 // and compared with <case>.memory. TPF_UPDATE_GOLDEN=1 rewrites the
 // expected files; review the diff like code. A missing expected file fails.
 #include <doctest/doctest.h>
@@ -20,6 +20,7 @@ namespace {
 struct Header {
   memory::EstimateOptions opt;
   bool breakdown = false;
+  bool timeline = false;  ///< `timeline`: the --timeline text follows the report
 };
 
 Header parse_header(const std::string& text) {
@@ -44,6 +45,12 @@ Header parse_header(const std::string& text) {
     else if (k == "world-size") h.opt.world_size = std::stoll(v);
     else if (k == "dtype") h.opt.dtype = memory::parse_dtype(v);
     else if (k == "breakdown") h.breakdown = true;
+    else if (k == "timeline") h.timeline = true;
+    else if (k == "torch-version") {
+      h.opt.torch_version = memory::parse_torch_version(v);
+      h.opt.torch_version_from = "--torch-version";
+      REQUIRE_MESSAGE(h.opt.torch_version, v);
+    }
     else if (k == "generate") {
       std::string why;
       h.opt.generate = memory::parse_generate(v, why);
@@ -74,6 +81,7 @@ TEST_CASE("golden: memory reports") {
     e.path = p.filename().string();
     std::ostringstream out;
     tools::render_estimate(out, e, {h.breakdown, true});
+    if (h.timeline) tools::render_timeline(out, e);
     out << "--- json ---\n" << tools::estimate_json(e).dump(2) << "\n";
     fs::path expected = p;
     expected.replace_extension(".memory");

@@ -970,7 +970,7 @@ class Integrations(unittest.TestCase):
                "--jobs", "--config", "--isolated", "--no-follow-imports", "--python-version", "--select", "--ignore", "--fail-on",
                "--report-unused-suppressions", "--add-noqa", "--statistics", "--fix", "--diff", "--explain", "--list-rules", "--target",
                "--list-targets", "--breakdown", "--fit", "--sort", "--batch-size", "--seq-len", "--dtype",
-               "--generate", "--world-size", "--dump-tokens", "--dump-ast", "--dump-ir", "--dump-facts"]
+               "--generate", "--world-size", "--torch-version", "--timeline", "--dump-tokens", "--dump-ast", "--dump-ir", "--dump-facts"]
 
     def test_help_lists_every_option_with_examples(self):
         rc, out, _ = run("--help")

@@ -1,5 +1,5 @@
 # tpf: target=t4
-# case: torchvision resnet50 in fp16 autocast with a GradScaler, inside a train() helper, batch 264
+# case: torchvision resnet50 in fp16 autocast with a GradScaler, inside a train() helper, batch 280
 import torch
 import torch.nn as nn
 import torchvision
@@ -24,7 +24,7 @@ def main():
     opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-4)
     scaler = torch.cuda.amp.GradScaler()
     ds = TensorDataset(torch.randn(1024, 3, 224, 224), torch.randint(0, 1000, (1024,)))
-    loader = DataLoader(ds, batch_size=264, shuffle=True, num_workers=8, pin_memory=True)
+    loader = DataLoader(ds, batch_size=280, shuffle=True, num_workers=8, pin_memory=True)
     for epoch in range(90):
         train(model, loader, opt, scaler, nn.CrossEntropyLoss())
 
