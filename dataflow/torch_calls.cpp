@@ -253,6 +253,9 @@ namespace tpf::dataflow {
 
 ir::ValueId call_arg(const ir::Module& m, const ir::Function& f, const ir::Inst& call, int pos,
                      std::string_view kw) {
+  // Asked of any instruction (a field's value may be a parameter or a
+  // phi, not a call): only a call has arguments.
+  if (call.op != ir::Op::Call) return ir::kNoValue;
   const ir::CallInfo& c = f.call_info(call);
   auto ops = f.operands(call);
   if (pos >= 0 && static_cast<uint32_t>(pos) < c.npos) {
@@ -278,6 +281,7 @@ bool is_parameter(const ir::Module& m, const ir::Resolution& res, ir::FunctionId
 BoolArg bool_arg(const ir::Module& m, const ir::Resolution& res, ir::FunctionId fid,
                  const ir::Inst& call, int pos, std::string_view kw) {
   const ir::Function& f = m.fn(fid);
+  if (call.op != ir::Op::Call) return BoolArg::Unknown;
   ir::ValueId v = call_arg(m, f, call, pos, kw);
   if (!v.valid()) {
     // `**kwargs` or `*args` might pass it.

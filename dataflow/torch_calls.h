@@ -128,7 +128,10 @@ void bind_call_args(const ir::Function& f, const ir::Inst& call, const ir::CallT
                     const ir::Function& callee, Bind&& bind) {
   auto ops = f.operands(call);
   size_t first = 0;
-  if (t.kind == ir::CallTarget::Kind::InstanceCall) {
+  // A method with no parameter at all (`@staticmethod def sizes():` called
+  // as `self.sizes()`) has no slot for the receiver: bind nothing there.
+  if (callee.params.empty()) {
+  } else if (t.kind == ir::CallTarget::Kind::InstanceCall) {
     bind(size_t(0), ops[0]);
     first = 1;
   } else if (t.kind == ir::CallTarget::Kind::Constructor) {
