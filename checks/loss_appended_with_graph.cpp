@@ -527,6 +527,25 @@ class Rule {
     bool escapes = false;
   };
 
+  /// `ins`, a user of `v`, takes it out of the function: returns or yields
+  /// it, stores it in a global or a closure cell, or as the value (not the
+  /// target) of an attribute or item store.
+  bool stores_away(const ir::Inst& ins, ValueId v) const {
+    switch (ins.op) {
+      case Op::Return:
+      case Op::Yield:
+      case Op::YieldFrom:
+      case Op::StoreGlobal:
+      case Op::StoreFree:
+        return true;
+      case Op::SetAttr:
+      case Op::SetItem:
+        return f_.operands(ins)[0] != v;
+      default:
+        return false;
+    }
+  }
+
   Uses uses_of(ValueId container) const {
     Uses u;
     std::vector<uint8_t> in(f_.values.size(), 0);
@@ -540,18 +559,8 @@ class Rule {
       ++n;
       for (InstId ui : users_[v.v]) {
         const ir::Inst& ins = f_.inst(ui);
+        if (stores_away(ins, v)) u.escapes = true;
         switch (ins.op) {
-          case Op::Return:
-          case Op::Yield:
-          case Op::YieldFrom:
-          case Op::StoreGlobal:
-          case Op::StoreFree:
-            u.escapes = true;
-            break;
-          case Op::SetAttr:
-          case Op::SetItem:
-            if (f_.operands(ins)[0] != v) u.escapes = true;
-            break;
           case Op::Call: {
             if (call_effects(ctx_, fid_, ui) & dataflow::kBackward) u.backward = true;
             if (calls_file_function(ctx_, fid_, ui)) u.escapes = true;
@@ -662,17 +671,8 @@ class Rule {
     for (ValueId v : vals)
       for (InstId ui : users_[v.v]) {
         const ir::Inst& ins = f_.inst(ui);
+        if (stores_away(ins, v)) return true;
         switch (ins.op) {
-          case Op::Return:
-          case Op::Yield:
-          case Op::YieldFrom:
-          case Op::StoreGlobal:
-          case Op::StoreFree:
-            return true;
-          case Op::SetAttr:
-          case Op::SetItem:
-            if (f_.operands(ins)[0] != v) return true;
-            break;
           case Op::Call: {
             // Handed to a call other than a builtin or torch's (`sum(losses)`,
             // `torch.stack(losses)`): a helper may keep it, or a value made
