@@ -800,7 +800,9 @@ class ObjectSolver {
   }
 
   /// `nn.Embedding.from_pretrained(weights)` (and EmbeddingBag's): frozen
-  /// unless `freeze=False` (PyTorch 2.x default freeze=True).
+  /// unless `freeze=False` (PyTorch 2.x default freeze=True); a freeze
+  /// flag that is not a constant, or may come through `*args`/`**kwargs`,
+  /// is not taken as frozen.
   bool frozen_embedding(FunctionId fid, InstId id) const {
     ir::CallTarget t = res_.call_target(fid, id);
     if (t.kind != ir::CallTarget::Kind::External || !t.name.valid()) return false;
@@ -808,18 +810,8 @@ class ObjectSolver {
     if (n != "torch.nn.Embedding.from_pretrained" && n != "torch.nn.EmbeddingBag.from_pretrained" &&
         n != "torch.nn.modules.sparse.Embedding.from_pretrained")
       return false;
-    const ir::Function& f = m_.fn(fid);
-    const ir::Inst& in = f.inst(id);
-    const ir::CallInfo& ci = f.call_info(in);
-    auto ops = f.operands(in);
-    ValueId freeze = ci.npos >= 2 ? ops[2] : ir::kNoValue;
-    for (uint32_t k = 0; k < ci.nkw; ++k) {
-      ir::Symbol s = f.kw_names[ci.kw_first + k];
-      if (s != ir::kNoSymbol && m_.names.str(s) == "freeze") freeze = ops[1 + ci.npos + k];
-    }
-    if (!freeze.valid()) return true;
-    const ir::ConstValue& c = res_.constant(fid, freeze);
-    return c.kind == ir::ConstValue::Kind::Bool && c.i != 0;
+    BoolArg freeze = bool_arg(m_, res_, fid, m_.fn(fid).inst(id), 1, "freeze");
+    return freeze == BoolArg::Absent || freeze == BoolArg::True;
   }
 
   const ir::Module& m_;
