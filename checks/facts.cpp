@@ -1235,14 +1235,13 @@ std::optional<std::pair<FunctionId, InstId>> batch_loader(const CheckContext& ct
   const ir::Function& f = ctx.ir.fn(fid);
   // Why 8: a batch is unpacked (enumerate, then the tuple) and iterated
   // once or twice; deeper is no batch.
-  for (int depth = 0; v.valid() && depth < 8; ++depth) {
-    const ir::Inst& d = f.def(v);
-    if (d.op == Op::Element || d.op == Op::Unpack || d.op == Op::GetItem) {
-      if (d.op == Op::Element && (d.flags & ir::kStarElem)) return std::nullopt;
-      v = f.operands(d)[0];
-      continue;
-    }
-    if (d.op != Op::NextItem) return std::nullopt;
+  constexpr int kMaxSteps = 8;
+  for (int depth = 0; v.valid() && depth < kMaxSteps; ++depth) {
+    PartOf p = whole_of(ctx, f, v, {}, kMaxSteps - depth);
+    if (p.starred) return std::nullopt;
+    depth += p.steps;
+    v = p.whole;
+    if (depth >= kMaxSteps || f.def(v).op != Op::NextItem) return std::nullopt;
     ValueId it = loop_iterable(ctx, fid, v);
     FunctionId lf = fid;
     if (!it.valid()) return std::nullopt;
@@ -1300,6 +1299,24 @@ bool is_tensor(const CheckContext& ctx, FunctionId f, ValueId v) {
   for (const Origin& l : o.leaves)
     if (!tensor_leaf(ctx, l)) return false;
   return true;
+}
+
+PartOf whole_of(const CheckContext& ctx, const ir::Function& f, ValueId v,
+                std::initializer_list<std::string_view> through, int max_steps) {
+  PartOf p{v};
+  for (; p.whole.valid() && p.steps < max_steps; ++p.steps) {
+    const ir::Inst& d = f.def(p.whole);
+    if (d.op == Op::Element || d.op == Op::Unpack || d.op == Op::GetItem) {
+      if (d.op == Op::Element && (d.flags & ir::kStarElem)) p.starred = true;
+      p.whole = f.operands(d)[0];
+      continue;
+    }
+    if (d.op != Op::Call || through.size() == 0) break;
+    std::string_view m = call_method(ctx, f, d);
+    if (m.empty() || std::find(through.begin(), through.end(), m) == through.end()) break;
+    p.whole = call_receiver(f, d);
+  }
+  return p;
 }
 
 bool loader_host_value(const CheckContext& ctx, FunctionId fid, ValueId v) {

@@ -11,6 +11,7 @@
 #include <bitset>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -332,6 +333,20 @@ bool touches_grad(const CheckContext& ctx, const ir::Function& f, ir::ValueId v)
 /// origin is unknown (a parameter, a helper's result, a module of the file):
 /// rules that need "is a tensor, not an nn.Module" stay silent then.
 bool is_tensor(const CheckContext& ctx, ir::FunctionId f, ir::ValueId v);
+
+/// The whole that `v` is a part of: back through tuple elements, unpacking
+/// and subscripts (`x, y = batch`, `batch["input_ids"]`), and through
+/// calls of the `through` methods on their receiver (`batch[0].to(device)`,
+/// `val_loss.item()`), at most `max_steps` steps. `starred`: a starred
+/// element (`first, *rest = batch`) was on the way, whose parts are not
+/// known one by one.
+struct PartOf {
+  ir::ValueId whole;
+  int steps = 0;
+  bool starred = false;
+};
+PartOf whole_of(const CheckContext& ctx, const ir::Function& f, ir::ValueId v,
+                std::initializer_list<std::string_view> through, int max_steps);
 
 /// `v` is a part of a batch a DataLoader of this file yields, not moved
 /// since: the loop item, its tuple elements and subscripts, and the items

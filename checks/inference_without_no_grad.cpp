@@ -423,7 +423,7 @@ class Rule {
     for (size_t a = 1; a < ops.size(); ++a) {
       if (!ops[a].valid()) continue;
       dataflow::GradState g = ctx_.facts.grad_state(fid_, ops[a]);
-      if (g != dataflow::GradState::NoGraph && g != dataflow::GradState::Bottom && !loop_item(ops[a], 0))
+      if (g != dataflow::GradState::NoGraph && g != dataflow::GradState::Bottom && !loop_item(ops[a]))
         return false;
     }
     return true;
@@ -431,25 +431,9 @@ class Rule {
 
   /// A part of a loop's item, moved or cast (`batch[0].to(device)`): data
   /// a loader yields, which carries no graph.
-  bool loop_item(ValueId v, int depth) const {
-    if (!v.valid() || depth > 6) return false;
-    const ir::Inst& d = f_.def(v);
-    switch (d.op) {
-      case Op::NextItem:
-        return true;
-      case Op::Element:
-      case Op::Unpack:
-      case Op::GetItem:
-        return loop_item(f_.operands(d)[0], depth + 1);
-      case Op::Call: {
-        std::string_view m = call_method(ctx_, f_, d);
-        if (m == "to" || m == "cuda" || m == "float" || m == "half" || m == "long" || m == "contiguous")
-          return loop_item(call_receiver(f_, d), depth + 1);
-        return false;
-      }
-      default:
-        return false;
-    }
+  bool loop_item(ValueId v) const {
+    PartOf p = whole_of(ctx_, f_, v, {"to", "cuda", "float", "half", "long", "contiguous"}, 7);
+    return p.whole.valid() && p.steps < 7 && f_.def(p.whole).op == Op::NextItem;
   }
 
   /// A backward (or optimizer step) reachable from the forward within the

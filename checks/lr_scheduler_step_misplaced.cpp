@@ -145,25 +145,10 @@ class Rule {
   /// (full-graph training steps once per epoch).
   bool evaluated_metric(const ir::Inst& step) const {
     if (f_.call_info(step).npos == 0) return false;
-    ir::ValueId v = call_arg(ctx_, f_, step, 0, "metrics");
-    for (int depth = 0; v.valid() && depth < 4; ++depth) {
-      const ir::Inst& d = f_.def(v);
-      if (d.op == ir::Op::Element || d.op == ir::Op::Unpack || d.op == ir::Op::GetItem) {
-        v = f_.operands(d)[0];
-        continue;
-      }
-      if (d.op != ir::Op::Call) return false;
-      ir::InstId ci = f_.def_id(v);
-      if (call_effects_must(ctx_, fid_, ci) & dataflow::kEval) return true;
-      // `.item()` / `float(...)` of the metric: its source.
-      std::string_view m = call_method(ctx_, f_, d);
-      if (m == "item" || m == "mean") {
-        v = call_receiver(f_, d);
-        continue;
-      }
-      return false;
-    }
-    return false;
+    // `.item()` / `.mean()` of the metric: its source.
+    PartOf p = whole_of(ctx_, f_, call_arg(ctx_, f_, step, 0, "metrics"), {"item", "mean"}, 4);
+    if (!p.whole.valid() || p.steps >= 4 || f_.def(p.whole).op != ir::Op::Call) return false;
+    return call_effects_must(ctx_, fid_, f_.def_id(p.whole)) & dataflow::kEval;
   }
   /// The one scheduler object v denotes (dataflow/objects.h), built by a
   /// torch.optim.lr_scheduler class, or null.
