@@ -31,12 +31,31 @@ def read_tsv(path):
         return [l.rstrip("\n").split("\t") for l in fh if l.strip() and not l.startswith("#")]
 
 
+def read_script_args(path):
+    """survey_args.tsv: script path -> tpf-analyze options and `-- SCRIPT_ARGS`."""
+    return {r[0]: shlex.split(r[1]) for r in read_tsv(path)}
+
+
+def estimate(tpf, root, rel, extra, target):
+    """Runs tpf-analyze --format json on script `rel` of REPOS_DIR `root`
+    from its own folder; `extra` are options, then `--` and the script's
+    arguments. Returns (the JSON document, "") or (None, stderr)."""
+    dp, f = os.path.split(os.path.join(root, rel))
+    cut = extra.index("--") if "--" in extra else len(extra)
+    cmd = [tpf, "--format", "json", "--target", target] + extra[:cut] + [f] + extra[cut:]
+    r = subprocess.run(cmd, cwd=dp, capture_output=True, text=True, timeout=120)
+    try:
+        return json.loads(r.stdout), ""
+    except ValueError:
+        return None, r.stderr.strip()
+
+
 def main():
     argv = sys.argv[1:]
     script_args, only = {}, None
     while argv and argv[0] in ("--args", "--only"):
         if argv[0] == "--args":
-            script_args = {r[0]: shlex.split(r[1]) for r in read_tsv(argv[1])}
+            script_args = read_script_args(argv[1])
         else:
             only = {r[1] for r in read_tsv(argv[1]) if len(r) > 1 and r[0] != "verdict"}
         argv = argv[2:]
@@ -59,15 +78,11 @@ def main():
             if ".backward(" not in text or not ("__main__" in text or "parse_args" in text or top_loop):
                 continue
             extra = script_args.get(rel, [])
-            cut = extra.index("--") if "--" in extra else len(extra)
-            cmd = [tpf, "--format", "json", "--target", target] + extra[:cut] + [f] + extra[cut:]
-            r = subprocess.run(cmd, cwd=dp, capture_output=True, text=True, timeout=120)
+            doc, err = estimate(tpf, root, rel, extra, target)
             if extra:
                 rel += " [" + " ".join(extra) + "]"
-            try:
-                doc = json.loads(r.stdout)
-            except ValueError:
-                rows.append(("no-json", rel, 0, r.stderr.strip()[:120]))
+            if doc is None:
+                rows.append(("no-json", rel, 0, err[:120]))
                 continue
             for e in doc.get("estimates", []):
                 unknowns = e.get("config", {}).get("unknowns", [])
