@@ -570,6 +570,15 @@ struct Interp {
   TrainingConfig cfg;
   std::vector<ObjId> roots;        ///< models trained
   std::vector<ObjId> optimizers;   ///< optimizer instances, parallel to cfg.optimizers
+  /// When a root or an optimizer was made and when it died: the return of
+  /// the call that made it, when nothing live reached it then (`steps` is
+  /// the clock; memory/modules.cpp retire_unreachable).
+  struct Life {
+    uint64_t born = 0;
+    uint64_t died = UINT64_MAX;
+  };
+  std::vector<Life> root_life;       ///< parallel to roots
+  std::vector<Life> optimizer_life;  ///< parallel to optimizers
   std::string callee_hint;        ///< name the called value had (root module naming)
   Span first_backward;
   Span peak_backward;

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "memory/interp.h"
+#include "memory/modules.h"
 
 namespace tpf::memory {
 
@@ -141,7 +142,9 @@ Value Interp::call_function(ObjId fid, Args& args, std::optional<Value> self) {
       r = make_list({y.item}, OKind::Iter);
     }
   } else {
+    const size_t roots0 = roots.size(), opts0 = optimizers.size();
     r = run(u, ir::FunctionId(o(fid).index), std::move(bound), closure, self_class);
+    if (roots.size() > roots0 || optimizers.size() > opts0) retire_unreachable(*this, roots0, opts0, r);
   }
   grad_enabled = saved_grad;
   return r;

@@ -134,6 +134,7 @@ void mark_root(Interp& in, Value m) {
   if (ob.flags & kRoot) return;
   ob.flags |= kRoot;
   in.roots.push_back(m.a);
+  in.root_life.push_back({in.steps});
   if (in.opt.tweaks.checkpoint_blocks) checkpoint_blocks(in, m);
   // `self(idx)` in the model's own method (nanoGPT's generate) names nothing.
   std::string name = in.callee_hint.empty() || in.callee_hint == "self" ? "model" : in.callee_hint;
@@ -141,6 +142,175 @@ void mark_root(Interp& in, Value m) {
   for (ObjId r : in.roots)
     if (r != m.a && in.module_names.count(r) && in.str(in.module_names[r]) == name) name += "_" + std::to_string(in.roots.size());
   name_modules(in, m, name);
+}
+
+void retire_unreachable(Interp& in, size_t roots0, size_t opts0, Value ret) {
+  std::vector<char> seen(in.heap.size());
+  std::vector<ObjId> work;
+  std::unordered_set<const Frame*> frames;
+  auto add = [&](const Value& v) {
+    if (v.kind == VKind::Obj && v.a < seen.size() && !seen[v.a]) {
+      seen[v.a] = 1;
+      work.push_back(v.a);
+    }
+  };
+  auto add_frame = [&](const Frame* f) {
+    for (; f && frames.insert(f).second; f = f->parent.get()) {
+      for (const Value& v : f->vals) add(v);
+      add(f->cur_exc);
+    }
+  };
+  add(ret);
+  for (const Frame* f : in.stack) add_frame(f);
+  for (const auto& u : in.units) {
+    add_frame(u->top.get());
+    for (const auto& [k, v] : u->globals_set) add(v);
+    if (u->module_obj != kNone32) add(Value::obj(u->module_obj));
+  }
+  while (!work.empty()) {
+    const Obj& ob = in.heap[work.back()];
+    work.pop_back();
+    for (const Value& v : ob.items) add(v);
+    for (const auto& [n, v] : ob.attrs.items) add(v);
+    if (ob.cls != kNone32) add(Value::obj(ob.cls));
+    add_frame(ob.closure.get());
+  }
+  for (size_t i = roots0; i < in.roots.size(); ++i)
+    if (!seen[in.roots[i]] && in.root_life[i].died == UINT64_MAX) in.root_life[i].died = in.steps;
+  for (size_t i = opts0; i < in.optimizers.size(); ++i)
+    if (!seen[in.optimizers[i]] && in.optimizer_life[i].died == UINT64_MAX) in.optimizer_life[i].died = in.steps;
+}
+
+void keep_largest_live_set(Interp& in) {
+  // One entry per root, then per optimizer: its life and parameter storages.
+  struct Held {
+    Interp::Life life;
+    std::vector<uint32_t> storages;  // sorted
+  };
+  std::vector<Held> held;
+  const size_t nr = in.roots.size(), no = in.optimizers.size();
+  for (size_t i = 0; i < nr; ++i) {
+    Held h{in.root_life[i], {}};
+    for (auto& [n, t] : module_tensors(in, Value::obj(in.roots[i]), Role::Param))
+      h.storages.push_back(in.tensor(t)->storage);
+    held.push_back(std::move(h));
+  }
+  for (size_t i = 0; i < no; ++i) held.push_back({in.optimizer_life[i], in.cfg.optimizers[i].storages});
+  bool any_died = false;
+  for (Held& h : held) {
+    std::sort(h.storages.begin(), h.storages.end());
+    h.storages.erase(std::unique(h.storages.begin(), h.storages.end()), h.storages.end());
+    any_died |= h.life.died != UINT64_MAX;
+  }
+  if (!any_died) return;
+  auto shares = [](const Held& a, const Held& b) {
+    auto i = a.storages.begin(), j = b.storages.begin();
+    while (i != a.storages.end() && j != b.storages.end()) {
+      if (*i == *j) return true;
+      *i < *j ? ++i : ++j;
+    }
+    return false;
+  };
+  // The set alive when each one is made, closed over shared parameters
+  // (an optimizer and the model it steps are one), by parameter bytes.
+  std::vector<char> best;
+  uint64_t best_bytes = 0;
+  for (const Held& at : held) {
+    std::vector<char> in_set(held.size());
+    for (size_t k = 0; k < held.size(); ++k)
+      in_set[k] = held[k].life.born <= at.life.born && at.life.born < held[k].life.died;
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (size_t k = 0; k < held.size(); ++k)
+        for (size_t j = 0; !in_set[k] && j < held.size(); ++j)
+          if (in_set[j] && shares(held[k], held[j])) in_set[k] = grew = true;
+    }
+    std::unordered_set<uint32_t> storages;
+    uint64_t bytes = 0;
+    for (size_t k = 0; k < held.size(); ++k)
+      if (in_set[k])
+        for (uint32_t s : held[k].storages)
+          if (storages.insert(s).second) bytes += static_cast<uint64_t>(in.dims.value(in.storage_bytes(s)));
+    if (best.empty() || bytes > best_bytes) {
+      best = std::move(in_set);
+      best_bytes = bytes;
+    }
+  }
+  // One with no parameters (a loss module) holds nothing to drop.
+  for (size_t k = 0; k < best.size(); ++k) best[k] |= held[k].storages.empty();
+  if (best.empty() || std::all_of(best.begin(), best.end(), [](char c) { return c != 0; })) return;
+  std::unordered_set<uint32_t> kept;
+  for (size_t k = 0; k < held.size(); ++k)
+    if (best[k]) kept.insert(held[k].storages.begin(), held[k].storages.end());
+  // The models listed: a dropped one (its parameters all apart) is named
+  // in the note instead.
+  std::vector<std::string> dropped;
+  std::vector<TrainingConfig::Model> models;
+  std::unordered_set<ObjId> listed;
+  for (TrainingConfig::Model& m : in.cfg.models) {
+    listed.insert(m.object);
+    bool apart = false;
+    if (m.object != UINT32_MAX && m.object < in.heap.size() && in.is_module(Value::obj(m.object))) {
+      auto params = module_tensors(in, Value::obj(m.object), Role::Param);
+      apart = !params.empty() && std::none_of(params.begin(), params.end(), [&](auto& p) {
+        return kept.count(in.tensor(p.second)->storage) != 0;
+      });
+    }
+    if (!apart) {
+      models.push_back(std::move(m));
+      continue;
+    }
+    dropped.push_back("`" + m.name + "` (line " + std::to_string(m.origin.line) + ")");
+  }
+  in.cfg.models = std::move(models);
+  std::vector<ObjId> roots;
+  std::vector<Interp::Life> root_life;
+  for (size_t i = 0; i < nr; ++i) {
+    if (best[i]) {
+      roots.push_back(in.roots[i]);
+      root_life.push_back(in.root_life[i]);
+      continue;
+    }
+    // A root no listed model names (built in the script, not loaded).
+    const ObjId r = in.roots[i];
+    if (listed.count(r)) continue;
+    dropped.push_back("`" + std::string(in.module_names.count(r) ? in.str(in.module_names[r]) : "model") + "` (" +
+                      module_class(in, Value::obj(r)) + ", line " + std::to_string(in.o(Value::obj(r)).line) + ")");
+  }
+  std::vector<uint32_t> renumber(no, UINT32_MAX);
+  std::vector<ObjId> optimizers;
+  std::vector<Interp::Life> optimizer_life;
+  std::vector<OptimizerInfo> infos;
+  for (size_t i = 0; i < no; ++i) {
+    if (!best[nr + i]) {
+      const OptimizerInfo& o = in.cfg.optimizers[i];
+      dropped.push_back("optimizer " + std::string(optimizer_name(o.kind)) + " (line " + std::to_string(o.origin.line) + ")");
+      continue;
+    }
+    renumber[i] = static_cast<uint32_t>(optimizers.size());
+    in.o(Value::obj(in.optimizers[i])).index = renumber[i];
+    optimizers.push_back(in.optimizers[i]);
+    optimizer_life.push_back(in.optimizer_life[i]);
+    infos.push_back(std::move(in.cfg.optimizers[i]));
+  }
+  // A dropped optimizer's step (an earlier phase's, logged with the later
+  // one's) updates nothing the timeline holds.
+  for (StepEvent& e : in.step_log)
+    if (e.kind == StepEvent::Kind::Step && e.storage < no) e.storage = renumber[e.storage];
+  in.roots = std::move(roots);
+  in.root_life = std::move(root_life);
+  in.optimizers = std::move(optimizers);
+  in.optimizer_life = std::move(optimizer_life);
+  in.cfg.optimizers = std::move(infos);
+  // Why 3: a benchmark's baseline and its optimizer, and one more, read at
+  // a glance; a script of many trainings in turn gives a count.
+  std::string named = dropped.empty() ? "a model" : "";
+  for (size_t k = 0; k < dropped.size() && k < 3; ++k) named += (k ? ", " : "") + dropped[k];
+  if (dropped.size() > 3) named += " and " + std::to_string(dropped.size() - 3) + " more";
+  in.note_unknown(named +
+                      ": never alive with the ones counted (each is made in a call that returns without "
+                      "keeping it): the estimate counts the largest set of models alive at once",
+                  {}, false);
 }
 
 namespace {

@@ -31,6 +31,17 @@ std::vector<std::pair<std::string, Value>> module_tensors(Interp& in, Value m, R
 std::string module_class(Interp& in, Value m);
 /// Marks a module as a trained root and names its tree for the breakdown.
 void mark_root(Interp& in, Value m);
+/// After a call returns `ret`: the roots from `roots0` and the optimizers
+/// from `opts0` on (made during the call) that nothing live reaches (the
+/// frames on the stack, the modules' globals, `ret`) die now. A benchmark
+/// that trains a baseline model in one function and a second model in
+/// another holds one at a time.
+void retire_unreachable(Interp& in, size_t roots0, size_t opts0, Value ret);
+/// Keeps the roots and optimizers of the largest set of them alive at one
+/// time (by parameter bytes), with the ones sharing their parameters, and
+/// drops the rest: models that never live together are not one model's
+/// memory. Says so in a note. No change when all lived together.
+void keep_largest_live_set(Interp& in);
 /// Calls the module: its forward, with the module on the module path.
 Value module_call(Interp& in, Value m, Args& a);
 /// Converts floating parameters and buffers to `dt` (module.half(), .to(dtype)).

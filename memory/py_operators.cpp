@@ -130,7 +130,13 @@ Value Interp::compare(ast::Op op, Value a, Value b) {
   if (op == Op::Is || op == Op::IsNot) {
     bool an = a.kind == VKind::None, bn = b.kind == VKind::None;
     std::optional<bool> res;
-    if (a.known() && b.known()) {
+    // A library's value the interpreter does not model, an Ext name or
+    // the Method that stands for an attribute of a library object
+    // (`accelerator.deepspeed_engine_wrapped.engine`), may be any object,
+    // the script's own included, or another name of the same one.
+    auto opaque = [&](Value v) { return v.kind == VKind::Ext || is_obj(v, OKind::Method); };
+    const bool unsure = (opaque(a) || opaque(b)) && !an && !bn && !(a.kind == b.kind && a.a == b.a);
+    if (a.known() && b.known() && !unsure) {
       if (an || bn) res = an && bn;
       else if (a.kind != b.kind) res = false;
       else if (a.kind == VKind::Int) res = dims.value(a.dim()) == dims.value(b.dim());

@@ -203,6 +203,7 @@ void interp_run(Interp& in, const ir::Module& script) {
     } catch (const YieldStop&) {
     }
   }
+  keep_largest_live_set(in);
 }
 
 }  // namespace tpf::memory

@@ -392,6 +392,7 @@ Value make_optimizer(Interp& in, std::string_view q, OptimizerKind kind, Args& a
   in.o(o).attrs.set(in.intern("param_groups"), in.make_list({g}));
   in.cfg.optimizers.push_back(std::move(info));
   in.optimizers.push_back(o.a);
+  in.optimizer_life.push_back({in.steps});
   return o;
 }
 
