@@ -620,6 +620,9 @@ struct Interp {
   uint32_t failed_assert_line = 0;
   /// The assert is the script's own (else one in code that line calls).
   bool failed_assert_in_script = false;
+  /// A `raise` outside any `try:` was reached in the script or its
+  /// project's code (memory/interp.cpp): said once, as a blocking unknown.
+  bool raised = false;
   void note_unsized(std::string what) {
     if (unsized_line) return;
     unsized_line = user_line();

@@ -112,8 +112,10 @@ TEST_CASE("script args: no subcommand leaves the verdict unknown, with the reaso
   CHECK(e.verdict == memory::Verdict::Unknown);
   CHECK(whats(e) ==
         std::vector<std::string>{
-            "no model found: the script builds no `nn.Module` with parameters the interpreter could follow [blocking]",
+            "the script raises here with the values the estimate has (`raise SystemExit(1)`), and the run "
+            "stops there: give the run's arguments after `--` (`tpf-analyze ... SCRIPT -- --name VALUE`) [blocking]",
             "no subcommand `{train,eval}` is given: pass one after `--` (`tpf-analyze ... SCRIPT -- train`)"});
+  CHECK(e.config.unknowns[0].line == 11);
   CHECK(e.config.unknowns[1].line == 3);
 }
 
