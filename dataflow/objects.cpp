@@ -761,8 +761,16 @@ class ObjectSolver {
         }
       }
     }
-    for (auto& [part, owner] : owner_)
-      if (o_.objs_[part].parent == UINT32_MAX) o_.objs_[part].parent = owner;
+    // A field's owner becomes its parent, never so that an object is its
+    // own ancestor (a module that stores itself, `self.data = self`, as
+    // points-to may say of a value it cannot tell apart): every walk up
+    // the parents ends.
+    for (auto& [part, owner] : owner_) {
+      if (o_.objs_[part].parent != UINT32_MAX) continue;
+      bool cycle = false;
+      for (uint32_t x = owner; x != UINT32_MAX && !cycle; x = o_.objs_[x].parent) cycle = x == part;
+      if (!cycle) o_.objs_[part].parent = owner;
+    }
   }
 
   /// `m.requires_grad_(False)`, and `p.requires_grad = False` for the

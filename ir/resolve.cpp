@@ -270,6 +270,20 @@ PathId Resolution::qualname(FunctionId f, ValueId v) const {
   return r.kind == Referent::Kind::External ? r.path() : kNoPath;
 }
 
+bool Resolution::is_staticmethod(FunctionId fn) const {
+  const Function& g = m_->fn(fn);
+  if (!g.parent.valid()) return false;
+  // By the decorator's name, not its referent: call targets are asked
+  // while the enclosing class body may not be resolved yet.
+  const Function& p = m_->fn(g.parent);
+  for (ValueId d : g.decorators) {
+    if (!d.valid()) continue;
+    const Inst& di = p.def(d);
+    if (di.op == Op::LoadGlobal && m_->names.str(di.aux) == "staticmethod") return true;
+  }
+  return false;
+}
+
 CallTarget Resolution::call_target(FunctionId fid, InstId call) const {
   const Function& f = m_->fn(fid);
   const Inst& in = f.inst(call);
@@ -285,7 +299,9 @@ CallTarget Resolution::call_target(FunctionId fid, InstId call) const {
       if (cd.op == Op::GetAttr) {
         ValueId base = f.operands(cd)[0];
         Referent::Kind bk = ref(fid, base).kind;
-        t.bound = bk == Referent::Kind::Instance;
+        // A @staticmethod called on an instance (`self.rescale(x)`) gets
+        // no receiver: its first parameter is the first argument.
+        t.bound = bk == Referent::Kind::Instance && !is_staticmethod(t.fn);
         t.receiver = base;
         t.method = cd.aux;
       }

@@ -132,6 +132,8 @@ class Resolution {
   const std::vector<SelfAttr>& self_attrs(ClassId c) const { return self_attrs_[c.v]; }
   /// The method a class (or a local base) defines under `name`.
   FunctionId find_method(ClassId c, Symbol name) const;
+  /// The function is decorated with `@staticmethod`.
+  bool is_staticmethod(FunctionId f) const;
 
  private:
   friend class Resolver;
