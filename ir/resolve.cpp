@@ -48,7 +48,7 @@ constexpr std::string_view kReturnsSelf[] = {
 
 class Resolver {
  public:
-  explicit Resolver(Module& m) : m_(m) {
+  Resolver(Module& m, const std::vector<StarBinding>& star) : m_(m), star_(star) {
     r_.m_ = &m;
     builtins_ = m.names.intern_path("builtins");
     for (std::string_view s : kReturnsSelf) {
@@ -145,6 +145,7 @@ class Resolver {
   bool known_module_base(PathId p);
 
   Module& m_;
+  const std::vector<StarBinding>& star_;
   Resolution r_;
   PathId builtins_, staticmethod_, classmethod_;
   PathId module_list_, sequential_, nn_module_;  // the elements of a ModuleList are nn.Modules
@@ -443,6 +444,10 @@ void Resolver::transfer(FunctionId fid, const Function& f, InstId id, const Inst
         cv = r_.consts_[0][g.v];
       } else if (is_builtin(in.aux)) {
         out = Referent{Referent::Kind::External, m_.names.path(builtins_, in.aux).v};
+      } else {
+        auto it = std::lower_bound(star_.begin(), star_.end(), Symbol(in.aux),
+                                   [](const StarBinding& b, Symbol s) { return b.name < s; });
+        if (it != star_.end() && it->name == in.aux) out = Referent{Referent::Kind::External, it->path.v};
       }
       break;
     }
@@ -703,8 +708,8 @@ bool Resolver::compute_classes() {
   return changed;
 }
 
-Resolution compute_resolution(Module& m) {
-  Resolver r(m);
+Resolution compute_resolution(Module& m, const std::vector<StarBinding>& star) {
+  Resolver r(m, star);
   return r.run();
 }
 

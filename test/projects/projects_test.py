@@ -27,6 +27,7 @@ CASES = [
     ("saved_by_helper", "train.py"),
     ("lit_style", "train.py"),
     ("lit_style", "lora_ptl.py"),
+    ("star_import", "evaluate.py"),
 ]
 
 
@@ -87,6 +88,18 @@ class Projects(unittest.TestCase):
         rc, out, _ = run(cwd, "--format", "concise", "--no-follow-imports", "train.py")
         self.assertNotIn("TPF006", out)
         self.assertNotIn("TPF004", out)
+
+    def test_torch_through_star_imports(self):
+        # torch reaches evaluate.py only through `from shared import *` (which
+        # star-imports common.py): `torch.no_grad()` and `no_grad()` are the
+        # library's, so only the loop outside them is reported (issue 17).
+        cwd = os.path.join(HERE, "star_import")
+        rc, out, _ = run(cwd, "--format", "concise", "evaluate.py")
+        self.assertIn("evaluate.py:29:11: error TPF002", out)
+        self.assertEqual(out.count(" TPF"), 1, out)
+        # The file alone cannot know what `torch` is: the no_grad loop is reported too.
+        rc, out, _ = run(cwd, "--format", "concise", "--no-follow-imports", "evaluate.py")
+        self.assertIn("evaluate.py:12:15: error TPF002", out)
 
     def test_checkpoints_saved_by_imported_helpers(self):
         # ckpt_io's helpers write under the folder they are given (--save,
