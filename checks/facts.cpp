@@ -162,6 +162,19 @@ ValueId call_arg(const CheckContext& ctx, const ir::Function& f, const ir::Inst&
   return dataflow::call_arg(ctx.ir, f, call, pos, kw);
 }
 
+bool host_device(const CheckContext& ctx, FunctionId fid, ValueId dev) {
+  if (!dev.valid()) return false;
+  const ir::Function& f = ctx.ir.fn(fid);
+  auto cpu = [&](ValueId v) {
+    const ir::ConstValue& c = ctx.facts.res.constant(fid, v);
+    return v.valid() && c.kind == ir::ConstValue::Kind::Str && (c.s == "cpu" || c.s.starts_with("cpu:"));
+  };
+  if (cpu(dev)) return true;
+  const ir::Inst& d = f.def(dev);
+  if (d.op != Op::Call || call_target_name(ctx, fid, f.def_id(dev)) != "torch.device") return false;
+  return cpu(call_arg(ctx, f, d, 0, "type"));
+}
+
 // ------------------------------------------------------- source text ----
 
 std::string_view source_text(const CheckContext& ctx, Span s) {

@@ -130,6 +130,9 @@ uint32_t positional_count(const ir::Function& f, const ir::Inst& call);
 /// The value passed as positional `pos` or keyword `kw`, or kNoValue.
 ir::ValueId call_arg(const CheckContext& ctx, const ir::Function& f, const ir::Inst& call, int pos,
                      std::string_view kw);
+/// The value names the host: a "cpu" string, or `torch.device("cpu")`
+/// (`torch.device("cpu", 0)`); false when it is unknown.
+bool host_device(const CheckContext& ctx, ir::FunctionId f, ir::ValueId dev);
 
 // ------------------------------------------------------- source text ----
 
