@@ -9,6 +9,9 @@
 #include <set>
 #include <tuple>
 
+#include "dataflow/project_facts.h"
+#include "ir/project.h"
+
 namespace tpf::checks {
 
 using ir::FunctionId;
@@ -1118,10 +1121,40 @@ bool test_suite_file(const CheckContext& ctx) {
   return test && !is_program(ctx);
 }
 
+namespace {
+
+/// Libraries built on torch: importing one uses torch.
+constexpr std::string_view kTorchBased[] = {"lightning", "pytorch_lightning", "transformers", "accelerate",
+                                            "deepspeed", "timm", "peft"};
+
+/// The module imports torch or a library built on it, or star-imports
+/// anything (which may bring torch: `from utils import *`).
+bool imports_torch(const ir::Module& m) {
+  for (const ir::Function& f : m.functions)
+    for (const ir::Inst& in : f.insts) {
+      if (in.op == Op::ImportStar) return true;
+      if (in.op != Op::Import) continue;
+      std::string p = m.names.str(ir::PathId(in.aux));  // built from the path: keep it
+      std::string_view top = std::string_view(p).substr(0, p.find('.'));
+      if (top.starts_with("torch") ||
+          std::find(std::begin(kTorchBased), std::end(kTorchBased), top) != std::end(kTorchBased))
+        return true;
+    }
+  return false;
+}
+
+}  // namespace
+
+bool uses_torch(const CheckContext& ctx) {
+  if (imports_torch(ctx.ir)) return true;
+  for (const dataflow::ForeignFunction& ff : ctx.facts.summaries.foreign_fns)
+    if (!ff.module || !ff.module->ir || imports_torch(*ff.module->ir)) return true;
+  return false;
+}
+
 bool other_framework(const CheckContext& ctx) {
   static constexpr std::string_view kOther[] = {"mxnet", "jax", "jaxlib", "flax", "optax", "tensorflow", "keras"};
-  static constexpr std::string_view kTorch[] = {"lightning", "pytorch_lightning", "transformers", "accelerate",
-                                                "deepspeed", "timm", "peft"};
+  const auto& kTorch = kTorchBased;
   bool other = false;
   for (const ir::Function& f : ctx.ir.functions)
     for (const ir::Inst& in : f.insts) {

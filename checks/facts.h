@@ -306,6 +306,10 @@ bool test_suite_file(const CheckContext& ctx);
 /// the libraries built on it. Their `backward` / `Trainer.step` follow other
 /// rules (MXNet's default `grad_req='write'` overwrites gradients).
 bool other_framework(const CheckContext& ctx);
+/// The file may use torch: it imports torch or a library built on it
+/// (Lightning, transformers, ...), star-imports a module, or calls a
+/// function of a project module that does. A numpy-and-gym script does not.
+bool uses_torch(const CheckContext& ctx);
 /// The calls of `f` that take `v` as an argument (positional or keyword,
 /// not as the callee or a method's receiver), in layout order.
 std::vector<ir::InstId> calls_taking(const ir::Function& f, ir::ValueId v);
