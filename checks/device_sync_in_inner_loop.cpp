@@ -81,7 +81,8 @@ Not flagged
   - programs that place nothing on a GPU (no `.cuda()`, `.to(...)`,
     `device=`, cuda in any text, launcher or accelerate import, nor a call
     into another project module that could): their tensors are on the host (a CPU-only
-    RL script's `action.item()` for `env.step`)
+    RL script's `action.item()` for `env.step`, also when its module code
+    just calls `train()`)
   - copies of the DataLoader's batch before it is moved to the GPU
     (`[label.tolist() for label in target]`): host tensors, nothing to wait for
   - rollout loops whose only `step(...)` is an environment's

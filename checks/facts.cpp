@@ -1097,6 +1097,11 @@ bool is_program(const CheckContext& ctx) {
           (dataflow::info(k).effects & dataflow::kBackward) &&
           dataflow::in_loop(ctx.facts, ctx.ir, fid, InstId(i)))
         return true;
+      // Module code that calls a training function of the file (`train()`
+      // as the last line of a script): importing it would train.
+      if (fi == 0 && calls_file_function(ctx, fid, InstId(i)) &&
+          (call_effects(ctx, fid, InstId(i)) & dataflow::kBackward))
+        return true;
     }
   }
   return false;

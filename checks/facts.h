@@ -292,8 +292,9 @@ uint32_t outermost_loop(const CheckContext& ctx, ir::FunctionId f, ir::InstId i)
 // ------------------------------------------------- programs and names ----
 
 /// The file is run as a program, not imported as a library: it tests
-/// `__name__ == "__main__"` at module level, calls `parse_args()`, or
-/// backwards in a loop at module level.
+/// `__name__ == "__main__"` at module level, calls `parse_args()`,
+/// backwards in a loop at module level, or calls there a function of the
+/// file that may backward (`train()` on the script's last line).
 bool is_program(const CheckContext& ctx);
 /// The file belongs to a test suite and is not run as a program: it sits
 /// in a `tests` / `test` folder or is named `test_*.py` / `*_test.py` /
