@@ -165,6 +165,24 @@ ValueId call_arg(const CheckContext& ctx, const ir::Function& f, const ir::Inst&
   return dataflow::call_arg(ctx.ir, f, call, pos, kw);
 }
 
+bool sum_reduction(const CheckContext& ctx, FunctionId fid, InstId call) {
+  auto sums = [&](FunctionId g, const ir::Inst& c) {
+    const ir::Function& gf = ctx.ir.fn(g);
+    const ir::ConstValue& r = ctx.facts.res.constant(g, call_arg(ctx, gf, c, -1, "reduction"));
+    if (r.kind == ir::ConstValue::Kind::Str && r.s == "sum") return true;
+    const ir::ConstValue& avg = ctx.facts.res.constant(g, call_arg(ctx, gf, c, -1, "size_average"));
+    return avg.kind == ir::ConstValue::Kind::Bool && avg.i == 0;
+  };
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::Inst& in = f.inst(call);
+  if (in.op != Op::Call || in.nops == 0) return false;
+  if (sums(fid, in)) return true;
+  Origin ctor;
+  if (!module_constructor(ctx, fid, f.operands(in)[0], ctor)) return false;
+  const ir::Function& cf = ctx.ir.fn(ctor.fn);
+  return cf.def(ctor.value).op == Op::Call && sums(ctor.fn, cf.def(ctor.value));
+}
+
 bool host_device(const CheckContext& ctx, FunctionId fid, ValueId dev) {
   if (!dev.valid()) return false;
   const ir::Function& f = ctx.ir.fn(fid);

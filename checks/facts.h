@@ -221,6 +221,12 @@ Origins trace_origins(const CheckContext& ctx, ir::FunctionId f, ir::ValueId v);
 /// is the constructor call's result. False when not known.
 bool module_constructor(const CheckContext& ctx, ir::FunctionId f, ir::ValueId callee, Origin& ctor);
 
+/// The loss call sums over the batch instead of averaging: it passes
+/// `reduction="sum"` (or the legacy `size_average=False`), or its criterion
+/// was built so (`criterion = nn.BCELoss(reduction="sum").cuda()`, found
+/// by module_constructor). Sub-batch sums then add up to the batch's sum.
+bool sum_reduction(const CheckContext& ctx, ir::FunctionId f, ir::InstId call);
+
 /// What kind of producer a leaf is, as far as output activations go.
 enum class Producer : uint8_t {
   Unknown,
