@@ -305,7 +305,8 @@ bool same_object(std::string_view a, std::string_view b) {
 namespace {
 std::vector<InstId> reachable_where(const ir::Function& f, InstId from,
                                     const std::function<PathStep(InstId, const ir::Inst&)>& visit,
-                                    const ir::LoopInfo* li, uint32_t loop) {
+                                    const ir::LoopInfo* li, uint32_t loop,
+                                    const std::function<bool(ir::BlockId, ir::BlockId)>* edge = nullptr) {
   std::vector<InstId> found;
   std::vector<uint8_t> seen(f.blocks.size(), 0);
   std::vector<ir::BlockId> work;
@@ -317,7 +318,7 @@ std::vector<InstId> reachable_where(const ir::Function& f, InstId from,
       if (s == PathStep::Target) found.push_back(InstId(i));
     }
     for (ir::BlockId s : bl.succ)
-      if (s.valid() && !seen[s.v] && (!li || li->contains(loop, s))) {
+      if (s.valid() && !seen[s.v] && (!li || li->contains(loop, s)) && (!edge || (*edge)(b, s))) {
         seen[s.v] = 1;
         work.push_back(s);
       }
@@ -338,6 +339,81 @@ std::vector<InstId> reachable_where(const ir::Function& f, InstId from,
 std::vector<InstId> reachable(const ir::Function& f, InstId from,
                               const std::function<PathStep(InstId, const ir::Inst&)>& visit) {
   return reachable_where(f, from, visit, nullptr, 0);
+}
+
+FlagTest flag_test(const CheckContext& ctx, FunctionId fid, ir::BlockId b) {
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::Inst& t = f.terminator(b);
+  FlagTest out;
+  if (t.op != Op::Branch) return out;
+  ValueId c = f.operands(t)[0];
+  bool set_true = true;  // the value is set on the true successor
+  for (int depth = 0; depth < 4 && c.valid(); ++depth) {
+    const ir::Inst& d = f.def(c);
+    if (d.op == Op::UnaryOp && static_cast<ast::Op>(d.aux) == ast::Op::Not) {
+      c = f.operands(d)[0];
+      set_true = !set_true;
+      continue;
+    }
+    if (d.op == Op::Compare) {
+      auto op = static_cast<ast::Op>(d.aux);
+      auto ops = f.operands(d);
+      if ((op != ast::Op::Is && op != ast::Op::IsNot) || ops.size() != 2 ||
+          ctx.facts.res.constant(fid, ops[1]).kind != ir::ConstValue::Kind::None)
+        return out;
+      c = ops[0];
+      if (op == ast::Op::Is) set_true = !set_true;
+    }
+    break;
+  }
+  const ir::Inst& d = f.def(c);
+  if (d.op != Op::GetAttr && d.op != Op::Param && d.op != Op::LoadGlobal) return out;
+  out.key = access_key(ctx, fid, c);
+  out.set_arm = set_true ? 0 : 1;
+  return out;
+}
+
+std::vector<FlagGuard> flag_guards(const CheckContext& ctx, FunctionId fid, InstId i) {
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::DomTree& dom = ctx.facts.dom(ctx.ir, fid);
+  std::vector<FlagGuard> out;
+  ir::BlockId ib = f.block_of(i);
+  for (ir::BlockId d = dom.idom(ib); d.valid(); d = dom.idom(d)) {
+    FlagTest t = flag_test(ctx, fid, d);
+    if (t.key.empty()) continue;
+    const ir::Block& db = f.block(d);
+    for (int k = 0; k < 2; ++k)
+      if (db.succ[k].valid() && dom.dominates(db.succ[k], ib) && ir::preds(f, db.succ[k]).size() == 1)
+        out.push_back({t.key, k == t.set_arm});
+  }
+  return out;
+}
+
+bool guards_rule_out(const CheckContext& ctx, FunctionId fid, const std::vector<FlagGuard>& guards,
+                     ir::BlockId from, ir::BlockId to) {
+  if (guards.empty()) return false;
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::Block& pb = f.block(from);
+  if (pb.succ[0] == pb.succ[1]) return false;
+  FlagTest t = flag_test(ctx, fid, from);
+  if (t.key.empty()) return false;
+  for (int k = 0; k < 2; ++k) {
+    if (pb.succ[k] != to) continue;
+    bool arm_set = k == t.set_arm;
+    for (const FlagGuard& g : guards)
+      if (g.key == t.key && g.when_set != arm_set) return true;
+  }
+  return false;
+}
+
+std::vector<InstId> reachable_under(const CheckContext& ctx, FunctionId fid, InstId from,
+                                    const std::function<PathStep(InstId, const ir::Inst&)>& visit) {
+  std::vector<FlagGuard> guards = flag_guards(ctx, fid, from);
+  if (guards.empty()) return reachable(ctx.ir.fn(fid), from, visit);
+  std::function<bool(ir::BlockId, ir::BlockId)> edge = [&](ir::BlockId a, ir::BlockId b) {
+    return !guards_rule_out(ctx, fid, guards, a, b);
+  };
+  return reachable_where(ctx.ir.fn(fid), from, visit, nullptr, 0, &edge);
 }
 
 std::vector<InstId> reachable_in_loop(const CheckContext& ctx, FunctionId fid, uint32_t loop,

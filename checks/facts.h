@@ -178,6 +178,38 @@ std::vector<ir::InstId> reachable_in_loop(const CheckContext& ctx, ir::FunctionI
                                           ir::InstId from,
                                           const std::function<PathStep(ir::InstId, const ir::Inst&)>& visit);
 
+/// A branch's test of a flag: the access key of the value tested (through
+/// `not`, `is None`, `is not None`) and the arm (0: the true successor, 1:
+/// the false one) taken when the flag is set (truthy, not None). An empty
+/// key: the block ends in no such test (a call, arithmetic, a loop item).
+struct FlagTest {
+  std::string key;
+  int set_arm = 0;
+};
+FlagTest flag_test(const CheckContext& ctx, ir::FunctionId f, ir::BlockId b);
+/// A flag instruction `i` runs under: the test's key, and whether `i` runs
+/// when the flag is set.
+struct FlagGuard {
+  std::string key;
+  bool when_set = true;
+};
+/// The flag tests deciding whether `i` runs: branches dominating it with an
+/// arm that has no other predecessor and dominates `i` (`if self.scaler:`
+/// around `self.scaler.scale(loss).backward()`).
+std::vector<FlagGuard> flag_guards(const CheckContext& ctx, ir::FunctionId f, ir::InstId i);
+/// The edge `from` -> `to` leaves a second test of a guarded flag the way
+/// the guard rules out (`if self.scaler:` again, to its false side): a run
+/// that passed the guards takes the other edge there. Flags are taken not to
+/// change between the two tests (a mode fixed for the run: `self.scaler`,
+/// `args.amp`).
+bool guards_rule_out(const CheckContext& ctx, ir::FunctionId f, const std::vector<FlagGuard>& guards,
+                     ir::BlockId from, ir::BlockId to);
+/// reachable from `from` along the paths consistent with the flag tests
+/// that guard it (flag_guards, guards_rule_out): after `if self.scaler:
+/// scaled_backward()`, a later `if self.scaler:` takes its true side.
+std::vector<ir::InstId> reachable_under(const CheckContext& ctx, ir::FunctionId f, ir::InstId from,
+                                        const std::function<PathStep(ir::InstId, const ir::Inst&)>& visit);
+
 /// The natural loops of a function (computed on first use, kept).
 const ir::LoopInfo& loops_of(const CheckContext& ctx, ir::FunctionId f);
 /// The innermost natural loop containing both instructions, or UINT32_MAX.
