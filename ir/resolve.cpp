@@ -491,6 +491,18 @@ void Resolver::transfer(FunctionId fid, const Function& f, InstId id, const Inst
     case Op::MakeClass:
       out = Referent{Referent::Kind::Class, in.aux};
       break;
+    case Op::Element: {
+      // `TRAIN, EVAL = "train", "eval"`: an element of a literal tuple or
+      // list unpacked without a starred target is that element.
+      const Inst& u = f.def(ops[0]);
+      if (u.op != Op::Unpack || (u.aux >> 16) != 0xFFFF) break;
+      const Inst& t = f.def(f.operands(u)[0]);
+      if ((t.op != Op::BuildTuple && t.op != Op::BuildList) || t.nops != (u.aux & 0xFFFF) || in.aux >= t.nops) break;
+      ValueId e = f.operands(t)[in.aux];
+      out = refs[e.v];
+      cv = consts[e.v];
+      break;
+    }
     case Op::Phi: {
       bool first = true, same_ref = true, same_const = true;
       for (ValueId o : ops) {
