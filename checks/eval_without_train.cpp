@@ -41,6 +41,7 @@
 //   and fields); where the objects are not known, of the names this
 //   function runs a forward of with gradients on.
 #include <algorithm>
+#include <optional>
 
 #include "checks/facts.h"
 #include "checks/mode_layers.h"
@@ -345,19 +346,62 @@ class Rule {
       Known k = evals_trained(g, 0);
       if (k != Known::Unknown) return k == Known::Yes;
     }
+    // A helper of another module that evals only its parameters
+    // (`generator.eval()` on parameter `generator`): the models the call
+    // passes there are the ones left in eval mode. A model none of whose
+    // layers computes differently in eval mode (weight-normed
+    // convolutions, LeakyReLU) changes nothing, as at a direct
+    // `model.eval()`.
+    if (std::optional<std::vector<ir::ValueId>> evaluated = evaluated_args(i)) {
+      for (ir::ValueId v : *evaluated)
+        if (trained_value(v) && mode_layers(ctx_, fid_, v) != ModeLayers::None) return true;
+      return false;
+    }
     auto ops = f_.operands(in);
     for (size_t a = 1; a < ops.size(); ++a) {
       // A class or function handed over (`Model=QNetwork`) is what the
       // helper builds its own model from, not the trained model.
       ir::Referent::Kind rk = ctx_.facts.res.ref(fid_, ops[a]).kind;
       if (rk == ir::Referent::Kind::Class || rk == ir::Referent::Kind::Function) continue;
-      if (trained_value(ops[a])) return true;
+      if (trained_value(ops[a]) && mode_layers(ctx_, fid_, ops[a]) != ModeLayers::None) return true;
     }
     ir::CallTarget t = ctx_.facts.res.call_target(fid_, i);
     return t.bound && trained_value(t.receiver);
   }
 
   enum class Known : uint8_t { No, Yes, Unknown };
+
+  /// The arguments call `i` passes to the parameters that the helper of
+  /// another project module it reaches puts in eval mode, when every
+  /// `x.eval()` / `x.train(False)` there is on a parameter; nullopt
+  /// otherwise (a local helper, evals_trained reads it; an eval of a field
+  /// or of something the helper builds).
+  std::optional<std::vector<ir::ValueId>> evaluated_args(ir::InstId i) const {
+    const dataflow::ForeignFunction* ff = ctx_.facts.summaries.foreign_callee(fid_, i);
+    if (!ff || !ff->module || !ff->module->src || !ff->module->ast || !ff->module->ir || !ff->facts)
+      return std::nullopt;
+    CheckContext there = foreign_context(*ff);
+    const ir::Function& gf = there.ir.fn(ff->fn);
+    std::vector<uint32_t> params;
+    for (uint32_t j = 0; j < gf.insts.size(); ++j) {
+      const ir::Inst& x = gf.insts[j];
+      if (x.op != ir::Op::Call) continue;
+      TorchCall k = torch_call(there, ff->fn, ir::InstId(j));
+      if (k != TorchCall::Eval && k != TorchCall::Train) continue;
+      if (k == TorchCall::Train &&
+          dataflow::bool_arg(there.ir, there.facts.res, ff->fn, x, 0, "mode") != dataflow::BoolArg::False)
+        continue;
+      ir::ValueId r = call_receiver(gf, x);
+      if (!r.valid() || gf.def(r).op != ir::Op::Param) return std::nullopt;
+      params.push_back(gf.def(r).aux);
+    }
+    if (params.empty()) return std::nullopt;
+    std::vector<ir::ValueId> out;
+    dataflow::bind_call_args(f_, f_.inst(i), ctx_.facts.res.call_target(fid_, i), gf, [&](size_t p, ir::ValueId a) {
+      if (a.valid() && std::find(params.begin(), params.end(), p) != params.end()) out.push_back(a);
+    });
+    return out;
+  }
 
   /// The helper a call reaches (of the file or another project module)
   /// puts in eval mode only models it builds itself: every `x.eval()` /
@@ -644,9 +688,9 @@ class Rule {
       if (blk.count) {
         const ir::Inst& t = g.inst(ir::InstId(blk.first + blk.count - 1));
         if (t.op == ir::Op::Branch) {
-          const ir::Inst& d = g.def(g.operands(t)[0]);
-          if (d.op == ir::Op::Param && d.aux < consts.size() && consts[d.aux] >= 0) {
-            push(blk.succ[consts[d.aux] ? 0 : 1]);
+          int arm = decided_arm(c, gid, g, t, consts);
+          if (arm >= 0) {
+            push(blk.succ[arm]);
             push(blk.exc);
             continue;
           }
