@@ -23,8 +23,9 @@
 //             optimizer.zero_grad()
 // Fix: `(loss / accum_steps).backward()`.
 // Not flagged: any `/`, `*`, `.div`, `.mul` on the loss path (dividing by N,
-//   multiplying by its inverse, normalizing a sum by a token count); a loss
-//   from a call we cannot see into; zero_grad every iteration; backward
+//   multiplying by its inverse, normalizing a sum by a token count); a
+//   sum-reduced loss (`reduction='sum'`: the sub-batch sums add up to the
+//   batch's); a loss from a call we cannot see into; zero_grad every iteration; backward
 //   under the same guard as the step (GANs alternating optimizers);
 //   gradients rescaled by hand (`p.grad /= N`); `accelerator.accumulate` and
 //   `accelerator.backward(loss)` / DeepSpeed engines (they scale themselves).
@@ -64,6 +65,8 @@ Fix
 Not flagged
   - losses divided by the accumulation count, multiplied by its inverse, or
     (reduction='sum') normalized by a token count
+  - sum-reduced losses (`nn.BCELoss(reduction='sum')`, `size_average=False`):
+    the micro-batches' sums add up to the full batch's sum
   - losses computed by code the analysis cannot see (it may divide)
   - zero_grad every iteration (the step is only guarded, nothing accumulates)
   - backward under the same condition as the step (alternating GAN updates)
@@ -142,6 +145,9 @@ Scaling call_scaling(const CheckContext& c, ir::FunctionId fid, InstId ci, int d
     if (m == s) return scaling(c, fid, call_receiver(f, in), depth + 1);
   // Raw losses: a loss function or module, a model's forward, or a
   // callable handed in as a parameter (`criterion(out, y)`, `model(x)`).
+  // A sum over the sub-batch: the micro-steps' sums add up to the
+  // full batch's, which is what a sum-reduced loss means to apply.
+  if (sum_reduction(c, fid, ci)) return Scaling::Scaled;
   if (loss_kind(c, fid, ci) != LossKind::None) return Scaling::Unscaled;
   TorchCall k = torch_call(c, fid, ci);
   if (k != TorchCall::None && (dataflow::info(k).effects & (dataflow::kForward | dataflow::kLoss)))

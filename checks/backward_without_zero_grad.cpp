@@ -35,7 +35,8 @@
 //   start empty), or over the parameters of a model built in the iteration
 //   too (a test over cases, a sweep); a clear and a step decided by the same
 //   test of a value fixed for the loop (`if opt is not None: opt.zero_grad()`
-//   ... `if opt is None: sgd(...) else: opt.step()`); the `step()` of what a
+//   ... `if opt is None: sgd(...) else: opt.step()`; an assert between
+//   them picks no iterations); the `step()` of what a
 //   `with` yields (a profiler, a FLOP counter); files of another framework
 //   (MXNet, JAX, TensorFlow) that import nothing of torch.
 #include <algorithm>
@@ -102,7 +103,11 @@ Not flagged
     test over cases, a sweep over seeds): their gradients start empty
   - a clear and a step decided by the same test of a value fixed for the
     loop: `if optimizer is not None: optimizer.zero_grad()` ... `if
-    optimizer is None: sgd(params) else: optimizer.step()`
+    optimizer is None: sgd(params) else: optimizer.step()`, also when an
+    `assert` or an `if inference: continue` stands between (`if not
+    inference: opt.zero_grad()` ... `if inference: continue` ...
+    `opt.step()`): a branch whose other arm leaves the loop picks no
+    iterations
   - two clears under opposite tests of one value fixed for the loop
     (`if args.clear_early: opt.zero_grad()` ... `if not args.clear_early:
     opt.zero_grad()`): one of them runs in every iteration
@@ -448,6 +453,11 @@ class Rule {
         if (db.succ[k].valid() && dom.dominates(db.succ[k], ib) && ir::preds(f_, db.succ[k]).size() == 1)
           arm = k;
       if (arm < 0) continue;
+      // The other arm leaves the loop for good (a failed `assert`, a
+      // `raise`, `return` or `break`): no later iteration follows it, so
+      // the branch picks no iterations.
+      ir::BlockId other = db.succ[1 - arm];
+      if (!other.valid() || !li.contains(l, other)) continue;
       ir::ValueId c = f_.operands(t)[0];
       if (!invariant_in(l, c, 0)) return std::nullopt;
       bool holds = arm == 0;

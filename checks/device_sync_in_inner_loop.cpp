@@ -19,7 +19,8 @@
 //   copy's result (`.numpy()` after `.cpu()`) is no second sync.
 // Not flagged: one `.item()` per step for logging (or per micro-batch of
 //   a loop that itself backwards, or per entry of a dict of loss terms:
-//   `{k: v.item() for k, v in losses.items()}`), per-element loops only some steps run
+//   `{k: v.item() for k, v in losses.items()}`, `for k in d: d[k].item()`),
+//   per-element loops only some steps run
 //   (`if step % eval_every == 0`), syncs outside the
 //   training step (evaluation helpers), syncs under no_grad (a validation
 //   pass run from the step loop), syncs of values fixed for the inner loop,
@@ -69,7 +70,9 @@ Not flagged
   - one `.item()` per step for logging, or per micro-batch of an inner
     loop that itself runs backward (gradient accumulation), or per entry
     of a dict of loss terms (`{k: v.item() for k, v in losses.items()}`,
-    or `for name in meters:` over a dict of meters built in the function)
+    or `for name in meters:` over a dict of meters built in the function,
+    or `for name in loss_dict: loss_dict[name].item()`, a container indexed
+    by its own items: a mapping's keys)
   - per-element loops that only some steps run (`if step % eval_every == 0:`)
   - syncs outside the training step (an evaluation helper), and under
     no_grad (a validation pass run every N steps from the step loop)
@@ -81,7 +84,8 @@ Not flagged
   - programs that place nothing on a GPU (no `.cuda()`, `.to(...)`,
     `device=`, cuda in any text, launcher or accelerate import, nor a call
     into another project module that could): their tensors are on the host (a CPU-only
-    RL script's `action.item()` for `env.step`)
+    RL script's `action.item()` for `env.step`, also when its module code
+    just calls `train()`)
   - copies of the DataLoader's batch before it is moved to the GPU
     (`[label.tolist() for label in target]`): host tensors, nothing to wait for
   - rollout loops whose only `step(...)` is an environment's
@@ -226,6 +230,16 @@ class Rule {
     // `for name in meters:` over a dict built here (a literal or a
     // comprehension: `{l: AverageMeter() for l in loss_names}`): its keys.
     if (f_.def(src).op == ir::Op::BuildDict) return true;
+    // `for k in d: d[k]`: the loop indexes what it iterates with its own
+    // items, the keys of a mapping (a dict of loss terms a closure
+    // returned: `for name in loss_dict: loss_dict[name].item()`).
+    for (const ir::Inst& x : f_.insts) {
+      if (x.op != ir::Op::NextItem || f_.operands(x)[0] != it) continue;
+      for (ir::InstId u : users_of(f_, x.result)) {
+        const ir::Inst& g = f_.inst(u);
+        if (g.op == ir::Op::GetItem && f_.operands(g)[0] == src && f_.operands(g)[1] == x.result) return true;
+      }
+    }
     if (f_.def(src).op != ir::Op::Call) return false;
     std::string_view m = call_method(ctx_, f_, f_.def(src));
     return m == "items" || m == "values" || m == "keys";

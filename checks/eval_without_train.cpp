@@ -31,13 +31,17 @@
 //   loop runs both, and the function sets the mode itself on every path to
 //   the step; helpers whose `step(...)` is a sampler's or a game's (positional
 //   arguments on a non-optimizer), whose eval is on a model they build, or
-//   whose step is under a flag the call passes as False; zeroth-order
+//   whose step is under a flag the call passes as False (or a mode test
+//   the call's constant or the default fails: `if mode == TRAIN:`);
+//   another module's helper that evals only its parameters, given models
+//   with no mode-dependent layer; zeroth-order
 //   training (eval before each perturbed forward, parameters perturbed by
 //   hand in the same pass). Which object is trained is asked of dataflow/objects.h (the
 //   models an optimizer's parameters come from, through wrappers, helpers
 //   and fields); where the objects are not known, of the names this
 //   function runs a forward of with gradients on.
 #include <algorithm>
+#include <optional>
 
 #include "checks/facts.h"
 #include "checks/mode_layers.h"
@@ -113,7 +117,12 @@ Not flagged
     (`model = Model(envs)` from a class handed in)
   - a shared loop helper whose step is under a flag parameter that the
     call passes as False (`self.forward(loader, training=False)`, also
-    handed on to an inner helper)
+    handed on to an inner helper), or under a test of a mode parameter
+    that the call's value, or the parameter's default, fails (`if mode ==
+    TRAIN:` with `mode=EVAL`, or `ModeType.EVAL` against `ModeType.TRAIN`)
+  - a validation helper of another module that evals only its parameters,
+    handed models none of whose layers eval mode changes (weight-normed
+    convolutions, LeakyReLU, pooling)
   - `m.train(False)` next to `m.requires_grad_(False)` (before or after it
     on the way to the step): the model frozen midway, mode and all
   - zeroth-order training: the eval in the same pass of the step's loop,
@@ -337,19 +346,62 @@ class Rule {
       Known k = evals_trained(g, 0);
       if (k != Known::Unknown) return k == Known::Yes;
     }
+    // A helper of another module that evals only its parameters
+    // (`generator.eval()` on parameter `generator`): the models the call
+    // passes there are the ones left in eval mode. A model none of whose
+    // layers computes differently in eval mode (weight-normed
+    // convolutions, LeakyReLU) changes nothing, as at a direct
+    // `model.eval()`.
+    if (std::optional<std::vector<ir::ValueId>> evaluated = evaluated_args(i)) {
+      for (ir::ValueId v : *evaluated)
+        if (trained_value(v) && mode_layers(ctx_, fid_, v) != ModeLayers::None) return true;
+      return false;
+    }
     auto ops = f_.operands(in);
     for (size_t a = 1; a < ops.size(); ++a) {
       // A class or function handed over (`Model=QNetwork`) is what the
       // helper builds its own model from, not the trained model.
       ir::Referent::Kind rk = ctx_.facts.res.ref(fid_, ops[a]).kind;
       if (rk == ir::Referent::Kind::Class || rk == ir::Referent::Kind::Function) continue;
-      if (trained_value(ops[a])) return true;
+      if (trained_value(ops[a]) && mode_layers(ctx_, fid_, ops[a]) != ModeLayers::None) return true;
     }
     ir::CallTarget t = ctx_.facts.res.call_target(fid_, i);
     return t.bound && trained_value(t.receiver);
   }
 
   enum class Known : uint8_t { No, Yes, Unknown };
+
+  /// The arguments call `i` passes to the parameters that the helper of
+  /// another project module it reaches puts in eval mode, when every
+  /// `x.eval()` / `x.train(False)` there is on a parameter; nullopt
+  /// otherwise (a local helper, evals_trained reads it; an eval of a field
+  /// or of something the helper builds).
+  std::optional<std::vector<ir::ValueId>> evaluated_args(ir::InstId i) const {
+    const dataflow::ForeignFunction* ff = ctx_.facts.summaries.foreign_callee(fid_, i);
+    if (!ff || !ff->module || !ff->module->src || !ff->module->ast || !ff->module->ir || !ff->facts)
+      return std::nullopt;
+    CheckContext there = foreign_context(*ff);
+    const ir::Function& gf = there.ir.fn(ff->fn);
+    std::vector<uint32_t> params;
+    for (uint32_t j = 0; j < gf.insts.size(); ++j) {
+      const ir::Inst& x = gf.insts[j];
+      if (x.op != ir::Op::Call) continue;
+      TorchCall k = torch_call(there, ff->fn, ir::InstId(j));
+      if (k != TorchCall::Eval && k != TorchCall::Train) continue;
+      if (k == TorchCall::Train &&
+          dataflow::bool_arg(there.ir, there.facts.res, ff->fn, x, 0, "mode") != dataflow::BoolArg::False)
+        continue;
+      ir::ValueId r = call_receiver(gf, x);
+      if (!r.valid() || gf.def(r).op != ir::Op::Param) return std::nullopt;
+      params.push_back(gf.def(r).aux);
+    }
+    if (params.empty()) return std::nullopt;
+    std::vector<ir::ValueId> out;
+    dataflow::bind_call_args(f_, f_.inst(i), ctx_.facts.res.call_target(fid_, i), gf, [&](size_t p, ir::ValueId a) {
+      if (a.valid() && std::find(params.begin(), params.end(), p) != params.end()) out.push_back(a);
+    });
+    return out;
+  }
 
   /// The helper a call reaches (of the file or another project module)
   /// puts in eval mode only models it builds itself: every `x.eval()` /
@@ -511,10 +563,16 @@ class Rule {
   /// (`scheduler.step(noise_pred, t, latents)`), as at a direct call.
   /// Past the depth, or where the helper's module is not loaded, the
   /// summary's bit is taken.
-  /// Per parameter of a helper: the bool a call passes for it (-1: not a
-  /// constant), followed through parameters handed on
-  /// (`self._step(x, training=training)`).
-  using Consts = std::vector<int8_t>;
+  /// Per parameter of a helper: what a call passes for it, or its default
+  /// when the call passes nothing: the bool (-1: not a bool constant) and
+  /// a key naming the constant ("s:eval" for a string, "p:util.ModeType.EVAL"
+  /// for a name of another module; "" when unknown), followed through
+  /// parameters handed on (`self._step(x, training=training)`).
+  struct Const {
+    int8_t truth = -1;
+    std::string key;
+  };
+  using Consts = std::vector<Const>;
 
   static bool helper_steps(const CheckContext& c, ir::FunctionId f, ir::InstId i, int depth,
                            const Consts& outer = {}) {
@@ -528,34 +586,94 @@ class Rule {
     return true;
   }
 
+  /// The constant value v of function f is, as a Const.
+  static Const const_of(const CheckContext& c, ir::FunctionId f, ir::ValueId v) {
+    Const out;
+    if (!v.valid()) return out;
+    const ir::ConstValue& k = c.facts.res.constant(f, v);
+    if (k.kind == ir::ConstValue::Kind::Bool) out.truth = k.i != 0 ? 1 : 0;
+    if (k.kind == ir::ConstValue::Kind::Str) out.key = "s:" + std::string(k.s);
+    if (k.known()) return out;
+    const ir::Referent& r = c.facts.res.ref(f, v);
+    if (r.kind == ir::Referent::Kind::External) out.key = "p:" + std::string(c.ir.names.str(r.path()));
+    // `ModeType.EVAL`, an attribute of a class of this file.
+    const ir::Function& fn = c.ir.fn(f);
+    const ir::Inst& d = fn.def(v);
+    if (r.kind == ir::Referent::Kind::Unknown && d.op == ir::Op::GetAttr) {
+      const ir::Referent& base = c.facts.res.ref(f, fn.operands(d)[0]);
+      if (base.kind == ir::Referent::Kind::Class)
+        out.key = "p:" + std::string(c.ir.names.str(c.ir.cls(base.cls()).qualname)) + "." +
+                  std::string(c.ir.names.str(static_cast<ir::Symbol>(d.aux)));
+    }
+    return out;
+  }
+
   static Consts call_consts(const CheckContext& c, ir::FunctionId f, ir::InstId i, ir::FunctionId g,
                             const Consts& outer) {
     const ir::Function& fn = c.ir.fn(f);
     const ir::Function& gf = c.ir.fn(g);
     const ir::Inst& in = fn.inst(i);
-    Consts out(gf.params.size(), -1);
+    Consts out(gf.params.size());
     bool bound = c.facts.res.call_target(f, i).bound;
-    for (size_t p = bound ? 1 : 0; p < gf.params.size(); ++p) {
+    size_t ndefault = 0;  // defaults of the parameters before p
+    for (size_t p = 0; p < gf.params.size(); ++p) {
       const ir::Param& pr = gf.params[p];
+      size_t di = ndefault;
+      if (pr.has_default) ++ndefault;
+      if (p == 0 && bound) continue;
       if (pr.kind == ir::ParamKind::VarArgs || pr.kind == ir::ParamKind::KwArgs) continue;
       int pos = pr.kind == ir::ParamKind::KwOnly ? -1 : static_cast<int>(p) - (bound ? 1 : 0);
       std::string_view kw = pr.kind == ir::ParamKind::PosOnly ? std::string_view() : c.ir.names.str(pr.name);
       ir::ValueId v = call_arg(c, fn, in, pos, kw);
-      if (!v.valid()) continue;
+      if (!v.valid()) {
+        // Not passed: the default, a value of the function defining g.
+        if (pr.has_default && !has_unpacked_args(fn, in) && di < gf.defaults.size() && gf.parent.valid())
+          out[p] = const_of(c, gf.parent, gf.defaults[di]);
+        continue;
+      }
       const ir::Inst& d = fn.def(v);
       if (d.op == ir::Op::Param) {
         if (d.aux < outer.size()) out[p] = outer[d.aux];
         continue;
       }
-      const ir::ConstValue& k = c.facts.res.constant(f, v);
-      if (k.kind == ir::ConstValue::Kind::Bool) out[p] = k.i != 0 ? 1 : 0;
+      out[p] = const_of(c, f, v);
     }
     return out;
   }
 
+  /// Which arm of branch `t` of g runs with the constants given: 0 (true),
+  /// 1 (false), or -1 when it depends on something else. A parameter tested
+  /// for truth, or compared with `==` / `!=` to a constant (`if mode ==
+  /// TRAIN:`): two different strings, or two different names of one class
+  /// (`ModeType.TRAIN`, `ModeType.EVAL`), are different values.
+  static int decided_arm(const CheckContext& c, ir::FunctionId gid, const ir::Function& g, const ir::Inst& t,
+                         const Consts& consts) {
+    const ir::Inst& d = g.def(g.operands(t)[0]);
+    if (d.op == ir::Op::Param) return d.aux < consts.size() && consts[d.aux].truth >= 0 ? (consts[d.aux].truth ? 0 : 1) : -1;
+    if (d.op != ir::Op::Compare) return -1;
+    auto op = static_cast<ast::Op>(d.aux);
+    if (op != ast::Op::Eq && op != ast::Op::NotEq) return -1;
+    auto ops = g.operands(d);
+    if (ops.size() != 2) return -1;
+    for (int side = 0; side < 2; ++side) {
+      const ir::Inst& pd = g.def(ops[side]);
+      if (pd.op != ir::Op::Param || pd.aux >= consts.size() || consts[pd.aux].key.empty()) continue;
+      const std::string& a = consts[pd.aux].key;
+      Const other = const_of(c, gid, ops[1 - side]);
+      const std::string& b = other.key;
+      if (b.size() < 2 || a.compare(0, 2, b, 0, 2) != 0) return -1;  // "s:" vs "p:"
+      bool same = a == b;
+      if (!same && a.starts_with("p:") && a.substr(0, a.rfind('.')) != b.substr(0, b.rfind('.'))) return -1;
+      return (same == (op == ast::Op::Eq)) ? 0 : 1;
+    }
+    return -1;
+  }
+
   /// The blocks of g that run when its parameters have the constants given:
-  /// a branch on such a parameter (`if training:`) takes one side only.
-  static std::vector<uint8_t> live_blocks(const ir::Function& g, const Consts& consts) {
+  /// a branch on such a parameter (`if training:`, `if mode == TRAIN:`)
+  /// takes one side only.
+  static std::vector<uint8_t> live_blocks(const CheckContext& c, ir::FunctionId gid, const Consts& consts) {
+    const ir::Function& g = c.ir.fn(gid);
     std::vector<uint8_t> live(g.blocks.size(), 0);
     if (g.blocks.empty()) return live;
     std::vector<ir::BlockId> work{ir::BlockId(0)};
@@ -570,9 +688,9 @@ class Rule {
       if (blk.count) {
         const ir::Inst& t = g.inst(ir::InstId(blk.first + blk.count - 1));
         if (t.op == ir::Op::Branch) {
-          const ir::Inst& d = g.def(g.operands(t)[0]);
-          if (d.op == ir::Op::Param && d.aux < consts.size() && consts[d.aux] >= 0) {
-            push(blk.succ[consts[d.aux] ? 0 : 1]);
+          int arm = decided_arm(c, gid, g, t, consts);
+          if (arm >= 0) {
+            push(blk.succ[arm]);
             push(blk.exc);
             continue;
           }
@@ -585,7 +703,7 @@ class Rule {
 
   static bool function_steps(const CheckContext& c, ir::FunctionId g, int depth, const Consts& consts) {
     const ir::Function& gf = c.ir.fn(g);
-    std::vector<uint8_t> live = live_blocks(gf, consts);
+    std::vector<uint8_t> live = live_blocks(c, g, consts);
     for (uint32_t j = 0; j < gf.insts.size(); ++j) {
       const ir::Inst& x = gf.insts[j];
       if (x.op != ir::Op::Call) continue;

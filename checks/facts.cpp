@@ -9,6 +9,9 @@
 #include <set>
 #include <tuple>
 
+#include "dataflow/project_facts.h"
+#include "ir/project.h"
+
 namespace tpf::checks {
 
 using ir::FunctionId;
@@ -162,6 +165,37 @@ ValueId call_arg(const CheckContext& ctx, const ir::Function& f, const ir::Inst&
   return dataflow::call_arg(ctx.ir, f, call, pos, kw);
 }
 
+bool sum_reduction(const CheckContext& ctx, FunctionId fid, InstId call) {
+  auto sums = [&](FunctionId g, const ir::Inst& c) {
+    const ir::Function& gf = ctx.ir.fn(g);
+    const ir::ConstValue& r = ctx.facts.res.constant(g, call_arg(ctx, gf, c, -1, "reduction"));
+    if (r.kind == ir::ConstValue::Kind::Str && r.s == "sum") return true;
+    const ir::ConstValue& avg = ctx.facts.res.constant(g, call_arg(ctx, gf, c, -1, "size_average"));
+    return avg.kind == ir::ConstValue::Kind::Bool && avg.i == 0;
+  };
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::Inst& in = f.inst(call);
+  if (in.op != Op::Call || in.nops == 0) return false;
+  if (sums(fid, in)) return true;
+  Origin ctor;
+  if (!module_constructor(ctx, fid, f.operands(in)[0], ctor)) return false;
+  const ir::Function& cf = ctx.ir.fn(ctor.fn);
+  return cf.def(ctor.value).op == Op::Call && sums(ctor.fn, cf.def(ctor.value));
+}
+
+bool host_device(const CheckContext& ctx, FunctionId fid, ValueId dev) {
+  if (!dev.valid()) return false;
+  const ir::Function& f = ctx.ir.fn(fid);
+  auto cpu = [&](ValueId v) {
+    const ir::ConstValue& c = ctx.facts.res.constant(fid, v);
+    return v.valid() && c.kind == ir::ConstValue::Kind::Str && (c.s == "cpu" || c.s.starts_with("cpu:"));
+  };
+  if (cpu(dev)) return true;
+  const ir::Inst& d = f.def(dev);
+  if (d.op != Op::Call || call_target_name(ctx, fid, f.def_id(dev)) != "torch.device") return false;
+  return cpu(call_arg(ctx, f, d, 0, "type"));
+}
+
 // ------------------------------------------------------- source text ----
 
 std::string_view source_text(const CheckContext& ctx, Span s) {
@@ -271,7 +305,8 @@ bool same_object(std::string_view a, std::string_view b) {
 namespace {
 std::vector<InstId> reachable_where(const ir::Function& f, InstId from,
                                     const std::function<PathStep(InstId, const ir::Inst&)>& visit,
-                                    const ir::LoopInfo* li, uint32_t loop) {
+                                    const ir::LoopInfo* li, uint32_t loop,
+                                    const std::function<bool(ir::BlockId, ir::BlockId)>* edge = nullptr) {
   std::vector<InstId> found;
   std::vector<uint8_t> seen(f.blocks.size(), 0);
   std::vector<ir::BlockId> work;
@@ -283,7 +318,7 @@ std::vector<InstId> reachable_where(const ir::Function& f, InstId from,
       if (s == PathStep::Target) found.push_back(InstId(i));
     }
     for (ir::BlockId s : bl.succ)
-      if (s.valid() && !seen[s.v] && (!li || li->contains(loop, s))) {
+      if (s.valid() && !seen[s.v] && (!li || li->contains(loop, s)) && (!edge || (*edge)(b, s))) {
         seen[s.v] = 1;
         work.push_back(s);
       }
@@ -304,6 +339,81 @@ std::vector<InstId> reachable_where(const ir::Function& f, InstId from,
 std::vector<InstId> reachable(const ir::Function& f, InstId from,
                               const std::function<PathStep(InstId, const ir::Inst&)>& visit) {
   return reachable_where(f, from, visit, nullptr, 0);
+}
+
+FlagTest flag_test(const CheckContext& ctx, FunctionId fid, ir::BlockId b) {
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::Inst& t = f.terminator(b);
+  FlagTest out;
+  if (t.op != Op::Branch) return out;
+  ValueId c = f.operands(t)[0];
+  bool set_true = true;  // the value is set on the true successor
+  for (int depth = 0; depth < 4 && c.valid(); ++depth) {
+    const ir::Inst& d = f.def(c);
+    if (d.op == Op::UnaryOp && static_cast<ast::Op>(d.aux) == ast::Op::Not) {
+      c = f.operands(d)[0];
+      set_true = !set_true;
+      continue;
+    }
+    if (d.op == Op::Compare) {
+      auto op = static_cast<ast::Op>(d.aux);
+      auto ops = f.operands(d);
+      if ((op != ast::Op::Is && op != ast::Op::IsNot) || ops.size() != 2 ||
+          ctx.facts.res.constant(fid, ops[1]).kind != ir::ConstValue::Kind::None)
+        return out;
+      c = ops[0];
+      if (op == ast::Op::Is) set_true = !set_true;
+    }
+    break;
+  }
+  const ir::Inst& d = f.def(c);
+  if (d.op != Op::GetAttr && d.op != Op::Param && d.op != Op::LoadGlobal) return out;
+  out.key = access_key(ctx, fid, c);
+  out.set_arm = set_true ? 0 : 1;
+  return out;
+}
+
+std::vector<FlagGuard> flag_guards(const CheckContext& ctx, FunctionId fid, InstId i) {
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::DomTree& dom = ctx.facts.dom(ctx.ir, fid);
+  std::vector<FlagGuard> out;
+  ir::BlockId ib = f.block_of(i);
+  for (ir::BlockId d = dom.idom(ib); d.valid(); d = dom.idom(d)) {
+    FlagTest t = flag_test(ctx, fid, d);
+    if (t.key.empty()) continue;
+    const ir::Block& db = f.block(d);
+    for (int k = 0; k < 2; ++k)
+      if (db.succ[k].valid() && dom.dominates(db.succ[k], ib) && ir::preds(f, db.succ[k]).size() == 1)
+        out.push_back({t.key, k == t.set_arm});
+  }
+  return out;
+}
+
+bool guards_rule_out(const CheckContext& ctx, FunctionId fid, const std::vector<FlagGuard>& guards,
+                     ir::BlockId from, ir::BlockId to) {
+  if (guards.empty()) return false;
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::Block& pb = f.block(from);
+  if (pb.succ[0] == pb.succ[1]) return false;
+  FlagTest t = flag_test(ctx, fid, from);
+  if (t.key.empty()) return false;
+  for (int k = 0; k < 2; ++k) {
+    if (pb.succ[k] != to) continue;
+    bool arm_set = k == t.set_arm;
+    for (const FlagGuard& g : guards)
+      if (g.key == t.key && g.when_set != arm_set) return true;
+  }
+  return false;
+}
+
+std::vector<InstId> reachable_under(const CheckContext& ctx, FunctionId fid, InstId from,
+                                    const std::function<PathStep(InstId, const ir::Inst&)>& visit) {
+  std::vector<FlagGuard> guards = flag_guards(ctx, fid, from);
+  if (guards.empty()) return reachable(ctx.ir.fn(fid), from, visit);
+  std::function<bool(ir::BlockId, ir::BlockId)> edge = [&](ir::BlockId a, ir::BlockId b) {
+    return !guards_rule_out(ctx, fid, guards, a, b);
+  };
+  return reachable_where(ctx.ir.fn(fid), from, visit, nullptr, 0, &edge);
 }
 
 std::vector<InstId> reachable_in_loop(const CheckContext& ctx, FunctionId fid, uint32_t loop,
@@ -1081,6 +1191,11 @@ bool is_program(const CheckContext& ctx) {
           (dataflow::info(k).effects & dataflow::kBackward) &&
           dataflow::in_loop(ctx.facts, ctx.ir, fid, InstId(i)))
         return true;
+      // Module code that calls a training function of the file (`train()`
+      // as the last line of a script): importing it would train.
+      if (fi == 0 && calls_file_function(ctx, fid, InstId(i)) &&
+          (call_effects(ctx, fid, InstId(i)) & dataflow::kBackward))
+        return true;
     }
   }
   return false;
@@ -1105,10 +1220,40 @@ bool test_suite_file(const CheckContext& ctx) {
   return test && !is_program(ctx);
 }
 
+namespace {
+
+/// Libraries built on torch: importing one uses torch.
+constexpr std::string_view kTorchBased[] = {"lightning", "pytorch_lightning", "transformers", "accelerate",
+                                            "deepspeed", "timm", "peft"};
+
+/// The module imports torch or a library built on it, or star-imports
+/// anything (which may bring torch: `from utils import *`).
+bool imports_torch(const ir::Module& m) {
+  for (const ir::Function& f : m.functions)
+    for (const ir::Inst& in : f.insts) {
+      if (in.op == Op::ImportStar) return true;
+      if (in.op != Op::Import) continue;
+      std::string p = m.names.str(ir::PathId(in.aux));  // built from the path: keep it
+      std::string_view top = std::string_view(p).substr(0, p.find('.'));
+      if (top.starts_with("torch") ||
+          std::find(std::begin(kTorchBased), std::end(kTorchBased), top) != std::end(kTorchBased))
+        return true;
+    }
+  return false;
+}
+
+}  // namespace
+
+bool uses_torch(const CheckContext& ctx) {
+  if (imports_torch(ctx.ir)) return true;
+  for (const dataflow::ForeignFunction& ff : ctx.facts.summaries.foreign_fns)
+    if (!ff.module || !ff.module->ir || imports_torch(*ff.module->ir)) return true;
+  return false;
+}
+
 bool other_framework(const CheckContext& ctx) {
   static constexpr std::string_view kOther[] = {"mxnet", "jax", "jaxlib", "flax", "optax", "tensorflow", "keras"};
-  static constexpr std::string_view kTorch[] = {"lightning", "pytorch_lightning", "transformers", "accelerate",
-                                                "deepspeed", "timm", "peft"};
+  const auto& kTorch = kTorchBased;
   bool other = false;
   for (const ir::Function& f : ctx.ir.functions)
     for (const ir::Inst& in : f.insts) {

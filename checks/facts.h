@@ -131,6 +131,9 @@ uint32_t positional_count(const ir::Function& f, const ir::Inst& call);
 /// The value passed as positional `pos` or keyword `kw`, or kNoValue.
 ir::ValueId call_arg(const CheckContext& ctx, const ir::Function& f, const ir::Inst& call, int pos,
                      std::string_view kw);
+/// The value names the host: a "cpu" string, or `torch.device("cpu")`
+/// (`torch.device("cpu", 0)`); false when it is unknown.
+bool host_device(const CheckContext& ctx, ir::FunctionId f, ir::ValueId dev);
 
 // ------------------------------------------------------- source text ----
 
@@ -176,6 +179,38 @@ std::vector<ir::InstId> reachable_in_loop(const CheckContext& ctx, ir::FunctionI
                                           ir::InstId from,
                                           const std::function<PathStep(ir::InstId, const ir::Inst&)>& visit);
 
+/// A branch's test of a flag: the access key of the value tested (through
+/// `not`, `is None`, `is not None`) and the arm (0: the true successor, 1:
+/// the false one) taken when the flag is set (truthy, not None). An empty
+/// key: the block ends in no such test (a call, arithmetic, a loop item).
+struct FlagTest {
+  std::string key;
+  int set_arm = 0;
+};
+FlagTest flag_test(const CheckContext& ctx, ir::FunctionId f, ir::BlockId b);
+/// A flag instruction `i` runs under: the test's key, and whether `i` runs
+/// when the flag is set.
+struct FlagGuard {
+  std::string key;
+  bool when_set = true;
+};
+/// The flag tests deciding whether `i` runs: branches dominating it with an
+/// arm that has no other predecessor and dominates `i` (`if self.scaler:`
+/// around `self.scaler.scale(loss).backward()`).
+std::vector<FlagGuard> flag_guards(const CheckContext& ctx, ir::FunctionId f, ir::InstId i);
+/// The edge `from` -> `to` leaves a second test of a guarded flag the way
+/// the guard rules out (`if self.scaler:` again, to its false side): a run
+/// that passed the guards takes the other edge there. Flags are taken not to
+/// change between the two tests (a mode fixed for the run: `self.scaler`,
+/// `args.amp`).
+bool guards_rule_out(const CheckContext& ctx, ir::FunctionId f, const std::vector<FlagGuard>& guards,
+                     ir::BlockId from, ir::BlockId to);
+/// reachable from `from` along the paths consistent with the flag tests
+/// that guard it (flag_guards, guards_rule_out): after `if self.scaler:
+/// scaled_backward()`, a later `if self.scaler:` takes its true side.
+std::vector<ir::InstId> reachable_under(const CheckContext& ctx, ir::FunctionId f, ir::InstId from,
+                                        const std::function<PathStep(ir::InstId, const ir::Inst&)>& visit);
+
 /// The natural loops of a function (computed on first use, kept).
 const ir::LoopInfo& loops_of(const CheckContext& ctx, ir::FunctionId f);
 /// The innermost natural loop containing both instructions, or UINT32_MAX.
@@ -218,6 +253,12 @@ Origins trace_origins(const CheckContext& ctx, ir::FunctionId f, ir::ValueId v);
 /// once in the class, or what a helper of the file returns. `ctor.value`
 /// is the constructor call's result. False when not known.
 bool module_constructor(const CheckContext& ctx, ir::FunctionId f, ir::ValueId callee, Origin& ctor);
+
+/// The loss call sums over the batch instead of averaging: it passes
+/// `reduction="sum"` (or the legacy `size_average=False`), or its criterion
+/// was built so (`criterion = nn.BCELoss(reduction="sum").cuda()`, found
+/// by module_constructor). Sub-batch sums then add up to the batch's sum.
+bool sum_reduction(const CheckContext& ctx, ir::FunctionId f, ir::InstId call);
 
 /// What kind of producer a leaf is, as far as output activations go.
 enum class Producer : uint8_t {
@@ -290,8 +331,9 @@ uint32_t outermost_loop(const CheckContext& ctx, ir::FunctionId f, ir::InstId i)
 // ------------------------------------------------- programs and names ----
 
 /// The file is run as a program, not imported as a library: it tests
-/// `__name__ == "__main__"` at module level, calls `parse_args()`, or
-/// backwards in a loop at module level.
+/// `__name__ == "__main__"` at module level, calls `parse_args()`,
+/// backwards in a loop at module level, or calls there a function of the
+/// file that may backward (`train()` on the script's last line).
 bool is_program(const CheckContext& ctx);
 /// The file belongs to a test suite and is not run as a program: it sits
 /// in a `tests` / `test` folder or is named `test_*.py` / `*_test.py` /
@@ -304,6 +346,10 @@ bool test_suite_file(const CheckContext& ctx);
 /// the libraries built on it. Their `backward` / `Trainer.step` follow other
 /// rules (MXNet's default `grad_req='write'` overwrites gradients).
 bool other_framework(const CheckContext& ctx);
+/// The file may use torch: it imports torch or a library built on it
+/// (Lightning, transformers, ...), star-imports a module, or calls a
+/// function of a project module that does. A numpy-and-gym script does not.
+bool uses_torch(const CheckContext& ctx);
 /// The calls of `f` that take `v` as an argument (positional or keyword,
 /// not as the callee or a method's receiver), in layout order.
 std::vector<ir::InstId> calls_taking(const ir::Function& f, ir::ValueId v);

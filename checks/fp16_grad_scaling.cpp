@@ -19,7 +19,8 @@
 //     scaler.step(optimizer)
 // Fix: `scaler.unscale_(optimizer)` before clipping; add a GradScaler to an
 //   fp16 autocast training loop (or use bfloat16).
-// Not flagged: unscale_ before the clip; clipping in a helper of the file;
+// Not flagged: unscale_ before the clip (also under the same flag test as
+//   the scaled backward: `if self.scaler:` both times); clipping in a helper of the file;
 //   bfloat16 autocast (needs no scaler); an autocast whose device or dtype
 //   is not a constant; autocast in loops without backward (evaluation);
 //   files that mention any scaler (timm's NativeScaler, `loss_scaler`) or
@@ -73,6 +74,9 @@ Fix
 
 Not flagged
   - `scaler.unscale_(optimizer)` before the clip, or clipping in a helper
+  - an unscale_ under the same flag as the scaled backward (`if self.scaler:
+    self.scaler.scale(loss).backward()` ... `if self.scaler:
+    self.scaler.unscale_(opt)`): every run that scaled also unscales
   - bfloat16 autocast, CPU autocast, or a device or dtype that is not a
     constant
   - autocast in a loop without backward (evaluation)
@@ -106,7 +110,9 @@ void check_clip(const CheckContext& ctx, ir::FunctionId fid, DiagSink& out) {
   for (uint32_t i = 0; i < f.insts.size(); ++i) {
     ir::InstId b(i);
     if (f.insts[i].op != ir::Op::Call || !scaled_backward(ctx, fid, b)) continue;
-    std::vector<ir::InstId> clips = reachable(f, b, [&](ir::InstId j, const ir::Inst& in) {
+    // `if self.scaler: self.scaler.scale(loss).backward()`: a later `if
+    // self.scaler:` around the unscale_ takes the same side.
+    std::vector<ir::InstId> clips = reachable_under(ctx, fid, b, [&](ir::InstId j, const ir::Inst& in) {
       if (in.op != ir::Op::Call) return PathStep::Pass;
       std::string_view m = call_method(ctx, f, in);
       TorchCall k = torch_call(ctx, fid, j);

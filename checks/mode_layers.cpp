@@ -105,12 +105,18 @@ ModeLayers pyg_mode(const CheckContext& ctx, ir::FunctionId fid, ir::InstId ci, 
 /// not followed by "al": BatchNorm, norm_layer, but not Normalize,
 /// normalize or normal_) or starts with "bn". Data transforms
 /// (`torchvision.transforms.Normalize`: fixed per-channel arithmetic) say
-/// "normal", so they are no norm layer.
+/// "normal", so they are no norm layer; nor are weight normalization
+/// (`layer.remove_weight_norm()`) and gradient norms.
 bool names_mode_layer(std::string_view name) {
   std::string t(name.substr(name.rfind('.') + 1));
   std::transform(t.begin(), t.end(), t.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (t.find("drop") != std::string::npos || t.starts_with("bn")) return true;
+  // Weight normalization (`remove_weight_norm`, `nn.utils.weight_norm`) is
+  // a reparametrization and gradient norms are arithmetic: no mode.
+  for (std::string_view plain : {"weight_norm", "grad_norm"})
+    for (size_t p = t.find(plain); p != std::string::npos; p = t.find(plain, p))
+      t.replace(p, plain.size(), "");
   for (size_t p = t.find("norm"); p != std::string::npos; p = t.find("norm", p + 1))
     if (t.compare(p + 4, 2, "al") != 0) return true;
   return false;

@@ -24,7 +24,8 @@
 //   next to a call of an imported start-up helper (`compute_init()`,
 //   `setup_distributed()`: it may seed out of sight) or one handed over to
 //   be called later (`functools.partial(prepare_torch, ...)`), files that do not
-//   train, and modules not run as a program (library code, test suites).
+//   train, and modules not run as a program (library code, test suites);
+//   torch in a file that imports nothing of it (a numpy-and-gym script).
 #include <algorithm>
 #include <bit>
 #include <vector>
@@ -43,8 +44,9 @@ What it finds
   only some of them (warning), or seeds none at all (note). Only files run
   as a program count: they test `__name__`, parse arguments or train at
   module level. Torch counts as
-  used in every training script: weight initialization, dropout and
-  shuffling draw from it.
+  used in every training script that may use it (it imports torch or a
+  library built on it, star-imports a module, or calls a project module that
+  does): weight initialization, dropout and shuffling draw from it.
 
 Why it costs
   an unseeded generator makes runs irreproducible: data order,
@@ -72,6 +74,8 @@ Not flagged
     `run(init_fn=setup)`): it may seed in a module this file does not show
   - files that do not train, and modules that are not run as a program
     (helpers, test suites): their caller seeds
+  - torch in a script that cannot use it: a numpy-and-gym rollout that
+    seeds numpy imports nothing of torch, nor calls a module that does
 )";
 
 
@@ -148,7 +152,10 @@ void check(const CheckContext& ctx, DiagSink& out) {
   // Both findings need a program that trains in a loop; is_program is asked
   // before the scan of every call, which only gathers.
   if (!trains_in_loop(ctx) || !is_program(ctx)) return;
-  uint8_t used = kTorch, seeded = 0;
+  // torch counts as used (its init and dropout draw from its generator)
+  // when the file may use it at all: a numpy-only rollout script seeds numpy
+  // alone, rightly.
+  uint8_t used = uses_torch(ctx) ? kTorch : 0, seeded = 0;
   bool setup_helper = false;
   Site first_seed, first_use[8], first_step;
   for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {

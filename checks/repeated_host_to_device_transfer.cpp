@@ -13,7 +13,7 @@
 //         weights = class_weights.cuda()
 // Fix: move loop-invariant values once, before the loop.
 // Not flagged: batch tensors (they change every iteration), device-to-host
-//   copies (`.cpu()`, `.to("cpu")`), dtype casts (`.to(torch.float16)`),
+//   copies (`.cpu()`, `.to("cpu")`, `.to(torch.device("cpu"))`), dtype casts (`.to(torch.float16)`),
 //   deliberate move-and-restore (the same object moved back to the host in
 //   the loop: offloading), `.to(out.device)` with `out` computed in the
 //   loop (aligning devices: a no-op when the value is there already),
@@ -46,7 +46,8 @@ Fix
 
 Not flagged
   - batch tensors (they change every iteration)
-  - device-to-host copies (`.cpu()`, `.to("cpu")`) and dtype casts
+  - device-to-host copies (`.cpu()`, `.to("cpu")`, `.to(torch.device("cpu"))`)
+    and dtype casts
     (`.to(torch.float16)`)
   - deliberate move-and-restore: the same object moved back to the host in
     the loop (offloading)
@@ -102,7 +103,7 @@ class Rule {
     if (k == TorchCall::Cuda) return true;
     if (k != TorchCall::To) return false;
     ir::ValueId dev = call_arg(ctx_, f_, in, 0, "device");
-    if (!dev.valid()) return false;
+    if (!dev.valid() || host_device(ctx_, fid_, dev)) return false;
     const ir::ConstValue& c = ctx_.facts.res.constant(fid_, dev);
     if (c.kind == ir::ConstValue::Kind::Str) return c.s.starts_with("cuda");
     if (c.known()) return false;
@@ -171,11 +172,7 @@ class Rule {
       if (in.op != ir::Op::Call) continue;
       TorchCall c = torch_call(ctx_, fid_, k);
       bool host = c == TorchCall::Cpu;
-      if (c == TorchCall::To) {
-        ir::ValueId dev = call_arg(ctx_, f_, in, 0, "device");
-        const ir::ConstValue& cv = ctx_.facts.res.constant(fid_, dev);
-        host = dev.valid() && cv.kind == ir::ConstValue::Kind::Str && cv.s.starts_with("cpu");
-      }
+      if (c == TorchCall::To) host = host_device(ctx_, fid_, call_arg(ctx_, f_, in, 0, "device"));
       if (host && same_object(access_key(ctx_, fid_, call_receiver(f_, in)), key)) return true;
     }
     return false;

@@ -19,7 +19,8 @@
 //   allow needed classes with `torch.serialization.add_safe_globals`.
 // Not flagged: any explicit `weights_only=` (False is a deliberate choice
 //   for a trusted file), `**kwargs`, the script's own checkpoint (the same
-//   variable, expression or string that the script passes to `torch.save`,
+//   variable, expression or string that the script passes to `torch.save`
+//   (or to a one-argument helper whose result it passes: `make_path(path)`),
 //   or a path built from the same option, `args.out_dir`, as a saved one,
 //   also through a helper of another module that saves under the folder it
 //   is given: summaries' saves_to), arguments the script writes itself
@@ -68,7 +69,9 @@ Not flagged
     choice for a trusted file
   - `**kwargs` that may pass it
   - the script's own checkpoint: the same variable, expression or string
-    the script passes to `torch.save`, or a path built from the same option
+    the script passes to `torch.save` (also through a one-argument helper
+    that prepares the file: `torch.save(sd, make_path(path))` saves `path`),
+    or a path built from the same option
     (`args.out_dir`) as a path it saves to, also through a helper of another
     module that saves under the folder it is given
     (`utils.save_checkpoint(model, optimizer, epoch, args.save)`)
@@ -181,8 +184,15 @@ class Rule {
     }
   }
 
-  void saved_path(ir::FunctionId fid, ir::ValueId p) {
+  void saved_path(ir::FunctionId fid, ir::ValueId p, int depth = 0) {
     names_of(fid, p, saved_);
+    // `torch.save(obj, make_path(path))`: a one-argument helper that
+    // prepares the file (makes its folder) and hands back the path; the
+    // path it is given is the one written.
+    const ir::Function& f = ctx_.ir.fn(fid);
+    if (depth < 2 && p.valid() && f.def(p).op == ir::Op::Call && !call_receiver(f, f.def(p)).valid() &&
+        positional_count(f, f.def(p)) == 1 && f.call_info(f.def(p)).nkw == 0)
+      saved_path(fid, call_arg(ctx_, f, f.def(p), 0, ""), depth + 1);
     // The option parts of the path (`args.out_dir`): a load from the
     // same output folder reads what the script wrote there.
     visits_ = 0;

@@ -21,6 +21,9 @@
 //   gradient accumulation (zero_grad under a condition at the top); a
 //   second backward between the clear and the step (two losses, a GAN's
 //   generator after the discriminator); zero_grad of another optimizer;
+//   a clear after a step of any optimizer that applied the backward (a
+//   second model's clear after the reference model's step, a GAN's
+//   `D_optimizer.zero_grad()` after `G_optimizer.step()`);
 //   gradients written by hand (`p.grad = g`) or by a helper of the file
 //   between the clear and the step; `model.zero_grad()` (which parameters
 //   the optimizer holds is not known).
@@ -68,6 +71,9 @@ Not flagged
   - a second backward between the clear and the step (two models, as in a
     GAN: the discriminator's step, then the generator's clear and backward)
   - zero_grad of a different optimizer than the one stepping
+  - a clear after a step of any optimizer, which already applied the
+    backward (a second model's clear after the reference model's step, a
+    GAN's `D_optimizer.zero_grad()` after `G_optimizer.step()`)
   - gradients written by hand (`p.grad = g`) or by a helper of the file
     between the clear and the step
   - `model.zero_grad()`: which parameters the optimizer holds is not known
@@ -172,7 +178,7 @@ class Rule {
 
   /// A zero_grad of `s`'s optimizer on a path backward `b` -> clear -> step
   /// `s` within one iteration, with no backward, grad write or earlier step
-  /// of that optimizer in between.
+  /// (of any optimizer) in between.
   bool find_clear(ir::InstId b, ir::InstId s, ir::InstId& found) const {
     std::string opt = step_optimizer(s);
     if (opt.empty()) return false;
@@ -182,7 +188,10 @@ class Rule {
     std::vector<ir::InstId> zs = reachable(f_, b, [&](ir::InstId j, const ir::Inst& in) {
       if (next_iteration(j, headers) || any_backward(j)) return PathStep::Kill;
       if (in.op != ir::Op::Call) return PathStep::Pass;
-      if (step_optimizer(j) == opt) return PathStep::Kill;
+      // A step of any optimizer applies the backward's gradients: a clear
+      // after it wastes nothing (another model's clear, a GAN's D clear
+      // after the G step).
+      if (!step_optimizer(j).empty()) return PathStep::Kill;
       if (torch_call(ctx_, fid_, j) == TorchCall::ZeroGrad && cleared_optimizer(j) == opt)
         return PathStep::Target;
       return PathStep::Pass;

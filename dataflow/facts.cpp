@@ -10,7 +10,8 @@ namespace tpf::dataflow {
 
 FileFacts compute_facts(ir::Module& m, const ProjectView* project, ir::Resolution* res) {
   FileFacts ff;
-  ff.res = res ? std::move(*res) : ir::compute_resolution(m);
+  ff.res = res ? std::move(*res)
+               : ir::compute_resolution(m, project ? project->star_bindings(m) : std::vector<ir::StarBinding>{});
   ff.calls = TorchCalls(m);
   ff.kinds = classify_all(m, ff.res, ff.calls);
   ff.summaries = compute_summaries(m, ff.res, ff.kinds, project);

@@ -33,6 +33,27 @@ const FileFacts* ProjectFacts::facts(const ir::LoadedModule* m) {
   return (facts_[m] = std::move(ff)).get();
 }
 
+std::vector<ir::StarBinding> ProjectView::star_bindings(ir::Module& m) const {
+  std::vector<ir::StarBinding> out;
+  if (!project || !ctx || !edges || !ctx->follow || m.functions.empty()) return out;
+  if (std::none_of(edges->begin(), edges->end(), [](const ir::ImportEdge& e) { return e.star; })) return out;
+  const ir::Function& top = m.fn(ir::FunctionId(0));
+  std::vector<ir::Symbol> asked;
+  for (const ir::Function& f : m.functions)
+    for (const ir::Inst& in : f.insts) {
+      if (in.op != ir::Op::LoadGlobal) continue;
+      ir::Symbol s = in.aux;
+      if (top.find_var(s).valid() || std::binary_search(m.stored_globally.begin(), m.stored_globally.end(), s))
+        continue;  // the file binds it itself
+      if (std::find(asked.begin(), asked.end(), s) != asked.end()) continue;
+      asked.push_back(s);
+      std::string p = project->store.star_external(*ctx, *edges, m.names.str(s));
+      if (!p.empty()) out.push_back(ir::StarBinding{s, m.names.intern_path(p)});
+    }
+  std::sort(out.begin(), out.end(), [](const ir::StarBinding& a, const ir::StarBinding& b) { return a.name < b.name; });
+  return out;
+}
+
 ir::ProjectName ProjectView::name(std::string_view dotted) const {
   if (!project || !ctx || !edges || !ctx->follow) return {};
   return project->store.lookup(*ctx, *edges, dotted);

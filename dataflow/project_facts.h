@@ -61,6 +61,10 @@ struct ProjectView {
   std::optional<ForeignFunction> function(std::string_view dotted) const;
   /// The project module and name a dotted path denotes (no facts needed).
   ir::ProjectName name(std::string_view dotted) const;
+  /// What the module's star imports bind to libraries (`torch` from
+  /// `from utils import *` where utils does `import torch`), for each global
+  /// `m` loads and never binds; paths interned in m.names. Sorted by name.
+  std::vector<ir::StarBinding> star_bindings(ir::Module& m) const;
 };
 
 }  // namespace tpf::dataflow

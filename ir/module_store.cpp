@@ -210,6 +210,32 @@ ProjectName ModuleStore::lookup(const ModuleContext& ctx, const std::vector<Impo
   return lookup_in(m, rest, depth);
 }
 
+std::string ModuleStore::star_external(const ModuleContext& ctx, const std::vector<ImportEdge>& edges,
+                                       std::string_view name, int depth) {
+  // `from m import *` without __all__ skips names with a leading underscore.
+  if (depth > 8 || name.empty() || name[0] == '_') return {};
+  for (const ImportEdge& e : edges) {
+    if (!e.star) continue;
+    const LoadedModule* m = get(ctx, e);
+    if (!m || !m->ir) continue;
+    Symbol s = m->ir->names.find(name);
+    if (s != kNoSymbol && m->ir->fn(FunctionId(0)).find_var(s).valid()) {
+      // The module binds it: an import of a module outside the project, or
+      // something else (then no star import of this file denotes a library).
+      ValueId v = m->ir->global_binding(s);
+      if (!v.valid()) return {};
+      const Inst& d = m->ir->fn(FunctionId(0)).def(v);
+      if (d.op != Op::Import) return {};
+      std::string p = m->ir->names.str(PathId(d.aux));
+      if (p.empty() || p[0] == '.' || lookup(m->ctx, m->imports, p, depth + 1).module) return {};
+      return p;
+    }
+    std::string p = star_external(m->ctx, m->imports, name, depth + 1);
+    if (!p.empty()) return p;
+  }
+  return {};
+}
+
 ProjectName ModuleStore::lookup_in(const LoadedModule* m, const std::string& rest, int depth) {
   if (rest.empty()) return {m, "", true};
   std::string first = rest.substr(0, rest.find('.'));

@@ -145,6 +145,13 @@ class ModuleStore {
   /// module when it is not the project's.
   ProjectName lookup(const ModuleContext& ctx, const std::vector<ImportEdge>& edges, std::string_view dotted,
                      int depth = 0);
+  /// The dotted path of a module outside the project ("torch",
+  /// "torch.nn") that the global `name`, bound by no statement of the
+  /// module, gets from the module's star imports (`from utils import *`
+  /// where utils does `import torch`, through further star imports); ""
+  /// when none brings it or it is the project's own.
+  std::string star_external(const ModuleContext& ctx, const std::vector<ImportEdge>& edges,
+                            std::string_view name, int depth = 0);
   /// A file a module runs with `exec(open(path).read())` (nanoGPT's
   /// configurator.py and the config file it names), loaded once as a module
   /// of `importer`'s name and context. Only a regular file inside the

@@ -48,7 +48,7 @@ constexpr std::string_view kReturnsSelf[] = {
 
 class Resolver {
  public:
-  explicit Resolver(Module& m) : m_(m) {
+  Resolver(Module& m, const std::vector<StarBinding>& star) : m_(m), star_(star) {
     r_.m_ = &m;
     builtins_ = m.names.intern_path("builtins");
     for (std::string_view s : kReturnsSelf) {
@@ -145,6 +145,7 @@ class Resolver {
   bool known_module_base(PathId p);
 
   Module& m_;
+  const std::vector<StarBinding>& star_;
   Resolution r_;
   PathId builtins_, staticmethod_, classmethod_;
   PathId module_list_, sequential_, nn_module_;  // the elements of a ModuleList are nn.Modules
@@ -459,6 +460,10 @@ void Resolver::transfer(FunctionId fid, const Function& f, InstId id, const Inst
         cv = r_.consts_[0][g.v];
       } else if (is_builtin(in.aux)) {
         out = Referent{Referent::Kind::External, m_.names.path(builtins_, in.aux).v};
+      } else {
+        auto it = std::lower_bound(star_.begin(), star_.end(), Symbol(in.aux),
+                                   [](const StarBinding& b, Symbol s) { return b.name < s; });
+        if (it != star_.end() && it->name == in.aux) out = Referent{Referent::Kind::External, it->path.v};
       }
       break;
     }
@@ -502,6 +507,18 @@ void Resolver::transfer(FunctionId fid, const Function& f, InstId id, const Inst
     case Op::MakeClass:
       out = Referent{Referent::Kind::Class, in.aux};
       break;
+    case Op::Element: {
+      // `TRAIN, EVAL = "train", "eval"`: an element of a literal tuple or
+      // list unpacked without a starred target is that element.
+      const Inst& u = f.def(ops[0]);
+      if (u.op != Op::Unpack || (u.aux >> 16) != 0xFFFF) break;
+      const Inst& t = f.def(f.operands(u)[0]);
+      if ((t.op != Op::BuildTuple && t.op != Op::BuildList) || t.nops != (u.aux & 0xFFFF) || in.aux >= t.nops) break;
+      ValueId e = f.operands(t)[in.aux];
+      out = refs[e.v];
+      cv = consts[e.v];
+      break;
+    }
     case Op::Phi: {
       bool first = true, same_ref = true, same_const = true;
       for (ValueId o : ops) {
@@ -719,8 +736,8 @@ bool Resolver::compute_classes() {
   return changed;
 }
 
-Resolution compute_resolution(Module& m) {
-  Resolver r(m);
+Resolution compute_resolution(Module& m, const std::vector<StarBinding>& star) {
+  Resolver r(m, star);
   return r.run();
 }
 

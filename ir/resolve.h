@@ -147,9 +147,18 @@ class Resolution {
   std::vector<std::vector<SelfAttr>> self_attrs_;
 };
 
+/// A module-level name no statement of the file binds that one of its star
+/// imports (`from utils import *`) brings: the external path it denotes
+/// there (`torch` when utils does `import torch`). Sorted by symbol.
+struct StarBinding {
+  Symbol name;
+  PathId path;
+};
+
 /// Interns the paths it derives (torch.nn -> torch.nn.functional) in m.names;
-/// the IR itself is not changed.
-Resolution compute_resolution(Module& m);
+/// the IR itself is not changed. `star` (sorted by name): what the file's
+/// star imports bind, for the globals it loads but never binds.
+Resolution compute_resolution(Module& m, const std::vector<StarBinding>& star = {});
 
 /// Appends a short rendering of a referent ("torch.nn.Linear", "fn Net.forward",
 /// "instance Net", "result torch.optim.Adam").

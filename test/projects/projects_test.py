@@ -27,6 +27,8 @@ CASES = [
     ("saved_by_helper", "train.py"),
     ("lit_style", "train.py"),
     ("lit_style", "lora_ptl.py"),
+    ("star_import", "evaluate.py"),
+    ("foreign_eval", "train.py"),
 ]
 
 
@@ -87,6 +89,29 @@ class Projects(unittest.TestCase):
         rc, out, _ = run(cwd, "--format", "concise", "--no-follow-imports", "train.py")
         self.assertNotIn("TPF006", out)
         self.assertNotIn("TPF004", out)
+
+    def test_torch_through_star_imports(self):
+        # torch reaches evaluate.py only through `from shared import *` (which
+        # star-imports common.py): `torch.no_grad()` and `no_grad()` are the
+        # library's, so only the loop outside them is reported (issue 17).
+        cwd = os.path.join(HERE, "star_import")
+        rc, out, _ = run(cwd, "--format", "concise", "evaluate.py")
+        self.assertIn("evaluate.py:29:11: error TPF002", out)
+        self.assertEqual(out.count(" TPF"), 1, out)
+        # The file alone cannot know what `torch` is: the no_grad loop is reported too.
+        rc, out, _ = run(cwd, "--format", "concise", "--no-follow-imports", "evaluate.py")
+        self.assertIn("evaluate.py:12:15: error TPF002", out)
+
+    def test_eval_helpers_of_other_modules(self):
+        # validation.validate evals only its parameter: the generator passed
+        # there decides. Weight-normed convolutions and LeakyReLU have no
+        # mode (silent); a dropout does (line 42); a generator no call passes
+        # is not known (line 16). The writer argument is no model.
+        cwd = os.path.join(HERE, "foreign_eval")
+        rc, out, _ = run(cwd, "--format", "concise", "train.py")
+        self.assertIn("train.py:16:13: error TPF008", out)
+        self.assertIn("train.py:42:13: error TPF008", out)
+        self.assertEqual(out.count(" TPF008"), 2, out)
 
     def test_checkpoints_saved_by_imported_helpers(self):
         # ckpt_io's helpers write under the folder they are given (--save,
