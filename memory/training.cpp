@@ -44,43 +44,59 @@ void Interp::prune_dead_graphs(int32_t keep) {
   // closures hold. A slot is overwritten only when its instruction runs
   // again, so the slots hold every binding a name has now, and at most the
   // previous pass of a loop besides: never less than Python keeps.
-  std::vector<uint8_t> seen(heap.size());
-  std::unordered_set<const Frame*> frames;
-  std::vector<ObjId> work;
+  // named_only: of a frame, only the slots of its names (a variable), not
+  // the values of expressions Python has already dropped (the output of
+  // `model(x).loss`, whose logits die with it).
   std::unordered_set<int32_t> live;
-  auto value = [&](const Value& v) {
-    if (v.kind == VKind::Obj && v.a < heap.size() && !seen[v.a]) seen[v.a] = 1, work.push_back(v.a);
-  };
-  auto frame = [&](const Frame* f) {
-    for (; f && frames.insert(f).second; f = f->parent.get())
-      for (const Value& v : f->vals) value(v);
-  };
-  for (const Frame* f : stack) frame(f);
-  for (const auto& u : units) {
-    frame(u->top.get());
-    for (const auto& [s, v] : u->globals_set) value(v);
-  }
-  frame(last_class_frame.get());
-  for (ObjId r : roots) value(Value::obj(r));
-  for (ObjId r : optimizers) value(Value::obj(r));
-  while (!work.empty()) {
-    Obj& ob = heap[work.back()];
-    work.pop_back();
-    for (const Value& v : ob.items) value(v);
-    for (const auto& [k, v] : ob.attrs.items) value(v);
-    if (ob.cls != kNone32) value(Value::obj(ob.cls));
-    if (ob.t) {
-      if (ob.t->graph >= 0) live.insert(find_graph(ob.t->graph));
-      if (ob.t->grad != kNone32) value(Value::obj(ob.t->grad));
+  auto reach = [&](bool named_only) {
+    std::vector<uint8_t> seen(heap.size());
+    std::unordered_set<const Frame*> frames;
+    std::vector<ObjId> work;
+    auto value = [&](const Value& v) {
+      if (v.kind == VKind::Obj && v.a < heap.size() && !seen[v.a]) seen[v.a] = 1, work.push_back(v.a);
+    };
+    auto frame = [&](const Frame* f) {
+      for (; f && frames.insert(f).second; f = f->parent.get()) {
+        const ir::Function* fn = named_only ? &unit(f->module).ir->fn(f->fn) : nullptr;
+        for (size_t i = 0; i < f->vals.size(); ++i) {
+          if (fn) {
+            ir::VarId var = i < fn->values.size() ? fn->values[i].var : ir::VarId();
+            if (!var.valid() || fn->vars[var.v].kind != ir::VarKind::Local) continue;
+          }
+          value(f->vals[i]);
+        }
+      }
+    };
+    for (const Frame* f : stack) frame(f);
+    for (const auto& u : units) {
+      frame(u->top.get());
+      for (const auto& [s, v] : u->globals_set) value(v);
     }
-    frame(ob.closure.get());
-  }
+    frame(last_class_frame.get());
+    for (ObjId r : roots) value(Value::obj(r));
+    for (ObjId r : optimizers) value(Value::obj(r));
+    while (!work.empty()) {
+      Obj& ob = heap[work.back()];
+      work.pop_back();
+      for (const Value& v : ob.items) value(v);
+      for (const auto& [k, v] : ob.attrs.items) value(v);
+      if (ob.cls != kNone32) value(Value::obj(ob.cls));
+      if (ob.t) {
+        if (!named_only && ob.t->graph >= 0) live.insert(find_graph(ob.t->graph));
+        if (ob.t->grad != kNone32) value(Value::obj(ob.t->grad));
+      }
+      frame(ob.closure.get());
+    }
+    return seen;
+  };
+  reach(false);
   if (keep >= 0) {
     live.insert(find_graph(keep));
-    // Before a backward: the tensors the script still holds stay alive
-    // through it (a variable with the logits), graph or not.
+    // Before a backward: the tensors the script still holds in a variable
+    // stay alive through it (the logits), graph or not.
+    std::vector<uint8_t> held = reach(true);
     for (ObjId id = 0; id < heap.size(); ++id)
-      if (seen[id] && heap[id].t && storages[heap[id].t->storage].role == Role::Activation)
+      if (held[id] && heap[id].t && storages[heap[id].t->storage].role == Role::Activation)
         log_step(StepEvent::Kind::Kept, heap[id].t->storage);
   }
   // A freed graph's records stay: they are the phase its backward closed.
