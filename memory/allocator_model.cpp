@@ -10,7 +10,8 @@
 //     split when the rest is over 1 MiB (large) or at least 512 B (small);
 //   - a freed block merges with free neighbours of its segment; segments
 //     are never returned within a run (no empty_cache, no OOM retry).
-// requires: Timeline::ops. produces: the peak of reserved bytes.
+// requires: Timeline::ops. produces: the peak of reserved bytes (and the
+// reserved bytes after each op, for the timeline's points).
 #include <map>
 #include <set>
 #include <tuple>
@@ -103,11 +104,13 @@ struct Allocator {
 
 }  // namespace
 
-uint64_t compute_reserved_peak(const std::vector<MemOp>& ops) {
+uint64_t compute_reserved_peak(const std::vector<MemOp>& ops, std::vector<uint64_t>* after_each) {
   Allocator a;
+  if (after_each) after_each->reserve(ops.size());
   for (const MemOp& op : ops) {
     if (op.bytes) a.allocate(op.block, op.bytes);
     else a.release(op.block);
+    if (after_each) after_each->push_back(a.reserved);
   }
   return a.reserved;  // segments are never released, so the last is the peak
 }

@@ -425,7 +425,10 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
       // in the forward or backward.
       uint64_t less = tw.sdpa && tl.peak_phase != "step" ? std::min(scores, tl.allocated_peak) : 0;
       f.timeline_allocated = tl.allocated_peak - less;
-      f.timeline_reserved = std::max(compute_reserved_peak(tl.ops), tl.allocated_peak) - less;
+      std::vector<uint64_t> reserved;  // after each op
+      f.timeline_reserved = std::max(compute_reserved_peak(tl.ops, &reserved), tl.allocated_peak) - less;
+      for (size_t i = 0; i < tl.points.size(); ++i)
+        tl.points[i].reserved = tl.point_ops[i] ? reserved[tl.point_ops[i] - 1] : 0;
       std::tie(f.timeline_phase, f.timeline_gradients, f.timeline_step_temp) =
           std::tie(tl.peak_phase, tl.gradients_at_peak, tl.step_temp_at_peak);
       std::tie(e.peak_phase, e.peak_op, e.peak_line) = std::tie(tl.peak_phase, tl.peak_op, tl.peak_line);

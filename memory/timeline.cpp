@@ -106,7 +106,10 @@ struct Replay {
       tl.gradients_at_peak = grad_bytes;
       tl.step_temp_at_peak = step_temp;
     }
-    if (tl.points.size() < kMaxPoints) tl.points.push_back({std::string(phase), std::move(op), line, live, 0});
+    if (tl.points.size() < kMaxPoints) {
+      tl.points.push_back({std::string(phase), std::move(op), line, live, 0});
+      tl.point_ops.push_back(tl.ops.size());
+    }
   }
   std::string module_name(StrId m) { return m == kNone32 ? "<top>" : std::string(in.str(m)); }
   bool counted(uint32_t s) {

@@ -38,6 +38,7 @@ struct Timeline {
   uint64_t gradients_at_peak = 0;  ///< .grad bytes alive at the peak
   uint64_t step_temp_at_peak = 0;  ///< the optimizer step's temporaries at the peak
   std::vector<TimelinePoint> points;  ///< live bytes after each event (bounded)
+  std::vector<size_t> point_ops;      ///< per point: how many of `ops` precede it
   std::vector<MemOp> ops;             ///< every allocation and free, in order
   uint64_t resident = 0;              ///< the resident bytes (one block each in `ops`' prefix)
   bool simulated = false;             ///< a backward was replayed
@@ -48,7 +49,8 @@ struct Timeline {
 Timeline compute_timeline(Interp& in, const TimelineInputs& inputs);
 
 /// PyTorch's CUDA caching allocator (c10/cuda/CUDACachingAllocator.cpp),
-/// replayed over `ops`: the peak of reserved segment bytes.
-uint64_t compute_reserved_peak(const std::vector<MemOp>& ops);
+/// replayed over `ops`: the peak of reserved segment bytes. `after_each`,
+/// when given, receives the reserved bytes after each op.
+uint64_t compute_reserved_peak(const std::vector<MemOp>& ops, std::vector<uint64_t>* after_each = nullptr);
 
 }  // namespace tpf::memory
