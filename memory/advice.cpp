@@ -6,8 +6,8 @@
 // requires: model.cpp. produces: Estimate::suggestions, smallest_stack.
 #include <algorithm>
 
-#include "memory/interp.h"
-#include "memory/model.h"
+#include "memory/interp/interp.h"
+#include "memory/sim/model.h"
 
 namespace tpf::memory {
 

@@ -160,7 +160,7 @@ def hand_rows(path):
 def main():
     git_dir = sys.argv[1]
     commit = sys.argv[2] if len(sys.argv) > 2 else 'HEAD'
-    hand_path = sys.argv[3] if len(sys.argv) > 3 else 'memory/hf_configs.def'
+    hand_path = sys.argv[3] if len(sys.argv) > 3 else 'memory/tables/hf_configs.def'
     sha = subprocess.check_output(['git', '--git-dir=' + git_dir, 'rev-parse', commit + '^{commit}']).decode().strip()
     date = subprocess.check_output(['git', '--git-dir=' + git_dir, 'show', '-s', '--format=%cs', sha]).decode().strip()
     text = subprocess.check_output(['git', '--git-dir=' + git_dir, 'show', sha + ':' + CONFIG_PATH]).decode('utf-8')

@@ -29,7 +29,7 @@ constexpr GenRow kGen[] = {
 #define TPF_HF_GEN(name, litgpt, family, layers, hidden, heads, kv, hd, inter, vocab, pos, tied, \
                    bias, experts, topk, params)                                                  \
   {name, family, params},
-#include "memory/hf_litgpt.def"
+#include "memory/tables/hf_litgpt.def"
 #undef TPF_HF_GEN
 };
 

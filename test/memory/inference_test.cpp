@@ -3,7 +3,7 @@
 // 2 x layers x kv_heads x head_dim x (prompt + new tokens) x batch x bytes,
 // to the byte; grouped-query attention, sliding windows, use_cache=False,
 // --generate and the inference suggestions.
-#include "memory/inference.h"
+#include "memory/interp/inference.h"
 
 #include <doctest/doctest.h>
 
