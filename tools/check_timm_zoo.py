@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Builds every row of memory/timm_models.def with the zoo's own builders
-(memory/zoo/timm_models.py) under real torch and compares its parameter
+"""Builds every row of memory/tables/timm_models.def with the zoo's own builders
+(memory/tables/zoo/timm_models.py) under real torch and compares its parameter
 count with the published one (timm's results tables, millions with two
 decimals).
 

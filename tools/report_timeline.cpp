@@ -1,4 +1,4 @@
-// --timeline: the simulated step (memory/timeline.cpp) as text, one row per
+// --timeline: the simulated step (memory/sim/timeline.cpp) as text, one row per
 // op with its allocated and reserved bytes and an ASCII plot of the
 // allocated ones, or as a Chrome trace (two counter series, allocated and
 // reserved, which chrome://tracing and Perfetto open).

@@ -387,7 +387,7 @@ Value data_method(Interp& in, Value self, std::string_view n, Args& a, bool& han
   }
   if (t == "tokenizer") {
     // Prompts encoded for a model: ids of a length the texts decide
-    // (memory/inference.cpp). A batch padded to max_length is the
+    // (memory/interp/inference.cpp). A batch padded to max_length is the
     // tokenizer call's own.
     Value text = a.get(in, 1, "text").value_or(Value::unknown());
     auto rt = a.kwarg(in, "return_tensors");

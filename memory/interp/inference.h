@@ -1,5 +1,5 @@
 // What the interpreter records of a script that evaluates or generates
-// instead of training (memory/inference.cpp): the forwards it ran at the
+// instead of training (memory/interp/inference.cpp): the forwards it ran at the
 // top level, the KV cache of `model.generate(...)` or of a hand-written
 // decode loop, and the lengths and batch they ran with. Internal to memory/.
 // requires: dims.h. produces: InferenceFacts (filled while interp_run runs).
@@ -102,7 +102,7 @@ Value traced_forward(Interp& in, Value model, Args& a);
 /// call as its blocking unknown.
 Value prompt_ids(Interp& in, std::string_view call, Value text, int rank, int64_t multiple = 1);
 
-/// `model.generate(...)` on a Hugging Face model (memory/zoo): the prefill
+/// `model.generate(...)` on a Hugging Face model (memory/tables/zoo): the prefill
 /// forward, one decode step (or the last full-length forward without a
 /// cache), and the cache geometry from the model's config.
 Value generate_call(Interp& in, Value model, Args& a);

@@ -247,7 +247,7 @@ struct SavedRecord {
 };
 
 /// One event of the training step as the interpreter ran it, in order:
-/// memory/timeline.cpp replays the log into live bytes over time (issue 19).
+/// memory/sim/timeline.cpp replays the log into live bytes over time (issue 19).
 struct StepEvent {
   enum class Kind : uint8_t { Alloc, Save, Kept, Backward, Step, ZeroGrad };
   Kind kind = Kind::Alloc;
@@ -282,7 +282,7 @@ struct Frame {
 };
 
 /// A parsed and lowered file the interpreter runs: the user's script, or an
-/// embedded definition (memory/zoo/*.py).
+/// embedded definition (memory/tables/zoo/*.py).
 struct Unit {
   const ir::Module* ir = nullptr;
   std::string name;                 ///< "<script>" or the zoo file's name
@@ -393,16 +393,16 @@ struct Interp {
   /// value, in source order (a name's latest executed store is looked up
   /// on every load of it: scanning all the refs made that quadratic).
   std::span<const uint32_t> stores(uint16_t u, ir::FunctionId fn, ir::VarId var);
-  /// The zoo file `name` (memory/zoo/<name>.py), loaded and run on first use;
+  /// The zoo file `name` (memory/tables/zoo/<name>.py), loaded and run on first use;
   /// with `text`, a unit of that source under that name (a zoo table row's
-  /// arguments, memory/zoo.cpp).
+  /// arguments, memory/tables/zoo.cpp).
   uint16_t zoo_unit(std::string_view name, std::string_view text = {});
   /// The project module's unit, loaded and its top level run on first use;
   /// kNone16 past the per-estimate bound on project modules.
   uint16_t project_unit(const ir::LoadedModule* m);
   /// `exec(open(path).read())` in the running unit: the file (inside the
   /// project) runs in that unit's namespace, and the names it binds are
-  /// that unit's globals from then on (memory/py_exec.cpp).
+  /// that unit's globals from then on (memory/interp/py_exec.cpp).
   void exec_file(std::string_view path, Span at);
   /// Binds a module-level name of unit `u` as an exec'd file or a write to
   /// globals() does: later reads, at the top level and in functions, see
@@ -676,16 +676,16 @@ void register_peft(Builtins& b);  ///< zoo_peft.cpp
 /// A word of a command line or a config file as the number it spells: an
 /// int (unless `ints` is false: then a float), a float, or nullopt (empty,
 /// or not all of it a number). Shared by literal_eval, fire, click,
-/// HfArgumentParser and the YAML reader (memory/py_builtins.cpp).
+/// HfArgumentParser and the YAML reader (memory/interp/py_builtins.cpp).
 std::optional<Value> number_word(Interp& in, const std::string& t, bool ints = true);
 void register_config_files(Builtins& b);
 /// A file of the analyzed project the script names (a config), or nullopt
 /// with a note naming `what` when it is outside the project, missing, not a
-/// regular file or over 1 MB (memory/config_files.cpp).
+/// regular file or over 1 MB (memory/interp/config_files.cpp).
 std::optional<std::filesystem::path> project_file(Interp& in, std::string_view path, std::string_view what, Span at);
 /// OmegaConf DictConfig's dict-style reads.
 Value config_method(Interp& in, Value self, std::string_view n, Args& a, bool& handled);
-/// `__call__` of click's decorators and commands (memory/py_cli.cpp).
+/// `__call__` of click's decorators and commands (memory/interp/py_cli.cpp).
 Value cli_method(Interp& in, Value self, std::string_view n, Args& a, bool& handled);
 /// One field of a user @dataclass: its name, the scalar type its
 /// annotation names ("int", "float", "bool", "str", or ""), whether it has
@@ -697,7 +697,7 @@ struct DataclassField {
   uint32_t line = 0;
 };
 std::vector<DataclassField> dataclass_fields(Interp& in, ObjId cls);
-/// Methods of `open()`'s file objects (memory/py_exec.cpp).
+/// Methods of `open()`'s file objects (memory/interp/py_exec.cpp).
 Value exec_method(Interp& in, Value self, std::string_view n, Args& a, bool& handled);
 /// A write to a globals() dict: rebinds the module's name (no-op for other dicts).
 void globals_write(Interp& in, Value dict, Value key, Value v);

@@ -1,4 +1,4 @@
-// Built-in torch.nn layers (memory/layers.def): constructors (parameter and
+// Built-in torch.nn layers (memory/tables/layers.def): constructors (parameter and
 // buffer shapes exactly as torch creates them, so parameter counts are
 // exact), forwards through the functional ops of layer_ops.cpp, the
 // nn.Module methods scripts call (parameters, to/half, train/eval, apply,

@@ -188,7 +188,7 @@ Value module_call(Interp& in, Value m, Args& a) {
   } pop{in, pushed};
   // The input the script gives its model (an RL policy's one state): a
   // synthesized step, where the loss is lost after the forward (a
-  // distribution's log_prob), runs on that shape (memory/run.cpp).
+  // distribution's log_prob), runs on that shape (memory/interp/run.cpp).
   if (in.module_path.empty() && !a.pos.empty() && in.tensor(a.pos[0]) && !ob.attrs.find(in.intern("__input__")))
     ob.attrs.set(in.intern("__input__"), a.pos[0]);
   // A root called with an input the interpreter could not follow.
@@ -244,7 +244,7 @@ Value call_module_method(Interp& in, Value self, std::string_view n, Args& a, bo
   auto arg = [&](size_t k) { return k < a.pos.size() ? a.pos[k] : Value::unknown(); };
   Args rest{{a.pos.begin() + 1, a.pos.end()}, a.kw, a.span};
   if (n == "__call__" || n == "forward") return module_call(in, self, rest);
-  if (n == "generate") return generate_call(in, self, rest);  // memory/inference.cpp
+  if (n == "generate") return generate_call(in, self, rest);  // memory/interp/inference.cpp
   if (n == "parameters" || n == "buffers") {
     std::vector<Value> out;
     for (auto& [k, v] : module_tensors(in, self, n == "parameters" ? Role::Param : Role::Buffer))

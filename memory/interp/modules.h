@@ -1,5 +1,5 @@
 // The nn.Module tree queries shared by the interpreter files and the memory
-// model (memory/modules.cpp).
+// model (memory/interp/modules.cpp).
 // requires: interp.h. produces: nothing on its own.
 #pragma once
 
@@ -41,7 +41,7 @@ void convert_module(Interp& in, Value m, Dtype dt, std::string how = {});
 uint64_t largest_block_bytes(Interp& in, Value root);
 /// The size of the model's learned position table (an Embedding named
 /// `wpe`, `position_embeddings`, `pos_emb`, ...: the most tokens a forward
-/// takes) and its dotted path; 0 when it has none (memory/data.cpp).
+/// takes) and its dotted path; 0 when it has none (memory/interp/data.cpp).
 /// `constant`: only a table of a literal size, not one of a named setting.
 int64_t position_table(Interp& in, Value model, std::string* path = nullptr, bool constant = false);
 bool is_layer(const Obj& ob);

@@ -1,5 +1,5 @@
 // The standard library a training script leans on for its configuration:
-// argparse (memory/py_argparse.cpp), dataclasses, types.SimpleNamespace, math, os.environ,
+// argparse (memory/interp/py_argparse.cpp), dataclasses, types.SimpleNamespace, math, os.environ,
 // functools.partial, copy; and the methods of str, list, dict and numbers.
 // requires: interp.h. produces: handlers for those names.
 #include <algorithm>
@@ -381,7 +381,7 @@ Value call_builtin_method(Interp& in, Value self, std::string_view n, Args& a, b
     return Value::unknown();
   }
   if (in.is_obj(self, OKind::Dict)) {
-    // A tokenizer's BatchEncoding (memory/data.cpp makes it a dict of
+    // A tokenizer's BatchEncoding (memory/interp/data.cpp makes it a dict of
     // tensors) moved to a device: the same tensors, as torch's .to() keeps
     // the sizes.
     if (n == "to") return self;

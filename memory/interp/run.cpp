@@ -195,7 +195,7 @@ void interp_run(Interp& in, const ir::Module& script) {
   in.module_path.clear();
   in.segment = kNone32;
   // A script that only evaluates or generates is estimated as inference
-  // (memory/inference.cpp), not as a synthesized training step.
+  // (memory/interp/inference.cpp), not as a synthesized training step.
   if (!in.backward_seen && !is_inference_run(in)) {
     try {
       synthesized_step(in);

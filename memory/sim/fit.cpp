@@ -106,7 +106,7 @@ class Fitter {
     const Footprint& f = base.footprint;
     precision_ = !cfg.autocast && !opt.dtype && cfg.param_dtype == Dtype::Float32;
     if (base.inference) {
-      // Inference (memory/inference.cpp): 16-bit or quantized weights, a
+      // Inference (memory/interp/inference.cpp): 16-bit or quantized weights, a
       // smaller batch, a shorter context, SDPA; never sharded.
       inference_ = true;
       precision_ = cfg.param_dtype == Dtype::Float32;

@@ -29,7 +29,7 @@ constexpr bool context_rows_reachable() {
       if (kContext[k].prefix.starts_with(kContext[j].prefix)) return false;
   return true;
 }
-static_assert(context_rows_reachable(), "memory/context.def: a row is shadowed by an earlier prefix");
+static_assert(context_rows_reachable(), "memory/sim/context.def: a row is shadowed by an earlier prefix");
 
 const ContextRow& context_for(std::string_view gpu) {
   for (const ContextRow& r : kContext)
@@ -82,7 +82,7 @@ Judgement judge(const Footprint& f, const targets::GpuSpec& gpu, uint64_t usable
   j.foreach_temp_bytes = foreach_temp;
   Components& c = j.components;
   if (f.inference) {
-    // Inference (memory/inference.cpp): nothing but the weights, the KV
+    // Inference (memory/interp/inference.cpp): nothing but the weights, the KV
     // cache and the live intermediates at the larger of prefill and the
     // last decode step; no gradients, no optimizer.
     c = Components{};
@@ -93,7 +93,7 @@ Judgement judge(const Footprint& f, const targets::GpuSpec& gpu, uint64_t usable
     return finish(j, f.weights + f.kv_cache + f.activations, f, gpu, usable);
   }
   if (f.timeline_allocated && sh == Sharding::None) {
-    // The simulated step (memory/timeline.cpp): its peak and what is alive
+    // The simulated step (memory/sim/timeline.cpp): its peak and what is alive
     // there. The activations are the rest: saved tensors, the batch, the
     // temporaries and gradients of backward in flight, autocast casts.
     c.weights = W;
@@ -153,7 +153,7 @@ Judgement finish(Judgement j, uint64_t allocated, const Footprint& f, const targ
   double ctx_lo = ctx.measured ? 0.9 : 0.7, ctx_hi = ctx.measured ? 1.1 : 1.3;
   const double a = static_cast<double>(allocated);
   if (f.timeline_allocated && f.timeline_reserved >= allocated && f.sharding == Sharding::None && !f.inference) {
-    // The caching allocator's replay (memory/allocator_model.cpp) gives the
+    // The caching allocator's replay (memory/sim/allocator_model.cpp) gives the
     // reserved bytes; the interval allows half of its slack less (blocks
     // reused better than best fit) and 10% of the allocated more (kernel
     // workspaces: cuBLAS, cuDNN, which no op log shows).

@@ -384,7 +384,7 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
                                "of 2**63 - 1): the sizes built from it are not real, so the peak is unknown (overflow)",
                                0, true});
   }
-  // Token ids of a text the estimate does not read (memory/inference.cpp
+  // Token ids of a text the estimate does not read (memory/interp/inference.cpp
   // prompt_ids) in a training run: their length is no one's guess.
   if (in.infer.prompt_unread_line && !is_inference_run(in))
     in.cfg.unknowns.push_back({"sequence length: the token ids of `" + in.infer.prompt_unread_call +

@@ -1,5 +1,5 @@
 // PEFT adapters and bitsandbytes quantization: the peft and
-// transformers.BitsAndBytesConfig names the zoo models (memory/zoo/
+// transformers.BitsAndBytesConfig names the zoo models (memory/tables/zoo/
 // peft_lora.py), and the weights from_pretrained(load_in_8bit=...,
 // load_in_4bit=..., quantization_config=...) quantizes, stored as
 // bitsandbytes stores them (Storage::quant; storage_bytes() charges them).

@@ -1,6 +1,6 @@
-// timm.create_model("name"): the registered names of memory/timm_models.def
+// timm.create_model("name"): the registered names of memory/tables/timm_models.def
 // (generated from timm's sources by tools/timm_table.py) built by the zoo
-// builders of memory/zoo/timm_models.py, with the pretrained tag's head
+// builders of memory/tables/zoo/timm_models.py, with the pretrained tag's head
 // size and image size and the caller's num_classes, in_chans, drop_rate
 // and img_size. An unknown name stays an unknown, with the close names.
 // requires: interp.h, zoo.cpp's zoo units. produces: zoo module instances.

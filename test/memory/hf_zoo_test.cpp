@@ -1,4 +1,4 @@
-// The generated Hugging Face table (memory/hf_litgpt.def, tools/hf_table.py)
+// The generated Hugging Face table (memory/tables/hf_litgpt.def, tools/hf_table.py)
 // built by the zoo, PEFT's LoRA and bitsandbytes' quantized weights: exact
 // parameter counts, trainable counts and weight bytes.
 #include <doctest/doctest.h>

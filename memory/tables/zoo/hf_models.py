@@ -21,7 +21,7 @@ import torch.nn.functional as F
 
 def uses_sdpa(config):
     """Whether the model's attention is F.scaled_dot_product_attention:
-    config._attn_implementation, as memory/zoo.cpp sets it from
+    config._attn_implementation, as memory/tables/zoo.cpp sets it from
     attn_implementation= or transformers' default for the family."""
     return getattr(config, "_attn_implementation", "eager") != "eager"
 

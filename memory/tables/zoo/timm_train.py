@@ -119,7 +119,7 @@ def create_optimizer_v2(model_or_params, opt="sgd", lr=None, weight_decay=0.0, m
     if name == "sgd" or name == "nesterov" or name == "momentum":
         return torch.optim.SGD(params, lr=lr, momentum=momentum, weight_decay=weight_decay,
                                nesterov=name != "momentum")
-    return None  # not reached: memory/zoo.cpp reports any other name as unknown first
+    return None  # not reached: memory/tables/zoo.cpp reports any other name as unknown first
 
 
 class ClassificationTask(nn.Module):
