@@ -270,13 +270,18 @@ Value t_like(Interp& in, Args& a) {
   return requires_grad_kw(in, a, in.new_tensor(t->shape, dt));
 }
 
-Value t_new_factory(Interp& in, Args& a) {
-  // x.new_zeros(size) / new_ones / new_empty / new_full(size, v): x's dtype.
+/// x.new_zeros(*size) / new_ones / new_empty, and new_full(size, v) /
+/// new_tensor(data) whose `sizes` is one argument: x's dtype. The sizes are
+/// varargs or one tuple (`weight.new_zeros(nlayers, bsz, nhid)` in an
+/// RNN's init_hidden, torch's word_language_model).
+Value new_factory(Interp& in, Args& a, size_t sizes) {
   TensorObj* t = in.tensor(a.pos[0]);
-  auto shape = shape_from(in, Args{{a.pos.begin() + 1, a.pos.begin() + std::min<size_t>(2, a.pos.size())}, a.kw, a.span}, 0);
+  auto shape = shape_from(in, Args{{a.pos.begin() + 1, a.pos.begin() + std::min(1 + sizes, a.pos.size())}, a.kw, a.span}, 0);
   if (!shape) return Value::unknown();
   return in.new_tensor(*shape, dtype_arg(in, a, "dtype").value_or(t->dtype));
 }
+Value t_new_factory(Interp& in, Args& a) { return new_factory(in, a, a.pos.size()); }
+Value t_new_full(Interp& in, Args& a) { return new_factory(in, a, 1); }
 
 Value t_full(Interp& in, Args& a) {
   if (a.pos.empty()) return Value::unknown();
@@ -396,7 +401,8 @@ void register_tensor_shape(Builtins& b) {
   f["torch.nn.Parameter"] = t_parameter;
   f["torch.nn.parameter.Parameter"] = t_parameter;
   auto& m = b.tensor_methods;
-  for (const char* n : {"new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"}) m[n] = t_new_factory;
+  for (const char* n : {"new_zeros", "new_ones", "new_empty"}) m[n] = t_new_factory;
+  for (const char* n : {"new_full", "new_tensor"}) m[n] = t_new_full;
   m["tril"] = t_same_shape_new;
   m["triu"] = t_same_shape_new;
 }
