@@ -3,22 +3,15 @@
 // peak after are the model's own numbers, not rules of thumb. Ranked by
 // bytes saved. The smallest stack that fits is found greedily in rank
 // order, then pruned of changes it does not need.
-// requires: model.cpp. produces: Estimate::suggestions, smallest_stack.
+// Also the diagnostics TPF013 and TPF022 report from an estimate.
+// requires: estimate_once (estimate.cpp). produces: Estimate::suggestions,
+// smallest_stack.
 #include <algorithm>
 
-#include "memory/interp.h"
-#include "memory/model.h"
+#include "memory/interp/interp.h"
+#include "memory/sim/model.h"
 
 namespace tpf::memory {
-
-Estimate estimate_once(const ir::Module& script, const EstimateOptions& opt) {
-  Interp in(opt);
-  interp_run(in, script);
-  Estimate e;
-  e.path = script.src ? script.src->path : std::string();
-  model_memory(in, opt, e);
-  return e;
-}
 
 namespace {
 
@@ -59,7 +52,7 @@ EstimateOptions combine(const EstimateOptions& a, const EstimateOptions& b) {
 
 bool fits(const Estimate& e) { return e.usable_bytes > 0 && e.peak_bytes <= e.usable_bytes; }
 
-/// An inference run's changes (memory/inference.cpp applies them): 16-bit
+/// An inference run's changes (memory/interp/inference.cpp applies them): 16-bit
 /// or quantized weights, a smaller batch, a shorter context, SDPA.
 template <class Add>
 void add_inference_candidates(const Estimate& e, bool bf16, Add&& add) {
@@ -96,11 +89,10 @@ void add_inference_candidates(const Estimate& e, bool bf16, Add&& add) {
 
 }  // namespace
 
-Estimate estimate(const ir::Module& script, const EstimateOptions& opt) {
-  Estimate e = estimate_once(script, opt);
-  if (!opt.suggest || !opt.target || !e.model_found || !e.components.activations_known) return e;
+void add_suggestions(const ir::Module& script, const EstimateOptions& opt, Estimate& e) {
+  if (!opt.suggest || !opt.target || !e.model_found || !e.components.activations_known) return;
   // Suggestions are for runs that do not fit comfortably.
-  if (e.verdict == Verdict::Fits) return e;
+  if (e.verdict == Verdict::Fits) return;
   const TrainingConfig& cfg = e.config;
   EstimateOptions base = opt;
   base.suggest = false;
@@ -185,7 +177,7 @@ Estimate estimate(const ir::Module& script, const EstimateOptions& opt) {
   for (auto& [s, o] : ranked) e.suggestions.push_back(s);
   size_t listed = ranked.size();
   ranked.insert(ranked.end(), minor.begin(), minor.end());
-  if (fits(e)) return e;
+  if (fits(e)) return;
   // Greedy: add changes in rank order (one micro-batch size at most) until
   // the peak fits, then drop any the stack does not need.
   std::vector<size_t> stack;
@@ -203,7 +195,7 @@ Estimate estimate(const ir::Module& script, const EstimateOptions& opt) {
     stack.push_back(k);
     batch_used = batch_used || is_batch;
   }
-  if (!fits(last)) return e;
+  if (!fits(last)) return;
   for (size_t k = stack.size(); k-- > 0;) {
     EstimateOptions trial = base;
     for (size_t j = 0; j < stack.size(); ++j)
@@ -221,7 +213,6 @@ Estimate estimate(const ir::Module& script, const EstimateOptions& opt) {
     if (k >= listed) e.suggestions.push_back(ranked[k].first);
   }
   e.stack_peak_bytes = last.peak_bytes;
-  return e;
 }
 
 namespace {

@@ -42,7 +42,7 @@ struct Tweaks {
   int64_t batch_divisor = 1;        ///< micro-batch = batch / divisor (with accumulation)
   std::optional<Sharding> sharding; ///< FSDP / ZeRO
   int64_t shard_world = 0;          ///< GPUs it shards over
-  // Inference (memory/inference.cpp):
+  // Inference (memory/interp/inference.cpp):
   std::optional<Dtype> weight_dtype;  ///< weights loaded in bf16/fp16 (`torch_dtype=`)
   int weight_bits = 0;              ///< 8 or 4: bitsandbytes-quantized linear weights
   int64_t serve_batch_divisor = 1;  ///< generate for batch / divisor at a time
@@ -166,7 +166,7 @@ struct Footprint {
   /// live intermediates of the largest op at that point), nothing else.
   bool inference = false;
   uint64_t kv_cache = 0;
-  /// The simulated step (memory/timeline.cpp): its allocated and reserved
+  /// The simulated step (memory/sim/timeline.cpp): its allocated and reserved
   /// peaks with everything resident included, unsharded; 0 when no step was
   /// simulated (then judge() sums the components).
   uint64_t timeline_allocated = 0;
@@ -223,7 +223,7 @@ struct Suggestion {
   bool fits = false;
 };
 
-/// An inference estimate's inputs, for the report (memory/inference.cpp).
+/// An inference estimate's inputs, for the report (memory/interp/inference.cpp).
 struct InferenceReport {
   std::string kind;          ///< "generate", "decode loop" or "forward"
   uint32_t line = 0;

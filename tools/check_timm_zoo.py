@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Builds every row of memory/timm_models.def with the zoo's own builders
-(memory/zoo/timm_models.py) under real torch and compares its parameter
+"""Builds every row of memory/tables/timm_models.def with the zoo's own builders
+(memory/tables/zoo/timm_models.py) under real torch and compares its parameter
 count with the published one (timm's results tables, millions with two
 decimals).
 
@@ -43,7 +43,7 @@ def saved(src, zoo, name, batch, size):
     import torch.nn.functional as F
     mm = load(os.path.join(src, 'tools/measure_memory.py'), 'measure_memory')
     torch.manual_seed(0)
-    row = {r[0]: r for r in rows(os.path.join(src, 'memory/timm_models.def'))}[name]
+    row = {r[0]: r for r in rows(os.path.join(src, 'memory/tables/timm_models.def'))}[name]
     model = zoo.create_model(row[1], row[5], num_classes=row[2], img_size=row[3])
     model.train()
     x, y = torch.randn(batch, 3, size, size), torch.randint(0, row[2], (batch,))
@@ -72,7 +72,7 @@ def main():
             os.execv('/usr/bin/python3', ['/usr/bin/python3', os.path.abspath(__file__)] + sys.argv[1:])
         print('torch is not installed: skipped')
         return 77
-    zoo = load(os.path.join(src, 'memory/zoo/timm_models.py'), 'timm_models')
+    zoo = load(os.path.join(src, 'memory/tables/zoo/timm_models.py'), 'timm_models')
     if measure:
         return saved(src, zoo, *measure)
     total = ok = 0
@@ -81,7 +81,7 @@ def main():
     # Counting needs no initial values: skip the random init of big weights.
     for cls in (torch.nn.Linear, torch.nn.Conv1d, torch.nn.Conv2d):
         cls.reset_parameters = lambda self: None
-    for name, fam, nc, size, count, args in rows(os.path.join(src, 'memory/timm_models.def')):
+    for name, fam, nc, size, count, args in rows(os.path.join(src, 'memory/tables/timm_models.def')):
         total += 1
         m = zoo.create_model(fam, args, num_classes=nc, img_size=size)
         n = sum(p.numel() for p in m.parameters())

@@ -2,7 +2,7 @@
 // target (GPUs, then cloud instances) with the verdict as written and the
 // smallest change that fits, and the closing lines; or, when the run
 // cannot be judged, what is missing. Text and JSON carry the same facts.
-// requires: memory::Fit (memory/fit.cpp). produces: text, JSON.
+// requires: memory::Fit (memory/sim/fit.cpp). produces: text, JSON.
 #include <algorithm>
 #include <cstdio>
 #include <string>

@@ -106,7 +106,7 @@ nlohmann::ordered_json unknowns_json(const memory::TrainingConfig& cfg) {
 namespace {
 
 /// An inference estimate's inputs: what it is, the sizes and the KV-cache
-/// formula's factors (memory/inference.cpp).
+/// formula's factors (memory/interp/inference.cpp).
 nlohmann::ordered_json inference_json(const memory::InferenceReport& r) {
   nlohmann::ordered_json j;
   j["estimate"] = "inference";

@@ -1,6 +1,7 @@
-// --timeline: the simulated step (memory/timeline.cpp) as text, one row per
-// op with an ASCII plot of the live bytes, or as a Chrome trace (counter
-// events, which chrome://tracing and Perfetto open).
+// --timeline: the simulated step (memory/sim/timeline.cpp) as text, one row per
+// op with its allocated and reserved bytes and an ASCII plot of the
+// allocated ones, or as a Chrome trace (two counter series, allocated and
+// reserved, which chrome://tracing and Perfetto open).
 // requires: an Estimate with its timeline. produces: text or a JSON trace.
 #include <algorithm>
 #include <cstdio>
@@ -26,7 +27,7 @@ std::string mib(uint64_t b) {
 
 void render_timeline(std::ostream& os, const memory::Estimate& e) {
   const auto& pts = e.timeline;
-  os << "\nmemory timeline: " << e.path << " (torch " << e.torch_version << ", allocated MiB)\n";
+  os << "\nmemory timeline: " << e.path << " (torch " << e.torch_version << ", allocated and reserved MiB)\n";
   if (pts.empty()) {
     os << "  no training step was simulated\n";
     return;
@@ -37,23 +38,24 @@ void render_timeline(std::ostream& os, const memory::Estimate& e) {
     if (pts[i].allocated > top) top = pts[i].allocated, peak = i;
   const size_t stride = (pts.size() + kMaxRows - 1) / kMaxRows;
   char row[160];
-  std::snprintf(row, sizeof row, "  %5s  %-8s  %-34s %5s %9s\n", "#", "phase", "op", "line", "MiB");
+  std::snprintf(row, sizeof row, "  %5s  %-8s  %-34s %5s %9s %9s\n", "#", "phase", "op", "line", "MiB", "reserved");
   os << row;
   for (size_t i = 0; i < pts.size(); ++i) {
     if (i % stride && i != peak) continue;
     const memory::TimelinePoint& p = pts[i];
     int n = static_cast<int>(static_cast<double>(p.allocated) / static_cast<double>(top) * kPlotWidth);
     std::string op = p.op.size() > 34 ? p.op.substr(0, 31) + "..." : p.op;
-    std::snprintf(row, sizeof row, "  %5zu  %-8s  %-34s %5s %9s |", i, p.phase.c_str(), op.c_str(),
-                  p.line ? std::to_string(p.line).c_str() : "", mib(p.allocated).c_str());
+    std::snprintf(row, sizeof row, "  %5zu  %-8s  %-34s %5s %9s %9s |", i, p.phase.c_str(), op.c_str(),
+                  p.line ? std::to_string(p.line).c_str() : "", mib(p.allocated).c_str(), mib(p.reserved).c_str());
     os << row << std::string(static_cast<size_t>(n), '#') << (i == peak ? "  <- peak" : "") << "\n";
   }
 }
 
 bool write_timeline_trace(const std::string& file, const memory::Estimate& e, std::string& error) {
-  // Chrome's trace event format: "C" (counter) events, one per point, with
-  // the point's index as its time in microseconds (the simulation has no
-  // clock); an "i" (instant) event marks the peak.
+  // Chrome's trace event format: "C" (counter) events, one per point and
+  // series (allocated: the live tensors; reserved: the caching allocator's
+  // segments), with the point's index as its time in microseconds (the
+  // simulation has no clock); an "i" (instant) event marks the peak.
   nlohmann::ordered_json events = nlohmann::ordered_json::array();
   uint64_t top = 0;
   size_t peak = 0;
@@ -62,6 +64,8 @@ bool write_timeline_trace(const std::string& file, const memory::Estimate& e, st
     if (p.allocated > top) top = p.allocated, peak = i;
     events.push_back({{"name", "allocated"}, {"ph", "C"}, {"ts", i}, {"pid", 1}, {"tid", 1},
                       {"args", {{"bytes", p.allocated}}}});
+    events.push_back({{"name", "reserved"}, {"ph", "C"}, {"ts", i}, {"pid", 1}, {"tid", 1},
+                      {"args", {{"bytes", p.reserved}}}});
     events.push_back({{"name", p.phase + ": " + p.op}, {"ph", "X"}, {"ts", i}, {"dur", 1}, {"pid", 1}, {"tid", 1},
                       {"args", {{"line", p.line}, {"bytes", p.allocated}}}});
   }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Generates memory/timm_models.def from timm's own published sources.
+"""Generates memory/tables/timm_models.def from timm's own published sources.
 
-Usage: timm_table.py GIT_DIR [COMMIT] > memory/timm_models.def
+Usage: timm_table.py GIT_DIR [COMMIT] > memory/tables/timm_models.def
 
 GIT_DIR is a clone (bare or not) of huggingface/pytorch-image-models. The
 generator reads, at COMMIT, the model files of the families the estimator's
@@ -14,7 +14,7 @@ strings, regnet's `model_cfgs`), each name's default pretrained config
 counts (results/results-imagenet.csv, results/benchmark-infer-*.csv,
 millions with two decimals). The channel arithmetic timm does at build time
 (efficientnet's round_channels and depth scaling, regnet's width
-quantization) is redone here, so the zoo builders (memory/zoo/
+quantization) is redone here, so the zoo builders (memory/tables/zoo/
 timm_models.py) get plain per-block widths. No timm code is imported or
 copied; rows whose arguments the zoo does not build are left out and
 counted on stderr with the reason.

@@ -1,5 +1,5 @@
-// Calibration of the allocator and context constants (memory/model.cpp,
-// memory/context.def) against the published end-to-end peaks issue 5
+// Calibration of the allocator and context constants (memory/sim/model.cpp,
+// memory/sim/context.def) against the published end-to-end peaks issue 5
 // lists (reserved memory + CUDA context on a T4, AdamW with fp16 AMP):
 //   GPT-2 124M   batch 4 x 128: 3.18e9 B   batch 8 x 256: 6.23e9 B
 //   bert-base    batch 4 x 128: 2.62e9 B   batch 8 x 256: 3.63e9 B

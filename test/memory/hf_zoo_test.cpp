@@ -1,4 +1,4 @@
-// The generated Hugging Face table (memory/hf_litgpt.def, tools/hf_table.py)
+// The generated Hugging Face table (memory/tables/hf_litgpt.def, tools/hf_table.py)
 // built by the zoo, PEFT's LoRA and bitsandbytes' quantized weights: exact
 // parameter counts, trainable counts and weight bytes.
 #include <doctest/doctest.h>
@@ -29,7 +29,7 @@ constexpr GenRow kGen[] = {
 #define TPF_HF_GEN(name, litgpt, family, layers, hidden, heads, kv, hd, inter, vocab, pos, tied, \
                    bias, experts, topk, params)                                                  \
   {name, family, params},
-#include "memory/hf_litgpt.def"
+#include "memory/tables/hf_litgpt.def"
 #undef TPF_HF_GEN
 };
 

@@ -1,9 +1,9 @@
-// Inference estimates (memory/inference.cpp): the KV cache of generate()
+// Inference estimates (memory/interp/inference.cpp): the KV cache of generate()
 // and of hand-written decode loops equals the worked formula
 // 2 x layers x kv_heads x head_dim x (prompt + new tokens) x batch x bytes,
 // to the byte; grouped-query attention, sliding windows, use_cache=False,
 // --generate and the inference suggestions.
-#include "memory/inference.h"
+#include "memory/interp/inference.h"
 
 #include <doctest/doctest.h>
 

@@ -324,7 +324,7 @@ TEST_CASE("interp: zoo models have their published parameter counts") {
 }
 
 TEST_CASE("interp: T5 saves what torch saves for the zoo's T5 (CPU kernels)") {
-  // Measured with torch 1.13 on CPU: memory/zoo/hf_t5.py imported as a
+  // Measured with torch 1.13 on CPU: memory/tables/zoo/hf_t5.py imported as a
   // module, built with each published config, one forward of batch 2 x 32
   // through tools/measure_memory.py's saved-tensor hooks (activation_bytes,
   // the batch tensors apart as in the ground truth; the CUDA figure swaps
@@ -353,7 +353,7 @@ for ids, labels in DataLoader(data, batch_size=2):
 }
 
 TEST_CASE("interp: torchvision zoo models save what torch saves running the same zoo code") {
-  // Measured with torch 1.13 on CPU: memory/zoo/torchvision_models.py
+  // Measured with torch 1.13 on CPU: memory/tables/zoo/torchvision_models.py
   // imported as a module, one forward to a cross-entropy loss through
   // tools/measure_memory.py's hooks (activation_bytes, the batch apart;
   // the CUDA figure swaps float dropout masks for bool ones). Parameter
@@ -390,7 +390,7 @@ for x, y in DataLoader(data, batch_size=BATCH):
 }
 
 TEST_CASE("interp: Hugging Face zoo families save what torch saves running the same zoo code") {
-  // Measured with torch 1.13 on CPU: memory/zoo/hf_models.py and
+  // Measured with torch 1.13 on CPU: memory/tables/zoo/hf_models.py and
   // hf_llama.py imported as modules, each builder on the same small config
   // (2 layers, width 64, 4 heads, vocabulary 1000), one forward of batch
   // 2 x 32 to the model's own loss through tools/measure_memory.py's hooks.
@@ -451,7 +451,7 @@ opt = torch.optim.AdamW(model.parameters())
 }
 
 TEST_CASE("interp: timm models have the zoo's parameter counts") {
-  // Each count is memory/zoo/timm_models.py built under torch 1.13 with the
+  // Each count is memory/tables/zoo/timm_models.py built under torch 1.13 with the
   // row's arguments (tools/check_timm_zoo.py builds every row: all within
   // 1% of timm's published figure, results/results-imagenet.csv and
   // benchmark-infer-*.csv, millions with two decimals). Several are timm's
@@ -516,7 +516,7 @@ TEST_CASE("interp: timm.create_model reads the tag, the head and the input from 
 
 TEST_CASE("interp: timm zoo models save what torch saves running the same zoo code") {
   // Measured with torch 1.13 on CPU: `tools/check_timm_zoo.py --saved NAME 2
-  // 64` builds memory/zoo/timm_models.py with the row's arguments and runs
+  // 64` builds memory/tables/zoo/timm_models.py with the row's arguments and runs
   // one forward to a cross-entropy loss through tools/measure_memory.py's
   // hooks (activation_bytes, the batch apart; no dropout, so CUDA saves the
   // same). ViTs are left out here: torch 1.13 has no

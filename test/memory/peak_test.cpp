@@ -1,5 +1,5 @@
 // Issue 19's bar, checked on every run: the simulated step's allocated peak
-// (memory/timeline.cpp) against the live-heap peak tools/measure_peak.py
+// (memory/sim/timeline.cpp) against the live-heap peak tools/measure_peak.py
 // measured under torch 1.13 on CPU (test/memory/ground_truth/peak/*.json):
 // within 10% on at least 90% of the fixtures and within 15% on all. The
 // estimate runs the CPU kernels' saving rules and torch 1.13's defaults

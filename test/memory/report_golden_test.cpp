@@ -138,3 +138,36 @@ TEST_CASE("golden: every estimate's JSON has issue 5's schema, bytes as integers
   CHECK(checked >= 12);
   CHECK(with_suggestions >= 2);
 }
+
+TEST_CASE("timeline: the trace carries the allocated and the reserved counter") {
+  fs::path dir = test::memory_test_dir("golden/memory");
+  REQUIRE(!dir.empty());
+  const fs::path p = dir / "timeline_conv_bn_twice.py";
+  std::string text = test::read_file(p);
+  Header h = parse_header(text);
+  auto s = test::load_script_text(p.filename().string(), text);
+  memory::Estimate e = memory::estimate(s->ir, h.opt);
+  REQUIRE(e.timeline.size() > 10);
+  const fs::path file = fs::temp_directory_path() / "tpf-timeline-trace-test.json";
+  std::string error;
+  REQUIRE(tools::write_timeline_trace(file.string(), e, error));
+  nlohmann::json trace = nlohmann::json::parse(test::read_file(file));
+  fs::remove(file);
+  std::vector<uint64_t> allocated, reserved;
+  for (const auto& ev : trace["traceEvents"]) {
+    if (ev["ph"] != "C") continue;
+    (ev["name"] == "allocated" ? allocated : reserved).push_back(ev["args"]["bytes"].get<uint64_t>());
+    CHECK((ev["name"] == "allocated" || ev["name"] == "reserved"));
+  }
+  REQUIRE(allocated.size() == e.timeline.size());
+  REQUIRE(reserved.size() == e.timeline.size());
+  // Segments hold every live block and are never released within a run:
+  // reserved covers allocated and never falls, and ends at the reported peak.
+  for (size_t i = 0; i < reserved.size(); ++i) {
+    CAPTURE(i);
+    CHECK(reserved[i] >= allocated[i]);
+    if (i) CHECK(reserved[i] >= reserved[i - 1]);
+  }
+  CHECK(reserved.back() == e.reserved_peak_bytes);
+  CHECK(reserved.front() < reserved.back());  // the step's tensors took segments of their own
+}

@@ -1,5 +1,5 @@
 # tpf: target=h100
-"""A model from timm by its registered name: memory/timm_models.def's convnext_base (88,591,464 parameters)."""
+"""A model from timm by its registered name: memory/tables/timm_models.def's convnext_base (88,591,464 parameters)."""
 import timm
 import torch
 

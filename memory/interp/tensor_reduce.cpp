@@ -1,0 +1,249 @@
+// Reductions and the row-wise ops of autograd's save rules (torch 1.13
+// derivatives.yaml, checked with saved_tensors_hooks): sum saves nothing;
+// mean over a dim saves its input (over everything, only the count);
+// var saves its input; std/norm/amax/logsumexp/prod save input and result;
+// max/min with a dim save the indices; softmax/log_softmax save their
+// result (in float32 under CUDA autocast); where saves the condition;
+// masked_fill the mask; gather input and index.
+// requires: tensor_ops.cpp helpers. produces: tensor results, SavedRecords.
+#include <algorithm>
+
+#include "memory/interp/interp.h"
+#include "memory/interp/tensor_util.h"
+
+namespace tpf::memory {
+
+Value tensor_binop(Interp& in, ast::Op op, Value a, Value b, bool inplace);
+
+namespace {
+
+enum class Saves : uint8_t { Nothing, Input, Both };
+
+/// Output shape of a reduction over `dim` (all dims when absent).
+std::optional<std::vector<DimId>> reduced(Interp& in, const TensorObj& t, const Args& a,
+                                          size_t dim_pos, bool& all) {
+  std::optional<Value> d = a.get(in, dim_pos, "dim");
+  bool keep = false;
+  if (auto k = a.kwarg(in, "keepdim")) keep = in.truth(*k).value_or(false);
+  else if (a.pos.size() > dim_pos + 1 && a.pos[dim_pos + 1].kind == VKind::Bool) keep = a.pos[dim_pos + 1].a;
+  all = !d || d->kind == VKind::None;
+  if (all) return std::vector<DimId>{};
+  std::vector<int64_t> ds;
+  if (auto* s = in.seq(*d)) {
+    for (Value v : *s)
+      if (auto i = in.as_int(v)) ds.push_back(*i);
+  } else if (auto i = in.as_int(*d)) {
+    ds.push_back(*i);
+  } else {
+    return std::nullopt;
+  }
+  std::vector<bool> drop(t.shape.size(), false);
+  for (int64_t x : ds) {
+    auto n = norm_dim(x, t.shape.size());
+    if (!n) return std::nullopt;
+    drop[static_cast<size_t>(*n)] = true;
+  }
+  std::vector<DimId> out;
+  for (size_t k = 0; k < t.shape.size(); ++k) {
+    if (!drop[k]) out.push_back(t.shape[k]);
+    else if (keep) out.push_back(in.dims.constant(1));
+  }
+  return out;
+}
+
+Value reduction(Interp& in, Args& a, Saves s, bool fp32_list) {
+  Value x = a.pos.empty() ? Value::unknown() : a.pos[0];
+  if (fp32_list) x = autocast_fp32(in, x);
+  TensorObj* t = in.tensor(x);
+  if (!t) return Value::unknown();
+  bool all = false;
+  auto shape = reduced(in, *t, a, 1, all);
+  if (!shape) return Value::unknown();
+  Dtype dt = dtype_arg(in, a, "dtype").value_or(t->dtype);
+  Value out = in.new_tensor(*shape, dt);
+  in.link(out, {x});
+  // mean over everything only needs the count; over a dim, 1.13 saves self.
+  if (s == Saves::Input && !all) in.save(x, out);
+  if (s == Saves::Both) {
+    in.save(x, out);
+    in.save(out, out);
+  }
+  return out;
+}
+
+Value r_sum(Interp& in, Args& a) { return reduction(in, a, Saves::Nothing, true); }
+Value r_mean(Interp& in, Args& a) { return reduction(in, a, Saves::Input, false); }
+Value r_var(Interp& in, Args& a) {
+  Value r = reduction(in, a, Saves::Nothing, false);
+  if (in.tensor(r) && !a.pos.empty()) in.save(a.pos[0], r);
+  return r;
+}
+Value r_both(Interp& in, Args& a) { return reduction(in, a, Saves::Both, false); }
+Value r_nograd(Interp& in, Args& a) {
+  TensorObj* t = a.pos.empty() ? nullptr : in.tensor(a.pos[0]);
+  if (!t) return Value::unknown();
+  bool all = false;
+  auto shape = reduced(in, *t, a, 1, all);
+  if (!shape) return Value::unknown();
+  return in.new_tensor(*shape, Dtype::Int64);
+}
+
+/// max/min: with a dim, (values, indices) saving the indices; else self and result.
+Value r_maxmin(Interp& in, Args& a) {
+  TensorObj* t = a.pos.empty() ? nullptr : in.tensor(a.pos[0]);
+  if (!t) return Value::unknown();
+  if (a.pos.size() > 1 && in.tensor(a.pos[1])) return tensor_binop(in, ast::Op::Add, a.pos[0], a.pos[1], false);
+  bool all = false;
+  auto shape = reduced(in, *t, a, 1, all);
+  if (!shape) return Value::unknown();
+  Value out = in.new_tensor(*shape, t->dtype);
+  in.link(out, {a.pos[0]});
+  if (all) {
+    in.save(a.pos[0], out);
+    in.save(out, out);
+    return out;
+  }
+  Value idx = in.new_tensor(*shape, Dtype::Int64);
+  in.save(idx, out);
+  return in.make_list({out, idx}, OKind::Tuple);
+}
+
+// -------------------------------------------------------------- softmax
+
+Value softmax_impl(Interp& in, Args& a) {
+  Value x = a.get(in, 0, "input").value_or(Value::unknown());
+  x = autocast_fp32(in, x);
+  TensorObj* t = in.tensor(x);
+  if (!t) return Value::unknown();
+  if (auto dt = dtype_arg(in, a, "dtype"); dt && *dt != t->dtype) {
+    x = tensor_copy(in, x, *dt);
+    t = in.tensor(x);
+  }
+  Value out = in.new_tensor(t->shape, t->dtype);
+  in.tensor(out)->score = t->score;
+  // The report's attention line: where the first explicit softmax(QK^T)
+  // of a step runs (the user's call line for a zoo model), unless a
+  // transformers model said where its eager attention comes from.
+  if (t->score && in.needs_grad({x}) && !in.cfg.explicit_attention && !in.cfg.sdpa) {
+    in.cfg.explicit_attention = true;
+    if (in.cfg.attention_origin.source.empty())
+      in.cfg.attention_origin = {in.user_line(), "explicit softmax(QK^T)"};
+  }
+  in.link(out, {x});
+  in.save(out, out);
+  return out;
+}
+Value f_softmax(Interp& in, Args& a) { return softmax_impl(in, a); }
+Value f_log_softmax(Interp& in, Args& a) { return softmax_impl(in, a); }
+
+Value f_where(Interp& in, Args& a) {
+  if (a.pos.size() < 3) return Value::unknown();
+  TensorObj* c = in.tensor(a.pos[0]);
+  TensorObj* x = in.tensor(a.pos[1]);
+  TensorObj* y = in.tensor(a.pos[2]);
+  if (!c) return Value::unknown();
+  std::vector<DimId> s = c->shape;
+  Dtype dt = Dtype::Float32;
+  if (x) { s = broadcast(in, s, x->shape); dt = x->dtype; }
+  if (y) { s = broadcast(in, s, y->shape); dt = x ? promote(dt, y->dtype) : y->dtype; }
+  Value out = in.new_tensor(s, dt);
+  in.tensor(out)->score = (x && x->score) || (y && y->score);
+  in.link(out, {a.pos[1], a.pos[2]});
+  in.save(a.pos[0], out);
+  return out;
+}
+
+Value f_masked_fill(Interp& in, Args& a) {
+  TensorObj* t = a.pos.empty() ? nullptr : in.tensor(a.pos[0]);
+  if (!t || a.pos.size() < 2) return Value::unknown();
+  Value out = in.new_tensor(t->shape, t->dtype);
+  in.tensor(out)->score = t->score;
+  in.link(out, {a.pos[0]});
+  in.save(a.pos[1], out);
+  return out;
+}
+
+Value f_gather(Interp& in, Args& a) {
+  TensorObj* t = a.pos.empty() ? nullptr : in.tensor(a.pos[0]);
+  TensorObj* idx = tensor_arg(in, a, 2, "index");
+  if (!t || !idx) return Value::unknown();
+  Value out = in.new_tensor(idx->shape, t->dtype);
+  in.link(out, {a.pos[0]});
+  in.save(a.pos[0], out);
+  in.save(*a.get(in, 2, "index"), out);
+  return out;
+}
+
+Value f_nograd_like(Interp& in, Args& a) {
+  TensorObj* t = a.pos.empty() ? nullptr : in.tensor(a.pos[0]);
+  return t ? in.new_tensor(t->shape, t->dtype) : Value::unknown();
+}
+
+/// torch.multinomial(probs, num_samples) and torch.topk(x, k): the last
+/// dimension becomes num_samples (k). Sampling makes int64 ids; topk gives
+/// (values, indices). A decode loop samples its next token with them.
+std::optional<std::vector<DimId>> last_dim_to(Interp& in, Args& a, const char* name) {
+  TensorObj* t = a.pos.empty() ? nullptr : in.tensor(a.pos[0]);
+  auto n = a.get(in, 1, name);
+  if (!t || t->shape.empty() || !n || n->kind != VKind::Int) return std::nullopt;
+  std::vector<DimId> shape = t->shape;
+  shape.back() = n->dim();
+  return shape;
+}
+
+Value f_multinomial(Interp& in, Args& a) {
+  auto shape = last_dim_to(in, a, "num_samples");
+  return shape ? in.new_tensor(*shape, Dtype::Int64) : Value::unknown();
+}
+
+Value f_topk(Interp& in, Args& a) {
+  auto shape = last_dim_to(in, a, "k");
+  if (!shape) return Value::unknown();
+  Value values = in.new_tensor(*shape, in.tensor(a.pos[0])->dtype);
+  in.link(values, {a.pos[0]});
+  return in.make_list({values, in.new_tensor(*shape, Dtype::Int64)}, OKind::Tuple);
+}
+
+Value f_einsum(Interp& in, Args& a) {
+  // The result's shape is not derived from the equation; report unknown
+  // rather than guess (memory it saves: its operands).
+  in.note_unknown("`torch.einsum` result shape", a.span, false);
+  return Value::unknown();
+}
+
+}  // namespace
+
+void register_tensor_reduce(Builtins& b) {
+  auto& m = b.tensor_methods;
+  auto both = [&](const char* name, Handler h, bool functional = false) {
+    m[name] = h;
+    b.functions[std::string("torch.") + name] = h;
+    if (functional) b.functions[std::string("torch.nn.functional.") + name] = h;
+  };
+  both("softmax", f_softmax, true);
+  both("log_softmax", f_log_softmax, true);
+  both("where", f_where);
+  both("masked_fill", f_masked_fill);
+  both("gather", f_gather);
+  both("sum", r_sum);
+  both("mean", r_mean);
+  both("var", r_var);
+  both("std", r_both);
+  both("norm", r_both);
+  both("amax", r_both);
+  both("logsumexp", r_both);
+  both("prod", r_both);
+  both("max", r_maxmin);
+  both("min", r_maxmin);
+  both("argmax", r_nograd);
+  both("argmin", r_nograd);
+  both("cumsum", f_nograd_like);
+  both("tril", f_nograd_like);
+  both("triu", f_nograd_like);
+  both("zeros_like", f_nograd_like);
+  both("multinomial", f_multinomial);
+  both("topk", f_topk);
+  b.functions["torch.einsum"] = f_einsum;
+}
+
+}  // namespace tpf::memory

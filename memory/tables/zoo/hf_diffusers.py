@@ -1,0 +1,330 @@
+"""diffusers' UNet2DModel, as the estimator's interpreter runs it.
+
+Module for module diffusers 0.3x's models/unets/unet_2d.py and the blocks it
+builds (unet_2d_blocks.py: DownBlock2D, AttnDownBlock2D, UNetMidBlock2D,
+UpBlock2D, AttnUpBlock2D; resnet.py: ResnetBlock2D; downsampling.py and
+upsampling.py with use_conv; embeddings.py: Timesteps, TimestepEmbedding;
+attention_processor.py: the Attention of a `_from_deprecated_attn_block`,
+group norm, to_q/to_k/to_v/to_out with biases, residual, SDPA), with
+UNet2DModel's own defaults for every argument the script leaves out.
+Parameter counts match diffusers' (google/ddpm-cifar10-32's config:
+35,746,307). The noise schedulers are one class: add_noise and step give
+tensors of the sample's shape. Only the "positional" time embedding, "default" time scale
+shift and "conv" down/up sampling are built; UNet2DModel(...) with another
+one is not modeled (memory/tables/zoo.cpp says so).
+This file is interpreted by tpf-analyze, never imported by it.
+"""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class UNet2DOutput:
+    def __init__(self, sample):
+        self.sample = sample
+
+    def __getitem__(self, k):
+        if isinstance(k, str):
+            return getattr(self, k)
+        return (self.sample,)[k]
+
+
+class SchedulerConfig:
+    def __init__(self, num_train_timesteps):
+        self.num_train_timesteps = num_train_timesteps
+
+
+class SchedulerOutput:
+    def __init__(self, prev_sample):
+        self.prev_sample = prev_sample
+
+    def __getitem__(self, k):
+        if isinstance(k, str):
+            return getattr(self, k)
+        return (self.prev_sample,)[k]
+
+
+class NoiseScheduler:
+    """A noise scheduler (DDPMScheduler, DDIMScheduler, ...): no module, its
+    tensors are the shapes of the samples it mixes."""
+
+    def __init__(self, num_train_timesteps=1000, **kwargs):
+        self.config = SchedulerConfig(num_train_timesteps)
+        self.num_train_timesteps = num_train_timesteps
+        self.timesteps = torch.arange(num_train_timesteps)
+
+    def set_timesteps(self, num_inference_steps, device=None):
+        self.timesteps = torch.arange(num_inference_steps)
+
+    def add_noise(self, original_samples, noise, timesteps):
+        return original_samples * 0.5 + noise * 0.5
+
+    def get_velocity(self, sample, noise, timesteps):
+        return sample * 0.5 - noise * 0.5
+
+    def scale_model_input(self, sample, timestep=None):
+        return sample
+
+    def step(self, model_output, timestep, sample, **kwargs):
+        return SchedulerOutput(sample - model_output)
+
+
+class Timesteps(nn.Module):
+    """Sinusoidal embedding of the timesteps: no parameters."""
+
+    def __init__(self, num_channels):
+        super().__init__()
+        self.num_channels = num_channels
+
+    def forward(self, timesteps):
+        half = self.num_channels // 2
+        exponent = torch.arange(half, dtype=torch.float32, device=timesteps.device)
+        emb = timesteps[:, None].float() * exponent[None, :]
+        return torch.cat([torch.sin(emb), torch.cos(emb)], dim=-1)
+
+
+class TimestepEmbedding(nn.Module):
+    def __init__(self, in_channels, time_embed_dim):
+        super().__init__()
+        self.linear_1 = nn.Linear(in_channels, time_embed_dim)
+        self.act = nn.SiLU()
+        self.linear_2 = nn.Linear(time_embed_dim, time_embed_dim)
+
+    def forward(self, sample):
+        return self.linear_2(self.act(self.linear_1(sample)))
+
+
+class ResnetBlock2D(nn.Module):
+    def __init__(self, in_channels, out_channels, temb_channels, eps, groups, dropout, output_scale_factor):
+        super().__init__()
+        self.norm1 = nn.GroupNorm(num_groups=groups, num_channels=in_channels, eps=eps, affine=True)
+        self.conv1 = nn.Conv2d(in_channels, out_channels, kernel_size=3, stride=1, padding=1)
+        self.time_emb_proj = nn.Linear(temb_channels, out_channels)
+        self.norm2 = nn.GroupNorm(num_groups=groups, num_channels=out_channels, eps=eps, affine=True)
+        self.dropout = nn.Dropout(dropout)
+        self.conv2 = nn.Conv2d(out_channels, out_channels, kernel_size=3, stride=1, padding=1)
+        self.nonlinearity = nn.SiLU()
+        self.conv_shortcut = None
+        if in_channels != out_channels:
+            self.conv_shortcut = nn.Conv2d(in_channels, out_channels, kernel_size=1, stride=1, padding=0)
+        self.output_scale_factor = output_scale_factor
+
+    def forward(self, input_tensor, temb):
+        hidden_states = self.nonlinearity(self.norm1(input_tensor))
+        hidden_states = self.conv1(hidden_states)
+        temb = self.time_emb_proj(self.nonlinearity(temb))[:, :, None, None]
+        hidden_states = self.norm2(hidden_states + temb)
+        hidden_states = self.dropout(self.nonlinearity(hidden_states))
+        hidden_states = self.conv2(hidden_states)
+        if self.conv_shortcut is not None:
+            input_tensor = self.conv_shortcut(input_tensor)
+        return (input_tensor + hidden_states) / self.output_scale_factor
+
+
+class Attention(nn.Module):
+    """The spatial self-attention of a UNet block (`_from_deprecated_attn_block`)."""
+
+    def __init__(self, channels, heads, dim_head, eps, groups, output_scale_factor):
+        super().__init__()
+        inner = heads * dim_head
+        self.heads = heads
+        self.group_norm = nn.GroupNorm(num_channels=channels, num_groups=groups, eps=eps, affine=True)
+        self.to_q = nn.Linear(channels, inner)
+        self.to_k = nn.Linear(channels, inner)
+        self.to_v = nn.Linear(channels, inner)
+        self.to_out = nn.ModuleList([nn.Linear(inner, channels), nn.Dropout(0.0)])
+        self.rescale_output_factor = output_scale_factor
+
+    def forward(self, hidden_states):
+        residual = hidden_states
+        batch, channel, height, width = hidden_states.shape
+        hidden_states = self.group_norm(hidden_states)
+        hidden_states = hidden_states.view(batch, channel, height * width).transpose(1, 2)
+        q = self.to_q(hidden_states)
+        k = self.to_k(hidden_states)
+        v = self.to_v(hidden_states)
+        head_dim = q.shape[-1] // self.heads
+        q = q.view(batch, -1, self.heads, head_dim).transpose(1, 2)
+        k = k.view(batch, -1, self.heads, head_dim).transpose(1, 2)
+        v = v.view(batch, -1, self.heads, head_dim).transpose(1, 2)
+        out = F.scaled_dot_product_attention(q, k, v)
+        out = out.transpose(1, 2).reshape(batch, -1, self.heads * head_dim)
+        out = self.to_out[1](self.to_out[0](out))
+        out = out.transpose(-1, -2).reshape(batch, channel, height, width)
+        return (out + residual) / self.rescale_output_factor
+
+
+class Downsample2D(nn.Module):
+    def __init__(self, channels, padding):
+        super().__init__()
+        self.padding = padding
+        self.conv = nn.Conv2d(channels, channels, kernel_size=3, stride=2, padding=padding)
+
+    def forward(self, hidden_states):
+        if self.padding == 0:
+            hidden_states = F.pad(hidden_states, (0, 1, 0, 1), mode="constant", value=0)
+        return self.conv(hidden_states)
+
+
+class Upsample2D(nn.Module):
+    def __init__(self, channels):
+        super().__init__()
+        self.conv = nn.Conv2d(channels, channels, kernel_size=3, padding=1)
+
+    def forward(self, hidden_states):
+        return self.conv(F.interpolate(hidden_states, scale_factor=2.0, mode="nearest"))
+
+
+class DownBlock2D(nn.Module):
+    def __init__(self, attn, num_layers, in_channels, out_channels, temb_channels, add_downsample, eps, groups,
+                 head_dim, padding, dropout):
+        super().__init__()
+        resnets = []
+        attentions = []
+        for i in range(num_layers):
+            resnets.append(ResnetBlock2D(in_channels if i == 0 else out_channels, out_channels, temb_channels, eps,
+                                         groups, dropout, 1.0))
+            if attn:
+                attentions.append(Attention(out_channels, out_channels // head_dim, head_dim, eps, groups, 1.0))
+        self.resnets = nn.ModuleList(resnets)
+        self.attentions = nn.ModuleList(attentions)
+        self.downsamplers = nn.ModuleList([Downsample2D(out_channels, padding)]) if add_downsample else None
+
+    def forward(self, hidden_states, temb):
+        output_states = ()
+        for i in range(len(self.resnets)):
+            hidden_states = self.resnets[i](hidden_states, temb)
+            if len(self.attentions) > 0:
+                hidden_states = self.attentions[i](hidden_states)
+            output_states = output_states + (hidden_states,)
+        if self.downsamplers is not None:
+            hidden_states = self.downsamplers[0](hidden_states)
+            output_states = output_states + (hidden_states,)
+        return hidden_states, output_states
+
+
+class UpBlock2D(nn.Module):
+    def __init__(self, attn, num_layers, in_channels, prev_output_channel, out_channels, temb_channels, add_upsample,
+                 eps, groups, head_dim, dropout):
+        super().__init__()
+        resnets = []
+        attentions = []
+        for i in range(num_layers):
+            res_skip_channels = in_channels if i == num_layers - 1 else out_channels
+            resnet_in_channels = prev_output_channel if i == 0 else out_channels
+            resnets.append(ResnetBlock2D(resnet_in_channels + res_skip_channels, out_channels, temb_channels, eps,
+                                         groups, dropout, 1.0))
+            if attn:
+                attentions.append(Attention(out_channels, out_channels // head_dim, head_dim, eps, groups, 1.0))
+        self.resnets = nn.ModuleList(resnets)
+        self.attentions = nn.ModuleList(attentions)
+        self.upsamplers = nn.ModuleList([Upsample2D(out_channels)]) if add_upsample else None
+
+    def forward(self, hidden_states, res_hidden_states_tuple, temb):
+        for i in range(len(self.resnets)):
+            res_hidden_states = res_hidden_states_tuple[-1]
+            res_hidden_states_tuple = res_hidden_states_tuple[:-1]
+            hidden_states = torch.cat([hidden_states, res_hidden_states], dim=1)
+            hidden_states = self.resnets[i](hidden_states, temb)
+            if len(self.attentions) > 0:
+                hidden_states = self.attentions[i](hidden_states)
+        if self.upsamplers is not None:
+            hidden_states = self.upsamplers[0](hidden_states)
+        return hidden_states
+
+
+class UNetMidBlock2D(nn.Module):
+    def __init__(self, in_channels, temb_channels, eps, groups, head_dim, add_attention, output_scale_factor, dropout):
+        super().__init__()
+        self.resnets = nn.ModuleList([
+            ResnetBlock2D(in_channels, in_channels, temb_channels, eps, groups, dropout, output_scale_factor),
+            ResnetBlock2D(in_channels, in_channels, temb_channels, eps, groups, dropout, output_scale_factor),
+        ])
+        self.attentions = nn.ModuleList(
+            [Attention(in_channels, in_channels // head_dim, head_dim, eps, groups, output_scale_factor)]
+            if add_attention else [])
+
+    def forward(self, hidden_states, temb):
+        hidden_states = self.resnets[0](hidden_states, temb)
+        if len(self.attentions) > 0:
+            hidden_states = self.attentions[0](hidden_states)
+        return self.resnets[1](hidden_states, temb)
+
+
+class UNet2DModel(nn.Module):
+    def __init__(self, sample_size=None, in_channels=3, out_channels=3, center_input_sample=False,
+                 time_embedding_type="positional", time_embedding_dim=None, freq_shift=0, flip_sin_to_cos=True,
+                 down_block_types=("DownBlock2D", "AttnDownBlock2D", "AttnDownBlock2D", "AttnDownBlock2D"),
+                 mid_block_type="UNetMidBlock2D",
+                 up_block_types=("AttnUpBlock2D", "AttnUpBlock2D", "AttnUpBlock2D", "UpBlock2D"),
+                 block_out_channels=(224, 448, 672, 896), layers_per_block=2, mid_block_scale_factor=1,
+                 downsample_padding=1, downsample_type="conv", upsample_type="conv", dropout=0.0, act_fn="silu",
+                 attention_head_dim=8, norm_num_groups=32, attn_norm_num_groups=None, norm_eps=1e-5,
+                 resnet_time_scale_shift="default", add_attention=True, class_embed_type=None,
+                 num_class_embeds=None, num_train_timesteps=None):
+        super().__init__()
+        self.sample_size = sample_size
+        self.in_channels = in_channels
+        time_embed_dim = time_embedding_dim or block_out_channels[0] * 4
+        self.conv_in = nn.Conv2d(in_channels, block_out_channels[0], kernel_size=3, padding=1)
+        self.time_proj = Timesteps(block_out_channels[0])
+        self.time_embedding = TimestepEmbedding(block_out_channels[0], time_embed_dim)
+        self.class_embedding = None
+        if num_class_embeds is not None and class_embed_type is None:
+            self.class_embedding = nn.Embedding(num_class_embeds, time_embed_dim)
+        self.down_blocks = nn.ModuleList([])
+        self.up_blocks = nn.ModuleList([])
+        output_channel = block_out_channels[0]
+        for i in range(len(down_block_types)):
+            input_channel = output_channel
+            output_channel = block_out_channels[i]
+            head_dim = attention_head_dim if attention_head_dim is not None else output_channel
+            self.down_blocks.append(DownBlock2D(
+                down_block_types[i] == "AttnDownBlock2D", layers_per_block, input_channel, output_channel,
+                time_embed_dim, i != len(block_out_channels) - 1, norm_eps, norm_num_groups, head_dim,
+                downsample_padding, dropout))
+        self.mid_block = None
+        if mid_block_type is not None:
+            head_dim = attention_head_dim if attention_head_dim is not None else block_out_channels[-1]
+            self.mid_block = UNetMidBlock2D(block_out_channels[-1], time_embed_dim, norm_eps, norm_num_groups,
+                                            head_dim, add_attention, mid_block_scale_factor, dropout)
+        reversed_channels = list(reversed(block_out_channels))
+        output_channel = reversed_channels[0]
+        for i in range(len(up_block_types)):
+            prev_output_channel = output_channel
+            output_channel = reversed_channels[i]
+            input_channel = reversed_channels[min(i + 1, len(block_out_channels) - 1)]
+            head_dim = attention_head_dim if attention_head_dim is not None else output_channel
+            self.up_blocks.append(UpBlock2D(
+                up_block_types[i] == "AttnUpBlock2D", layers_per_block + 1, input_channel, prev_output_channel,
+                output_channel, time_embed_dim, i != len(block_out_channels) - 1, norm_eps, norm_num_groups,
+                head_dim, dropout))
+        self.conv_norm_out = nn.GroupNorm(num_channels=block_out_channels[0], num_groups=norm_num_groups,
+                                          eps=norm_eps)
+        self.conv_act = nn.SiLU()
+        self.conv_out = nn.Conv2d(block_out_channels[0], out_channels, kernel_size=3, padding=1)
+
+    def forward(self, sample, timestep, class_labels=None, return_dict=True):
+        timesteps = timestep
+        if not torch.is_tensor(timesteps):
+            timesteps = torch.tensor([timesteps], dtype=torch.long, device=sample.device)
+        timesteps = timesteps * torch.ones(sample.shape[0], dtype=timesteps.dtype, device=timesteps.device)
+        emb = self.time_embedding(self.time_proj(timesteps))
+        if self.class_embedding is not None:
+            emb = emb + self.class_embedding(class_labels)
+        sample = self.conv_in(sample)
+        down_block_res_samples = (sample,)
+        for i in range(len(self.down_blocks)):
+            sample, res_samples = self.down_blocks[i](sample, emb)
+            down_block_res_samples = down_block_res_samples + res_samples
+        if self.mid_block is not None:
+            sample = self.mid_block(sample, emb)
+        for i in range(len(self.up_blocks)):
+            n = len(self.up_blocks[i].resnets)
+            res_samples = down_block_res_samples[-n:]
+            down_block_res_samples = down_block_res_samples[:-n]
+            sample = self.up_blocks[i](sample, res_samples, emb)
+        sample = self.conv_out(self.conv_act(self.conv_norm_out(sample)))
+        if not return_dict:
+            return (sample,)
+        return UNet2DOutput(sample)
