@@ -37,6 +37,14 @@ ListId Module::add_list(std::span<const uint32_t> items) {
   return static_cast<ListId>(lists.size() - 1);
 }
 
+void Module::shrink_to_fit() {
+  nodes.shrink_to_fit();
+  lists.shrink_to_fit();
+  list_items.shrink_to_fit();
+  symbols.shrink_to_fit();
+  constants.shrink_to_fit();
+}
+
 void Module::grow_nodes() { nodes.reserve(nodes.capacity() * 2 + 64); }
 
 ListId Module::add_list(std::span<const NodeId> items) {
