@@ -23,7 +23,7 @@ ifeq ($(CI),true)
 MESON_OPTS += -Dwerror=true
 endif
 
-.PHONY: all deps build run test test-corpus bench clean test-sanitize test-threads fuzz install
+.PHONY: all deps build run test test-corpus bench bench-memory clean test-sanitize test-threads fuzz install
 
 all: build
 
@@ -69,6 +69,12 @@ bench: build
 	$(PYTHON) tools/bench.py --tpf-bench $(BUILD)/tools/tpf-bench $(TORCH_DIR)
 	$(PYTHON) tools/bench.py --tpf-bench $(BUILD)/tools/tpf-bench $(STDLIB_DIR)
 	$(PYTHON) tools/bench_pipeline.py --tpf $(TPF) $(TORCH_DIR) $(STDLIB_DIR)
+
+# Peak RSS per file over its size, for generated files of three shapes at 1,
+# 4 and 16 MB (issue 20); MB="1 4 16 100" adds sizes.
+MB ?= 1 4 16
+bench-memory: build
+	$(PYTHON) tools/bench_pipeline.py --tpf $(TPF) --repeat 1 --memory $(MB)
 
 clean:
 	rm -rf $(BUILD)

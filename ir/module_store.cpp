@@ -144,6 +144,8 @@ const ModuleStore::Parsed& ModuleStore::parsed(const std::string& file) {
       p->error = "SyntaxError at " + std::to_string(lc.line) + ":" + std::to_string(lc.col) + ": " + d.message;
       return;
     }
+    std::vector<lexer::Token>().swap(toks.tokens);  // the AST holds what later stages read
+    ast->shrink_to_fit();
     p->ast = std::move(ast);
     p->ir = std::make_shared<Module>(build(*p->ast, *p->src, diags, false));
     p->res = std::make_unique<Resolution>(compute_resolution(*p->ir));

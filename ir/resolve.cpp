@@ -141,6 +141,9 @@ class Resolver {
   Referent get_attr(const Referent& base, Symbol attr);
   Referent self_attr(ClassId c, Symbol attr);
   FunctionId subclass_method(ClassId c, Symbol name);
+  /// The classes that define a method `name`, in class order (built on
+  /// first use: methods do not change during resolution).
+  const std::vector<ClassId>& classes_defining(Symbol name);
   ConstValue from_ast(ConstId c);
   bool known_module_base(PathId p);
 
@@ -148,6 +151,11 @@ class Resolver {
   const std::vector<StarBinding>& star_;
   Resolution r_;
   PathId builtins_, staticmethod_, classmethod_;
+  /// classes_defining's index: scanning every class per unresolved
+  /// attribute of an instance made resolution quadratic in the classes of a
+  /// file (16 MB of small nn.Module classes: 59 s; issue 21).
+  std::unordered_map<Symbol, std::vector<ClassId>> classes_defining_;
+  bool classes_indexed_ = false;
   PathId module_list_, sequential_, nn_module_;  // the elements of a ModuleList are nn.Modules
   std::vector<Symbol> self_methods_;
   /// Whether a global name is a Python builtin, by Symbol (0: not asked
@@ -362,10 +370,20 @@ Referent Resolver::self_attr(ClassId c, Symbol attr) {
 /// one of its subclasses in the file defines: every instance on which c's
 /// code can call it (a subclass's, inheriting it or not overriding it) runs
 /// that one; several definitions or none: invalid.
+const std::vector<ClassId>& Resolver::classes_defining(Symbol name) {
+  if (!classes_indexed_) {
+    for (uint32_t k = 0; k < m_.classes.size(); ++k)
+      for (const auto& [method, fn] : m_.cls(ClassId(k)).method_index) classes_defining_[method].push_back(ClassId(k));
+    classes_indexed_ = true;
+  }
+  static const std::vector<ClassId> kNone;
+  auto it = classes_defining_.find(name);
+  return it == classes_defining_.end() ? kNone : it->second;
+}
+
 FunctionId Resolver::subclass_method(ClassId c, Symbol name) {
   FunctionId found;
-  for (uint32_t k = 0; k < m_.classes.size(); ++k) {
-    ClassId sub(k);
+  for (ClassId sub : classes_defining(name)) {
     if (sub == c) continue;
     FunctionId f = m_.cls(sub).method(name);
     if (!f.valid()) continue;
@@ -617,6 +635,10 @@ void Resolver::resolve_function(FunctionId fid) {
   bool loops = loops_[fid.v] == 2;
   for (int sweep = 0; sweep < (loops ? 2 : 1); ++sweep)
     for (uint32_t i = 0; i < f.insts.size(); ++i) transfer(fid, f, InstId(i), f.insts[i]);
+  // Both tables were another function's before (swapped with old_*_): keep
+  // only this function's size.
+  refs.shrink_to_fit();
+  r_.consts_[fid.v].shrink();
   Referent ret;
   bool first = true, agree = !f.is_generator;
   // A Return ends its block: the terminators are all there is to look at.

@@ -141,6 +141,10 @@ class Module {
   /// slots, in ast.def order; kNoNode list entries are skipped).
   template <class F>
   void for_each_child(NodeId n, F&& f) const;
+  /// Gives back the capacity the list, symbol and constant vectors grew to
+  /// and do not use. Call it before anything holds a view of `symbols`
+  /// (ir::Names does): their strings move.
+  void shrink_to_fit();
   ConstId add_constant(Constant c) {
     constants.push_back(std::move(c));
     return static_cast<ConstId>(constants.size() - 1);

@@ -20,6 +20,11 @@ end to end (process start included); and memory per file: the peak RSS of
 one large file of real code (the trees' files concatenated, 16 MB) and of
 300,000 small functions, over the file's size, beside ast.parse's.
 
+`--memory [MB ...]` runs only the memory-per-file rows of issue 20: one
+generated file per shape of tools/gen_big_file.py (many small functions, one
+long function, many nn.Module classes) at each size (default 1, 4, 16 MB),
+each with its peak RSS over its size and its CPU time (best of --repeat).
+
 A benchmark, not a test: it prints numbers and the targets beside them and
 never fails on speed (the exit status is non-zero only if a tool crashes).
 """
@@ -35,6 +40,7 @@ import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_baseline import baseline_python  # noqa: E402
+import gen_big_file  # noqa: E402
 
 
 def py_files(paths):
@@ -303,15 +309,33 @@ def bench_memory(tpf, trees, quick):
         print(f"{name:34}{size:7.1f}{rss:9.0f}M{rss / size:7.1f}x{py_rss:14.0f}M{py_rss / size:7.1f}x")
 
 
+def bench_memory_shapes(tpf, sizes, repeat):
+    """Issue 20's table: peak RSS per file byte for each generated shape and
+    size (all rules + --target h100, one file, -j1)."""
+    print("memory per file: peak RSS / file size, generated shapes (tools/gen_big_file.py)")
+    print(f"{'shape':10}{'MB':>7}{'peak RSS':>11}{'x file':>8}{'CPU s':>8}")
+    for shape in gen_big_file.SHAPES:
+        for mb in sizes:
+            text = gen_big_file.generate(shape, int(mb * 2**20))
+            _, cpu, rss = run_file(tpf, text, repeat, ("--target", "h100"))
+            size = len(text.encode()) / 2**20
+            print(f"{shape:10}{size:7.1f}{rss:9.0f} M{rss / size:7.1f}x{cpu:8.2f}", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tpf", default="build/tools/tpf-analyze")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="one run each, smaller scaling sizes")
+    ap.add_argument("--memory", nargs="*", type=float, metavar="MB",
+                    help="only the memory per file of generated shapes, at these sizes (default 1 4 16)")
     ap.add_argument("trees", nargs="*")
     a = ap.parse_args()
     repeat = 1 if a.quick else a.repeat
     tpf = os.path.abspath(a.tpf)
+    if a.memory is not None:
+        bench_memory_shapes(tpf, a.memory or [1, 4, 16], repeat)
+        return 0
     for t in a.trees:
         bench_tree(tpf, t, repeat)
     bench_scaling(tpf, repeat, a.quick)

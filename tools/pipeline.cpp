@@ -152,6 +152,7 @@ bool recheck(ProjectRun& pr, const tpf::SourceFile& src, const std::string& path
   // tokens are 120 MB.
   tpf::tools::CommentLines lines = tpf::tools::compute_comment_lines(src, toks.tokens);
   std::vector<tpf::lexer::Token>().swap(toks.tokens);
+  module.shrink_to_fit();  // with the tokens gone, its copies cost no peak (issue 20)
   tpf::ir::Module ir = tpf::ir::build(module, src, diags, opt.verify_ir);
   FileProject fp;
   file_project(fp, pr, module, src, path, opt);
@@ -334,6 +335,7 @@ bool analyze_file(ProjectRun& pr, const tpf::SourceFile& src, const std::string&
   // tokens are 120 MB.
   tpf::tools::CommentLines lines = tpf::tools::compute_comment_lines(src, toks.tokens);
   std::vector<tpf::lexer::Token>().swap(toks.tokens);
+  module.shrink_to_fit();  // with the tokens gone, its copies cost no peak (issue 20)
   tpf::ir::Module ir = tpf::ir::build(module, src, diags, opt.verify_ir);
   FileProject fp;
   file_project(fp, pr, module, src, path, opt);
