@@ -300,6 +300,7 @@ Value Interp::run(uint16_t u, ir::FunctionId fid, std::vector<Value> args,
       case ir::Op::Branch: {
         std::optional<bool> t = truth(val(0));
         bool take = t ? *t : unknown_branch(f, b, prev);
+        if (!t) fr->guessed = true;
         // A comprehension's filter on an item of data the interpreter could
         // not read (`[f for f in os.listdir(d) if f.endswith(".jpg")]`):
         // the item is kept, so the result is marked as one pass's guess
@@ -365,18 +366,20 @@ Value Interp::run(uint16_t u, ir::FunctionId fid, std::vector<Value> args,
           failed_assert_line = (term.flags & ir::kAssert) ? user_line() : fr->exc_line;
           failed_assert_in_script = (term.flags & ir::kAssert) ? un.is_user : fr->exc_in_script;
         }
-        // A `raise` the run reaches in the script or its project's code,
-        // outside any `try:` (a parse_args that raises ValueError without a
-        // dataset): the run as given ends there with an error, so what the
+        // A `raise` of the script's own, outside any `try:` (a parse_args
+        // that raises ValueError without a dataset), before the training
+        // step, on a path of its function that no unknown condition chose:
+        // the run as given ends there with an error, so what the
         // interpreter goes on with is no run's. Said once, where it is.
-        if (!from_assert && !raised && !f.block(b).exc.valid() && (un.is_user || un.project)) {
+        // (Library code of the project raises on states the interpreter
+        // only approximates: not taken as the run's.)
+        if (!from_assert && !raised && !fr->guessed && !backward_seen && !f.block(b).exc.valid() && un.is_user) {
           raised = true;
           std::string text;
-          const std::string_view src = un.is_user && un.ir->src ? std::string_view(un.ir->src->text) : "";
+          const std::string_view src = un.ir->src ? std::string_view(un.ir->src->text) : "";
           if (term.span.end <= src.size() && term.span.begin < term.span.end)
             text = " (`" + std::string(src.substr(term.span.begin, std::min<uint32_t>(term.span.end - term.span.begin, 100))) + "`)";
-          note_unknown((un.is_user ? "the script raises here" : "the code this line calls raises") +
-                           std::string(" with the values the estimate has") + text +
+          note_unknown("the script raises here with the values the estimate has" + text +
                            ", and the run stops there: give the run's arguments after `--` (`tpf-analyze ... SCRIPT "
                            "-- --name VALUE`)",
                        {}, true);

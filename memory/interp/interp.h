@@ -274,6 +274,9 @@ struct Frame {
   uint32_t cur_block = 0;
   Span cur_span;
   uint32_t unknown_loops = 0;  ///< loops over unknown iterables entered and not yet left
+  /// A branch on a value the interpreter does not know was taken here: the
+  /// path from then on is a guess (memory/interp/interp.cpp).
+  bool guessed = false;
   /// The exception being handled (a false assert's AssertionError), the
   /// line of that assert and whether it is the script's own.
   Value cur_exc;
@@ -620,8 +623,8 @@ struct Interp {
   uint32_t failed_assert_line = 0;
   /// The assert is the script's own (else one in code that line calls).
   bool failed_assert_in_script = false;
-  /// A `raise` outside any `try:` was reached in the script or its
-  /// project's code (memory/interp.cpp): said once, as a blocking unknown.
+  /// A `raise` of the script's own outside any `try:` was reached before
+  /// the step (memory/interp/interp.cpp): said once, as a blocking unknown.
   bool raised = false;
   void note_unsized(std::string what) {
     if (unsized_line) return;
