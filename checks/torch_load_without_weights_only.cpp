@@ -82,9 +82,10 @@ Not flagged
     files of the project, also literal templates whose folder is written
     out, where an option only fills a number or a name
     (`"saved_models/generator_%d.pth" % opt.epoch`,
-    `f"ckpt/model_{args.epoch}.pt"`); `f"{args.dir}/model.pt"` and
-    `os.path.join(args.dir, "model.pt")` let the option choose the folder
-    and are flagged
+    `f"ckpt/model_{args.epoch}.pt"`), and files joined under such a folder
+    (`os.path.join("../model/{}".format(args.exp), name)`);
+    `f"{args.dir}/model.pt"` and `os.path.join(args.dir, "model.pt")` let
+    the option choose the folder and are flagged
   - paths of unknown origin, such as the result of another module's helper
   - library code: files not run as a program (they test no
     `__name__ == "__main__"`, parse no arguments; a logger named after
@@ -228,6 +229,36 @@ class Rule {
 
   /// Where the path comes from when it comes from outside the script
   /// ("a command-line argument", ...), else "".
+  /// `v` is a path whose folder the script writes out: a string constant
+  /// or a template (`%`, `+`, `.format`, an f-string) whose literal head
+  /// fixes a folder (not "", "./", "/", "~/"), or a join whose first part
+  /// is one.
+  bool fixed_folder(ir::FunctionId fid, ir::ValueId v, int depth) const {
+    if (!v.valid() || depth > 8) return false;
+    const ir::Function& f = ctx_.ir.fn(fid);
+    const ir::ConstValue& c = ctx_.facts.res.constant(fid, v);
+    if (c.kind == ir::ConstValue::Kind::Str) return !fixes_no_folder(c.s);
+    const ir::Inst& d = f.def(v);
+    auto ops = f.operands(d);
+    if (d.op == ir::Op::BinOp && !ops.empty()) {
+      auto op = static_cast<ast::Op>(d.aux);
+      const ir::ConstValue& h = ctx_.facts.res.constant(fid, ops[0]);
+      return (op == ast::Op::Mod || op == ast::Op::Add) && h.kind == ir::ConstValue::Kind::Str &&
+             !fixes_no_folder(op == ast::Op::Mod ? literal_head(h.s, '%') : h.s);
+    }
+    if (d.op == ir::Op::BuildString && !ops.empty()) {
+      const ir::ConstValue& h = ctx_.facts.res.constant(fid, ops[0]);
+      return h.kind == ir::ConstValue::Kind::Str && !fixes_no_folder(h.s);
+    }
+    if (d.op != ir::Op::Call) return false;
+    ir::InstId ci = f.def_id(v);
+    if (call_method(ctx_, f, d) == "format") {
+      const ir::ConstValue& h = ctx_.facts.res.constant(fid, call_receiver(f, d));
+      return h.kind == ir::ConstValue::Kind::Str && !fixes_no_folder(literal_head(h.s, '{'));
+    }
+    return call_target_name(ctx_, fid, ci) == "os.path.join" && ops.size() > 1 && fixed_folder(fid, ops[1], depth + 1);
+  }
+
   std::string outside(ir::FunctionId fid, ir::ValueId v, int depth) {
     if (!v.valid() || depth > kMaxDepth || ++visits_ > 256) return {};
     const ir::Function& f = ctx_.ir.fn(fid);
@@ -350,8 +381,9 @@ class Rule {
     if (n == "os.path.join" && ops.size() > 1) {
       // `os.path.join("checkpoint", name)`: as `f"checkpoint/{name}"`, the
       // folder is the script's own; an argument only names a file in it.
-      const ir::ConstValue& c = ctx_.facts.res.constant(fid, ops[1]);
-      if (c.kind == ir::ConstValue::Kind::Str && !fixes_no_folder(c.s)) return {};
+      // So is a first part that is such a template itself
+      // (`os.path.join("../model/{}".format(args.exp), name)`).
+      if (fixed_folder(fid, ops[1], depth)) return {};
     }
     for (size_t a = 1; a < ops.size(); ++a) {
       std::string s = outside(fid, ops[a], depth + 1);

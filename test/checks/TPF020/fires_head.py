@@ -27,3 +27,6 @@ net.load_state_dict(torch.load("%s/model.pt" % args.checkpoint_dir))  # expect: 
 
 # case: a "./" prefix fixes no folder: the option still chooses it
 net.load_state_dict(torch.load("./{}/last.pt".format(args.checkpoint_dir)))  # expect: TPF020
+
+# case: a join under a template whose head is the option itself
+net.load_state_dict(torch.load(os.path.join("{}/snapshots".format(args.checkpoint_dir), "best.pth")))  # expect: TPF020
