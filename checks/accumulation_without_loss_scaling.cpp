@@ -29,6 +29,8 @@
 //   under the same guard as the step (GANs alternating optimizers);
 //   gradients rescaled by hand (`p.grad /= N`); `accelerator.accumulate` and
 //   `accelerator.backward(loss)` / DeepSpeed engines (they scale themselves).
+#include <algorithm>
+
 #include "checks/facts.h"
 #include "checks/fixes.h"
 
@@ -253,6 +255,7 @@ class Rule {
         backward = i;
     }
     if (!backward.valid()) return;
+    if (rescales_grads(l, m)) return;
     InstId step;
     for (InstId i : loop_insts(ctx_, fid_, l))
       if (li_.loop_of(f_.block_of(i)) == l && f_.inst(i).op == Op::Call && is_step(i)) {
@@ -274,6 +277,37 @@ class Rule {
             ").backward()`");
     d.notes.push_back({f_.inst(step).span, "the optimizer steps here, once per `range(" + ntext + ")` pass"});
     out.report(std::move(d));
+  }
+
+  /// `p.grad.data.mul_(1.0 / N)`, `p.grad.div_(N)`, `p.grad /= N` in loop
+  /// `l` outside the micro-step loop `inner` (learn2learn's MAML examples
+  /// average the summed task gradients over the parameters, then step):
+  /// the gradients are rescaled by hand, so the loss need not be.
+  bool rescales_grads(uint32_t l, uint32_t inner) const {
+    auto grad = [&](ValueId v) {
+      for (int depth = 0; v.valid() && depth < 3; ++depth) {
+        const ir::Inst& d = f_.def(v);
+        if (d.op != Op::GetAttr) return false;
+        std::string_view a = ctx_.ir.names.str(d.aux);
+        if (a == "grad") return true;
+        if (a != "data") return false;
+        v = f_.operands(d)[0];
+      }
+      return false;
+    };
+    std::vector<InstId> in_inner = loop_insts(ctx_, fid_, inner);
+    std::sort(in_inner.begin(), in_inner.end());
+    for (InstId i : loop_insts(ctx_, fid_, l)) {
+      if (std::binary_search(in_inner.begin(), in_inner.end(), i)) continue;
+      const ir::Inst& in = f_.inst(i);
+      if (in.op == Op::Call) {
+        std::string_view m = call_method(ctx_, f_, in);
+        if ((m == "mul_" || m == "div_") && grad(call_receiver(f_, in))) return true;
+      } else if (in.op == Op::BinOp && (in.flags & ir::kInplaceOp) && in.nops > 0 && grad(f_.operands(in)[0])) {
+        return true;
+      }
+    }
+    return false;
   }
 
   void check_loop(uint32_t l, DiagSink& out) {

@@ -1,0 +1,20 @@
+# TPF004 fires: the gradients are read after the micro-steps, to log their norm, but never
+# rescaled: each step still applies the sum of `accum` gradients.
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+
+model = nn.Linear(16, 4)
+opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+accum = 8
+batches = iter([])
+for step in range(1000):
+    for micro in range(accum):
+        x, y = next(batches)
+        F.cross_entropy(model(x), y).backward()  # expect: TPF004
+    norms = [p.grad.norm().item() for p in model.parameters()]
+    print(step, max(norms))
+    opt.step()
+    opt.zero_grad()
