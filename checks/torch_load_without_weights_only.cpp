@@ -227,12 +227,11 @@ class Rule {
     return false;
   }
 
-  /// Where the path comes from when it comes from outside the script
-  /// ("a command-line argument", ...), else "".
   /// `v` is a path whose folder the script writes out: a string constant
   /// or a template (`%`, `+`, `.format`, an f-string) whose literal head
   /// fixes a folder (not "", "./", "/", "~/"), or a join whose first part
-  /// is one.
+  /// is one (`os.path.join("checkpoint", name)`: as `f"checkpoint/{name}"`,
+  /// an argument only names a file in the script's own folder).
   bool fixed_folder(ir::FunctionId fid, ir::ValueId v, int depth) const {
     if (!v.valid() || depth > 8) return false;
     const ir::Function& f = ctx_.ir.fn(fid);
@@ -259,8 +258,13 @@ class Rule {
     return call_target_name(ctx_, fid, ci) == "os.path.join" && ops.size() > 1 && fixed_folder(fid, ops[1], depth + 1);
   }
 
+  /// Where the path comes from when it comes from outside the script
+  /// ("a command-line argument", ...), else "". A path in a folder the
+  /// script writes out (fixed_folder) comes from the script, whatever
+  /// fills its name.
   std::string outside(ir::FunctionId fid, ir::ValueId v, int depth) {
     if (!v.valid() || depth > kMaxDepth || ++visits_ > 256) return {};
+    if (fixed_folder(fid, v, 0)) return {};
     const ir::Function& f = ctx_.ir.fn(fid);
     const ir::Inst& d = f.def(v);
     auto ops = f.operands(d);
@@ -295,12 +299,12 @@ class Rule {
           }
         return {};
       case ir::Op::BinOp: {
-        // A template or prefix the script writes (`"ckpt/g_%d.pth" % n`,
-        // `"ckpt/" + name`): outside only when what fills it is the head.
+        // A template or prefix whose head fixes no folder (`"%s/model.pt" %
+        // args.dir`; one that fixes it was answered above): outside when
+        // what fills the head is.
         auto op = static_cast<ast::Op>(d.aux);
         const ir::ConstValue& c = ctx_.facts.res.constant(fid, ops[0]);
         if ((op == ast::Op::Mod || op == ast::Op::Add) && c.kind == ir::ConstValue::Kind::Str) {
-          if (!fixes_no_folder(op == ast::Op::Mod ? literal_head(c.s, '%') : c.s)) return {};
           const ir::Inst& r = f.def(ops[1]);
           // `"%s/model.pt" % (args.dir, n)`: the first element fills the head.
           if (op == ast::Op::Mod && r.op == ir::Op::BuildTuple && r.nops > 0)
@@ -314,9 +318,8 @@ class Rule {
         return {};
       }
       case ir::Op::BuildString: {
-        // `f"ckpt/model_{epoch}.pt"`: a literal first part fixes the folder.
-        const ir::ConstValue& c = ctx_.facts.res.constant(fid, ops.empty() ? ir::kNoValue : ops[0]);
-        if (c.kind == ir::ConstValue::Kind::Str && !fixes_no_folder(c.s)) return {};
+        // `f"{args.dir}/model.pt"` (`f"ckpt/model_{epoch}.pt"`, a literal
+        // first part that fixes the folder, was answered above).
         for (ir::ValueId o : ops) {
           std::string s = outside(fid, o, depth + 1);
           if (!s.empty()) return s;
@@ -372,19 +375,9 @@ class Rule {
                    n == "builtins.open" || n == "io.open" || m == "format" || m == "joinpath" ||
                    m == "expanduser" || m == "resolve" || m == "absolute" || m == "replace";
     if (!builder) return {};
-    if (m == "format") {
-      // `"ckpt/model_{}.pt".format(n)`: as a `%` template.
-      const ir::ConstValue& c = ctx_.facts.res.constant(fid, call_receiver(f, call));
-      if (c.kind == ir::ConstValue::Kind::Str && !fixes_no_folder(literal_head(c.s, '{'))) return {};
-    }
+    // (`"ckpt/model_{}.pt".format(n)` and `os.path.join("checkpoint",
+    // name)` fix their folder: fixed_folder answered them in outside.)
     auto ops = f.operands(call);
-    if (n == "os.path.join" && ops.size() > 1) {
-      // `os.path.join("checkpoint", name)`: as `f"checkpoint/{name}"`, the
-      // folder is the script's own; an argument only names a file in it.
-      // So is a first part that is such a template itself
-      // (`os.path.join("../model/{}".format(args.exp), name)`).
-      if (fixed_folder(fid, ops[1], depth)) return {};
-    }
     for (size_t a = 1; a < ops.size(); ++a) {
       std::string s = outside(fid, ops[a], depth + 1);
       if (!s.empty()) return s;

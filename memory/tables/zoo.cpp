@@ -508,7 +508,7 @@ Value construct_zoo(Interp& in, StrId qualname, Args& a, bool& handled, Value se
       if (in.is_obj(sched, OKind::Class)) return in.construct(sched.a, last == "from_pretrained" ? none : a);
     }
     if (last == "from_pretrained" || last == "from_config") {
-      if (cls.ends_with("Model") || cls.starts_with("Autoencoder") || cls.ends_with("Transformer2DModel")) {
+      if (cls.ends_with("Model") || cls.starts_with("Autoencoder")) {
         in.note_unknown("diffusers model `" + std::string(cls) + "." + std::string(last) +
                             "(...)` is not in the built-in zoo (UNet2DModel built from its arguments is)",
                         a.span, true);
