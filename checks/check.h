@@ -15,11 +15,8 @@
 #include "ir/ir.h"
 #include "lexer/diag.h"
 #include "lexer/source.h"
+#include "memory/memory.h"
 #include "parser/ast.h"
-
-namespace tpf::memory {
-struct Estimate;
-}
 
 namespace tpf::checks {
 
@@ -78,6 +75,10 @@ struct CheckContext {
   const dataflow::FileFacts& facts;
   /// The memory estimate when the run has a --target (TPF013, TPF024), else null.
   const memory::Estimate* estimate = nullptr;
+  /// The torch release the project declares (--torch-version, [tool.tpf]
+  /// torch-version, a pin, the README's statement), else nullopt: code
+  /// written for torch 0.3 (`Variable(x, volatile=True)`) is read as 0.3.
+  std::optional<memory::TorchVersion> torch = std::nullopt;
   /// What each function's calls may do (checks/facts.h call_index): built
   /// by the first rule that asks and kept for the file's other rules.
   mutable std::shared_ptr<const CallIndex> call_index_cache = nullptr;

@@ -28,7 +28,9 @@
 //   outputs leave the function (returned, stored on an object, handed to a
 //   helper of the project that trains or stores what it is given): a
 //   caller may backward through them; torch.nn layers without parameters;
-//   loops that call `train()` every iteration.
+//   loops that call `train()` every iteration; forwards of
+//   `Variable(x, volatile=True)` inputs when the project declares torch 0.3
+//   or older (CheckContext::torch: a pin, the README, --torch-version).
 #include <algorithm>
 #include <bitset>
 #include <set>
@@ -75,6 +77,11 @@ Not flagged
   - models whose parameters are all frozen (`p.requires_grad = False` over
     them, `requires_grad_(False)`, `nn.Embedding.from_pretrained(w)`) run
     on a loader's batches: nothing is recorded
+  - forwards of `Variable(x, volatile=True)` inputs when the project
+    declares torch 0.3 or older (a requirements pin, the README's
+    "PyTorch 0.3.1", --torch-version or [tool.tpf] torch-version): volatile
+    turned autograd off there. On 0.4 and later the flag does nothing, and
+    the finding says so
   - torch.nn layers without parameters (`nn.CosineSimilarity()`, an
     activation, a pooling): they record a graph only when their input
     carries one, which is its producer's forward
@@ -404,7 +411,34 @@ class Rule {
     InstId fw = forwards.front();
     if (backward_after(l, fw)) return;
     if (outputs_escape(forwards)) return;
-    report(l, fw, out);
+    // `Variable(x, volatile=True)` inputs: on torch 0.3 and older the whole
+    // forward is volatile (no graph); since 0.4 the flag does nothing.
+    bool all_volatile = std::all_of(forwards.begin(), forwards.end(), [&](InstId i) { return volatile_input(i); });
+    if (all_volatile && ctx_.torch && *ctx_.torch < memory::TorchVersion{0, 4}) return;
+    report(l, fw, volatile_input(fw), out);
+  }
+
+  /// A forward handed a `Variable(x, volatile=True)` (any argument, every
+  /// origin of it): torch <= 0.3 records no graph for it or anything
+  /// computed from it.
+  bool volatile_input(InstId i) const {
+    auto ops = f_.operands(f_.inst(i));
+    for (size_t a = 1; a < ops.size(); ++a) {
+      if (!ops[a].valid()) continue;
+      Origins o = trace_origins(ctx_, fid_, ops[a]);
+      if (!o.complete || o.leaves.empty()) continue;
+      bool all = std::all_of(o.leaves.begin(), o.leaves.end(), [&](const Origin& leaf) {
+        const ir::Function& g = ctx_.ir.fn(leaf.fn);
+        const ir::Inst& d = g.def(leaf.value);
+        if (d.op != Op::Call) return false;
+        std::string_view t = call_target_name(ctx_, leaf.fn, g.def_id(leaf.value));
+        if (t != "torch.autograd.Variable" && t != "torch.autograd.variable.Variable") return false;
+        dataflow::BoolArg v = dataflow::bool_arg(ctx_.ir, ctx_.facts.res, leaf.fn, d, -1, "volatile");
+        return v == dataflow::BoolArg::True || v == dataflow::BoolArg::Unknown;
+      });
+      if (all) return true;
+    }
+    return false;
   }
 
   /// The forward of a model whose parameters are all frozen
@@ -571,7 +605,7 @@ class Rule {
     return false;
   }
 
-  void report(uint32_t l, InstId fw, DiagSink& out) const {
+  void report(uint32_t l, InstId fw, bool volatile_in, DiagSink& out) const {
     const ir::Inst& fi = f_.inst(fw);
     std::string ftext = one_line(source_text(ctx_, fi.span));
     // The iterable as written (`enumerate(val_loader)`): a value's own
@@ -590,7 +624,8 @@ class Rule {
         kRule, fi.span,
         "`" + ftext + "` runs with autograd recording in " + loop +
             ", which never calls backward; every batch keeps activations for a backward that "
-            "never comes",
+            "never comes" +
+            (volatile_in ? std::string("; `volatile=True` has had no effect since torch 0.4") : std::string()),
         std::move(help));
     d.notes.push_back({f_.inst(f_.first_inst(li_.loops[l].header)).span, "the inference loop"});
     out.report(std::move(d));

@@ -1,8 +1,10 @@
-// parse_torch_version and read_torch_pin: the torch release a run uses,
-// from a flag's text or the project's dependency pins. A pin such as
-// `torch==1.13.1`, `torch>=2.1,<3` or `pytorch=1.12` gives its first X.Y:
-// the lower bound is what an older install still satisfies, which is the
-// defaults the run may get.
+// parse_torch_version, read_torch_pin and read_torch_statement: the torch
+// release a run uses, from a flag's text, the project's dependency pins or
+// the version its README states. A pin such as `torch==1.13.1`,
+// `torch>=2.1,<3` or `pytorch=1.12` gives its first X.Y: the lower bound is
+// what an older install still satisfies, which is the defaults the run may
+// get. Releases before 1.0 (0.1 to 0.4) count: code written for them
+// (`Variable(x, volatile=True)`) means what it meant there.
 // requires: nothing. produces: TorchVersion.
 #include "memory/torch_version.h"
 
@@ -25,7 +27,8 @@ std::optional<TorchVersion> parse_torch_version(std::string_view text) {
       continue;
     ++j;
     while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) minor = minor * 10 + (text[j++] - '0');
-    if (major < 1 || major > 9 || minor > 99) continue;
+    // torch 0.1 to 0.4, then 1.x and 2.x (a few majors of headroom).
+    if (major > 9 || minor > 99 || (major == 0 && (minor < 1 || minor > 4))) continue;
     return TorchVersion{major, minor};
   }
   return std::nullopt;
@@ -57,7 +60,20 @@ std::optional<TorchVersion> pin_in_line(std::string_view line) {
   return std::nullopt;
 }
 
+/// Pin and README files larger than this are not read (a dependency list or
+/// a README is a few KiB; a FIFO or /dev/zero behind the name never ends).
+constexpr uintmax_t kMaxProjectFileBytes = 1 << 20;
+
+/// `p` is a regular file under the bound: safe to read to its end.
+bool readable(const std::filesystem::path& p) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(p, ec)) return false;
+  uintmax_t n = std::filesystem::file_size(p, ec);
+  return !ec && n <= kMaxProjectFileBytes;
+}
+
 std::optional<TorchPin> pin_in_file(const std::filesystem::path& p) {
+  if (!readable(p)) return std::nullopt;
   std::ifstream f(p);
   std::string line;
   while (std::getline(f, line)) {
@@ -85,9 +101,67 @@ std::optional<TorchPin> read_torch_pin(const std::string& dir) {
   for (const fs::path& p : reqs)
     if (auto pin = pin_in_file(p)) return pin;
   for (const char* n : {"pyproject.toml", "environment.yml", "environment.yaml"}) {
-    fs::path p = fs::path(dir.empty() ? "." : dir) / n;
-    if (fs::is_regular_file(p, ec))
-      if (auto pin = pin_in_file(p)) return pin;
+    if (auto pin = pin_in_file(fs::path(dir.empty() ? "." : dir) / n)) return pin;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; }
+
+/// The version a README line states for torch: `PyTorch 0.3.1`,
+/// `Pytorch 0.2 (0.3 breaks ...)`, `pytorch 1.0.0+`, `PyTorch >= 1.7`,
+/// `PyTorch version: 1.4`, `torch==1.13`. The number must follow the name
+/// (after spaces, `v`, `version`, `:`, comparison signs or `(`): "PyTorch
+/// implementation of the 2.0 model" names no release.
+std::optional<TorchVersion> stated_in_line(std::string_view line) {
+  std::string low(line);
+  for (char& c : low) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (size_t at = low.find("torch"); at != std::string::npos; at = low.find("torch", at + 1)) {
+    size_t start = at >= 2 && low.compare(at - 2, 2, "py") == 0 ? at - 2 : at;
+    if (start > 0 && word_char(low[start - 1])) continue;
+    size_t k = at + 5;
+    if (k < low.size() && word_char(low[k]) && low[k] != '-') continue;
+    auto skip = [&](std::string_view set) {
+      while (k < low.size() && set.find(low[k]) != std::string_view::npos) ++k;
+    };
+    skip(" \t:=<>~(*`");
+    if (low.compare(k, 7, "version") == 0) k += 7;
+    skip(" \t:=<>~(*`");
+    if (k < low.size() && low[k] == 'v') ++k;
+    if (k >= low.size() || !std::isdigit(static_cast<unsigned char>(low[k]))) continue;
+    if (auto v = parse_torch_version(std::string_view(low).substr(k, 12))) return v;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<TorchPin> read_torch_statement(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::vector<fs::path> readmes;
+  for (const auto& entry : fs::directory_iterator(dir.empty() ? "." : dir, ec)) {
+    std::string n = entry.path().filename().string();
+    std::string low = n;
+    for (char& c : low) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (low.starts_with("readme")) readmes.push_back(entry.path());
+  }
+  std::sort(readmes.begin(), readmes.end());
+  for (const fs::path& p : readmes) {
+    if (!readable(p)) continue;
+    std::ifstream f(p);
+    std::string line;
+    while (std::getline(f, line)) {
+      if (auto v = stated_in_line(line)) {
+        size_t a = line.find_first_not_of(" \t#*->");
+        std::string text = a == std::string::npos ? line : line.substr(a);
+        while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+        if (text.size() > 80) text = text.substr(0, 77) + "...";
+        return TorchPin{*v, p.filename().string() + ": " + text};
+      }
+    }
   }
   return std::nullopt;
 }

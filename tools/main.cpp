@@ -140,8 +140,9 @@ void add_estimator_options(po::options_description& d, Options& opt) {
        "BATCHxPROMPT+TOKENS (also the prompt's length in tokens: 1x64+500)")
       ("world-size", po::value<int64_t>(&opt.world_size), "estimate for this many data-parallel GPUs")
       ("torch-version", po::value<std::string>(&opt.torch_version),
-       "the torch the run uses, X.Y (default: the project's pins, else the current 2.x): zero_grad and "
-       "optimizer defaults")
+       "the torch the run uses, X.Y, 0.1 to 2.x (default: the project's pins, else the current 2.x): "
+       "zero_grad and optimizer defaults; the rules also read the README's \"PyTorch 0.3.1\" "
+       "(volatile=True is no_grad before 0.4)")
       ("timeline", po::value<std::string>(&opt.timeline)->implicit_value("-"),
        "print the simulated step's memory timeline; --timeline=FILE.json writes it as a Chrome/Perfetto trace");
 }

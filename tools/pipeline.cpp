@@ -102,13 +102,23 @@ std::optional<tpf::memory::Fit> fit_for(const tpf::ir::Module& ir, const std::st
   return fit;
 }
 
+/// The torch release the rules read for `path`: the run's --torch-version
+/// or [tool.tpf] torch-version, else what the project declares.
+std::optional<tpf::memory::TorchVersion> rules_torch(ProjectRun& pr, const std::string& path, const Options& opt) {
+  if (!opt.torch_version.empty()) return tpf::memory::parse_torch_version(opt.torch_version);
+  if (path == "-") return std::nullopt;
+  if (auto pin = pr.torch.for_file(path)) return pin->version;
+  return std::nullopt;
+}
+
 RuleRun rule_findings(const tpf::SourceFile& src, const std::vector<tpf::Span>& comments,
                       tpf::tools::CommentLines lines, const tpf::ast::Module& module,
                       const tpf::ir::Module& ir, const tpf::dataflow::FileFacts& facts,
                       const std::optional<tpf::memory::Estimate>& est, const Options& opt,
-                      const tpf::checks::RunOptions& rules) {
+                      const tpf::checks::RunOptions& rules, std::optional<tpf::memory::TorchVersion> torch) {
   tpf::checks::CheckContext ctx{src, module, ir, facts};
   if (est && opt.resolved_target) ctx.estimate = &*est;
+  ctx.torch = torch;
   RuleRun run;
   run.findings = tpf::checks::run_checks(ctx, rules);
   run.sups = tpf::tools::parse_suppressions(src, comments);
@@ -158,7 +168,8 @@ bool recheck(ProjectRun& pr, const tpf::SourceFile& src, const std::string& path
   file_project(fp, pr, module, src, path, opt);
   tpf::dataflow::FileFacts facts = tpf::dataflow::compute_facts(ir, &fp.view);
   est = estimate_for(ir, path, opt, &fp.view);
-  run = rule_findings(src, toks.comments, std::move(lines), module, ir, facts, est, opt, rules);
+  run = rule_findings(src, toks.comments, std::move(lines), module, ir, facts, est, opt, rules,
+                      rules_torch(pr, path, opt));
   return true;
 }
 
@@ -254,6 +265,28 @@ void fix_file(ProjectRun& pr, const tpf::SourceFile& src, const std::string& pat
 }
 
 }  // namespace
+
+std::optional<tpf::memory::TorchPin> DeclaredTorch::for_file(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path dir = std::filesystem::absolute(path, ec).parent_path();
+  if (ec || dir.empty()) return std::nullopt;
+  std::lock_guard<std::mutex> g(mu_);
+  return for_dir(dir, 0);
+}
+
+std::optional<tpf::memory::TorchPin> DeclaredTorch::for_dir(const std::filesystem::path& dir, int up) {
+  // Keyed by the level too, so the five-level bound gives every file the
+  // same answer whichever thread asked first.
+  auto [it, fresh] = by_dir_.try_emplace(dir.string() + '\0' + std::to_string(up));
+  if (!fresh) return it->second;
+  std::optional<tpf::memory::TorchPin> found = tpf::memory::read_torch_pin(dir.string());
+  if (!found) found = tpf::memory::read_torch_statement(dir.string());
+  std::error_code ec;
+  if (!found && up < 5 && !std::filesystem::exists(dir / ".git", ec) && dir != dir.parent_path())
+    found = for_dir(dir.parent_path(), up + 1);
+  it->second = found;  // std::map's nodes stay put while the recursion adds others
+  return found;
+}
 
 std::unique_ptr<tpf::SourceFile> load(const std::string& path, const Options& opt,
                                       std::string stdin_bytes, std::ostream& es,
@@ -358,7 +391,8 @@ bool analyze_file(ProjectRun& pr, const tpf::SourceFile& src, const std::string&
 
   std::optional<tpf::memory::Estimate> est = estimate_for(ir, path, opt, &fp.view);
   std::optional<tpf::memory::Fit> fit = fit_for(ir, path, opt, &fp.view);
-  RuleRun run = rule_findings(src, toks.comments, std::move(lines), module, ir, facts, est, opt, rules);
+  RuleRun run = rule_findings(src, toks.comments, std::move(lines), module, ir, facts, est, opt, rules,
+                              rules_torch(pr, path, opt));
   if ((opt.fix || opt.diff) && !run.findings.empty()) fix_file(pr, src, path, opt, rules, run, est, fix, os, es);
   if (opt.add_noqa) {
     auto reanalyze = [&](const tpf::SourceFile& s) -> std::optional<size_t> {

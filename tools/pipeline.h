@@ -9,8 +9,10 @@
 
 #include <boost/program_options.hpp>
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
@@ -25,6 +27,7 @@
 #include "lexer/source.h"
 #include "lexer/version.h"
 #include "memory/memory.h"
+#include "memory/torch_version.h"
 #include "targets/targets.h"
 #include "tools/config.h"
 #include "tools/report.h"
@@ -102,10 +105,26 @@ struct RuleRun {
 
 /// The run's project state: every imported module loaded once and its
 /// facts computed once, for all inputs and workers.
+/// The torch release a file's project declares: the pins (requirements*.txt,
+/// pyproject.toml, environment.yml) or else the README's statement of the
+/// nearest folder that has one, from the file's folder up to the
+/// repository's root (a .git) or five levels. Read once per folder; safe
+/// to ask from the run's threads.
+class DeclaredTorch {
+ public:
+  std::optional<tpf::memory::TorchPin> for_file(const std::string& path);
+
+ private:
+  std::optional<tpf::memory::TorchPin> for_dir(const std::filesystem::path& dir, int up);
+  std::mutex mu_;
+  std::map<std::string, std::optional<tpf::memory::TorchPin>> by_dir_;
+};
+
 struct ProjectRun {
   explicit ProjectRun(tpf::ir::ProjectOptions o) : store(o) {}
   tpf::ir::ModuleStore store;
   tpf::dataflow::ProjectFacts facts{store};
+  DeclaredTorch torch;
 };
 
 

@@ -75,16 +75,26 @@ struct Analysis {
 
 /// The estimator options of a fixture's first line, as the CLI would pass
 /// them: `# tpf: target=t4 batch-size=8 seq-len=256` (TPF013's fixtures).
-std::optional<tpf::memory::EstimateOptions> header_options(const std::string& text) {
+/// `torch-version=0.3` is the release the project declares (the rules'
+/// CheckContext::torch); alone it asks for no estimate.
+std::optional<tpf::memory::EstimateOptions> header_options(const std::string& text,
+                                                           std::optional<tpf::memory::TorchVersion>& torch) {
   std::string first = text.substr(0, text.find('\n'));
   const std::string tag = "# tpf:";
   if (first.rfind(tag, 0) != 0) return std::nullopt;
   tpf::memory::EstimateOptions o;
+  bool estimate = false;
   std::istringstream words(first.substr(tag.size()));
   std::string w;
   while (words >> w) {
     size_t eq = w.find('=');
     std::string k = w.substr(0, eq), v = eq == std::string::npos ? "" : w.substr(eq + 1);
+    if (k == "torch-version") {
+      torch = tpf::memory::parse_torch_version(v);
+      REQUIRE_MESSAGE(torch, "bad torch-version " << v);
+      continue;
+    }
+    estimate = true;
     if (k == "target") {
       tpf::targets::LookupResult t = tpf::targets::lookup_target(v);
       REQUIRE_MESSAGE(t.target, "unknown target " << v);
@@ -97,6 +107,7 @@ std::optional<tpf::memory::EstimateOptions> header_options(const std::string& te
       FAIL("unknown fixture header option " << k);
     }
   }
+  if (!estimate) return std::nullopt;
   return o;
 }
 
@@ -110,7 +121,7 @@ std::unique_ptr<Analysis> analyze(const std::string& shown, std::string text) {
   a->ir = tpf::ir::build(a->ast, a->src, a->diags, /*check=*/true);
   a->facts = tpf::dataflow::compute_facts(a->ir);
   tpf::checks::CheckContext ctx{a->src, a->ast, a->ir, a->facts};
-  if (auto eo = header_options(std::string(a->src.text))) {
+  if (auto eo = header_options(std::string(a->src.text), ctx.torch)) {
     a->estimate = tpf::memory::estimate(a->ir, *eo);
     ctx.estimate = &*a->estimate;
   }

@@ -78,3 +78,33 @@ TEST_CASE("torch version: --torch-version text and the project's pins") {
   CHECK(pin->from == "requirements.txt: torch==1.13.1");
   fs::remove_all(dir);
 }
+
+TEST_CASE("torch version: releases before 1.0 and the README's statement") {
+  CHECK(memory::parse_torch_version("0.3.0.post4")->minor == 3);
+  CHECK(!memory::parse_torch_version("0.9"));  // no torch 0.9: a number of something else
+  fs::path dir = fs::temp_directory_path() / "tpf-peak-test-readme";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto stated = [&](const std::string& text) {
+    std::ofstream(dir / "README.md") << text;
+    auto pin = memory::read_torch_statement(dir.string());
+    return pin ? std::to_string(pin->version.major) + "." + std::to_string(pin->version.minor) + " " + pin->from
+               : std::string("none");
+  };
+  CHECK(stated("# Slimming\n\nOur experiment environment is Python 3.6 & PyTorch 0.3.1.\n") ==
+        "0.3 README.md: Our experiment environment is Python 3.6 & PyTorch 0.3.1.");
+  CHECK(stated("## Requirements\n* Pytorch 0.2 (0.3 breaks simulation decoder)\n") ==
+        "0.2 README.md: Pytorch 0.2 (0.3 breaks simulation decoder)");
+  CHECK(stated("torch v0.3.1, torchvision v0.2.0\n") == "0.3 README.md: torch v0.3.1, torchvision v0.2.0");
+  CHECK(stated("pytorch 1.0.0+\n") == "1.0 README.md: pytorch 1.0.0+");
+  CHECK(stated("- PyTorch version >= 1.7\n") == "1.7 README.md: PyTorch version >= 1.7");
+  // A name without a release after it, torchvision's own version, or the
+  // number of something else states nothing.
+  CHECK(stated("A PyTorch implementation of ResNet 2.0 (CVPR 2016)\ntorchvision 0.2.1\n") == "none");
+  CHECK(stated("mytorch 0.3\n") == "none");
+  // A README that is not a regular file (a FIFO would never end) is skipped.
+  fs::remove(dir / "README.md");
+  fs::create_directory(dir / "README.md");
+  CHECK(!memory::read_torch_statement(dir.string()));
+  fs::remove_all(dir);
+}

@@ -29,6 +29,7 @@ CASES = [
     ("lit_style", "lora_ptl.py"),
     ("star_import", "evaluate.py"),
     ("foreign_eval", "train.py"),
+    ("legacy_volatile", "evaluate.py"),
 ]
 
 
