@@ -77,6 +77,11 @@ Not flagged
   - models whose parameters are all frozen (`p.requires_grad = False` over
     them, `requires_grad_(False)`, `nn.Embedding.from_pretrained(w)`) run
     on a loader's batches: nothing is recorded
+  - modules whose own forward computes what it returns with grad mode off
+    (`@torch.no_grad()` on `forward`, or `with torch.no_grad():` around its
+    body): an EMA teacher, a sampler, a metric network
+  - forwards in a comprehension whose result feeds a loss that is
+    backpropagated after it
   - forwards of `Variable(x, volatile=True)` inputs when the project
     declares torch 0.3 or older (a requirements pin, the README's
     "PyTorch 0.3.1", --torch-version or [tool.tpf] torch-version): volatile
@@ -174,6 +179,7 @@ class Rule {
     if (in.op != Op::Call) return false;
     TorchCall k = torch_call(ctx_, fid_, i);
     ir::CallTarget t = ctx_.facts.res.call_target(fid_, i);
+    if (t.kind == ir::CallTarget::Kind::InstanceCall && t.cls.valid() && forward_without_grad(t.cls)) return false;
     if (k != TorchCall::None) {
       if (dataflow::info(k).grad != dataflow::GradRule::Model) return false;
       // transformers and friends also build tokenizers and processors,
@@ -201,6 +207,33 @@ class Rule {
     for (const std::string& m : models_)
       if (m == key) return true;
     return calls_model_part(in);
+  }
+
+  /// The class's `forward` computes everything it returns with grad mode
+  /// off (`@torch.no_grad()` on it, or a `with torch.no_grad():` around its
+  /// body): a sampler, an EMA teacher, a metric network. Calling it records
+  /// no graph, whatever the caller's mode.
+  bool forward_without_grad(ir::ClassId cls) const {
+    ir::Symbol fwd = ctx_.ir.names.find("forward");
+    if (fwd == ir::kNoSymbol) return false;
+    ir::FunctionId g = ctx_.facts.res.find_method(cls, fwd);
+    if (!g.valid()) return false;
+    const ir::Function& gf = ctx_.ir.fn(g);
+    if (gf.is_generator) return false;
+    bool returns = false;
+    for (uint32_t i = 0; i < gf.insts.size(); ++i) {
+      const ir::Inst& in = gf.insts[i];
+      if (in.op != Op::Return) continue;
+      auto ops = gf.operands(in);
+      if (ops.empty() || !ops[0].valid()) continue;  // `return` / falling off the end: None
+      const ir::Inst& d = gf.def(ops[0]);
+      if (d.op == Op::Const) continue;
+      if (ctx_.facts.grad_mode(g, InstId(i)) != GradMode::Disabled &&
+          ctx_.facts.grad_mode(g, gf.def_id(ops[0])) != GradMode::Disabled)
+        return false;
+      returns = true;
+    }
+    return returns;
   }
 
   /// `model.network(batch)`, `model.module(x)`, `model.backbone(x)`: the
@@ -470,15 +503,30 @@ class Rule {
     return p.whole.valid() && p.steps < 7 && f_.def(p.whole).op == Op::NextItem;
   }
 
+  /// Loop `l` is a comprehension's (`[f(x) for x in xs]`, lowered in
+  /// line): its body's first block binds a comprehension's own target.
+  bool comprehension_loop(uint32_t l) const {
+    BlockId h = li_.loops[l].header;
+    BlockId body = f_.blocks[h.v].succ[0];
+    if (f_.terminator(h).op != Op::ForIter || !body.valid()) return false;
+    for (const ir::Inst& in : f_.insts_of(body))
+      if (in.result.valid() && f_.values[in.result.v].var.valid() &&
+          f_.vars[f_.values[in.result.v].var.v].kind == ir::VarKind::CompLocal)
+        return true;
+    return false;
+  }
+
   /// A backward (or optimizer step) reachable from the forward within the
   /// same iteration of the enclosing loops or after the loop: the forward's
   /// graph may be used. Paths back through an enclosing loop's header (the
   /// next epoch's training) do not count.
   bool backward_after(uint32_t l, InstId fw) const {
     std::string model = access_key(ctx_, fid_, f_.operands(f_.inst(fw))[0]);
+    // A comprehension around the loop is left through its header: only the
+    // headers of statement loops (the epochs) end the search.
     std::vector<BlockId> outer_headers;
     for (uint32_t p = li_.loops[l].parent; p != UINT32_MAX; p = li_.loops[p].parent)
-      outer_headers.push_back(li_.loops[p].header);
+      if (!comprehension_loop(p)) outer_headers.push_back(li_.loops[p].header);
     auto visit = [&](InstId j, const ir::Inst& in) {
       BlockId b = f_.block_of(j);
       if (j == f_.first_inst(b))
