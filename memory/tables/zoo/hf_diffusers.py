@@ -18,38 +18,40 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from tpf_zoo.peft_lora import get_peft_model
 
-class UNet2DOutput:
-    def __init__(self, sample):
-        self.sample = sample
+
+class BaseOutput:
+    """diffusers' BaseOutput with one field (UNet2DOutput.sample,
+    SchedulerOutput.prev_sample, AutoencoderKLOutput.latent_dist, ...): read
+    by its name, or as the first item of the tuple return_dict=False gives."""
+
+    def __init__(self, name, value):
+        self.name = name
+        setattr(self, name, value)
 
     def __getitem__(self, k):
         if isinstance(k, str):
             return getattr(self, k)
-        return (self.sample,)[k]
+        return (getattr(self, self.name),)[k]
 
 
 class SchedulerConfig:
-    def __init__(self, num_train_timesteps):
+    """The scheduler's config fields the training scripts read, at the
+    defaults of diffusers' DDPMScheduler (num_train_timesteps=1000,
+    prediction_type="epsilon")."""
+
+    def __init__(self, num_train_timesteps, prediction_type):
         self.num_train_timesteps = num_train_timesteps
-
-
-class SchedulerOutput:
-    def __init__(self, prev_sample):
-        self.prev_sample = prev_sample
-
-    def __getitem__(self, k):
-        if isinstance(k, str):
-            return getattr(self, k)
-        return (self.prev_sample,)[k]
+        self.prediction_type = prediction_type
 
 
 class NoiseScheduler:
     """A noise scheduler (DDPMScheduler, DDIMScheduler, ...): no module, its
     tensors are the shapes of the samples it mixes."""
 
-    def __init__(self, num_train_timesteps=1000, **kwargs):
-        self.config = SchedulerConfig(num_train_timesteps)
+    def __init__(self, num_train_timesteps=1000, prediction_type="epsilon", **kwargs):
+        self.config = SchedulerConfig(num_train_timesteps, prediction_type)
         self.num_train_timesteps = num_train_timesteps
         self.timesteps = torch.arange(num_train_timesteps)
 
@@ -66,7 +68,11 @@ class NoiseScheduler:
         return sample
 
     def step(self, model_output, timestep, sample, **kwargs):
-        return SchedulerOutput(sample - model_output)
+        return BaseOutput("prev_sample", sample - model_output)
+
+    def register_to_config(self, prediction_type=None, **kwargs):
+        if prediction_type is not None:
+            self.config.prediction_type = prediction_type
 
 
 class Timesteps(nn.Module):
@@ -95,12 +101,18 @@ class TimestepEmbedding(nn.Module):
 
 
 class ResnetBlock2D(nn.Module):
-    def __init__(self, in_channels, out_channels, temb_channels, eps, groups, dropout, output_scale_factor):
+    """resnet.py's ResnetBlock2D, "default" time embedding norm: without
+    temb_channels (the VAE's blocks) there is no time_emb_proj."""
+
+    def __init__(self, in_channels, out_channels, temb_channels, eps, groups, dropout, output_scale_factor,
+                 groups_out=None):
         super().__init__()
         self.norm1 = nn.GroupNorm(num_groups=groups, num_channels=in_channels, eps=eps, affine=True)
         self.conv1 = nn.Conv2d(in_channels, out_channels, kernel_size=3, stride=1, padding=1)
-        self.time_emb_proj = nn.Linear(temb_channels, out_channels)
-        self.norm2 = nn.GroupNorm(num_groups=groups, num_channels=out_channels, eps=eps, affine=True)
+        self.time_emb_proj = None
+        if temb_channels is not None:
+            self.time_emb_proj = nn.Linear(temb_channels, out_channels)
+        self.norm2 = nn.GroupNorm(num_groups=groups_out or groups, num_channels=out_channels, eps=eps, affine=True)
         self.dropout = nn.Dropout(dropout)
         self.conv2 = nn.Conv2d(out_channels, out_channels, kernel_size=3, stride=1, padding=1)
         self.nonlinearity = nn.SiLU()
@@ -109,11 +121,13 @@ class ResnetBlock2D(nn.Module):
             self.conv_shortcut = nn.Conv2d(in_channels, out_channels, kernel_size=1, stride=1, padding=0)
         self.output_scale_factor = output_scale_factor
 
-    def forward(self, input_tensor, temb):
+    def forward(self, input_tensor, temb=None):
         hidden_states = self.nonlinearity(self.norm1(input_tensor))
         hidden_states = self.conv1(hidden_states)
-        temb = self.time_emb_proj(self.nonlinearity(temb))[:, :, None, None]
-        hidden_states = self.norm2(hidden_states + temb)
+        if self.time_emb_proj is not None:
+            temb = self.time_emb_proj(self.nonlinearity(temb))[:, :, None, None]
+            hidden_states = hidden_states + temb
+        hidden_states = self.norm2(hidden_states)
         hidden_states = self.dropout(self.nonlinearity(hidden_states))
         hidden_states = self.conv2(hidden_states)
         if self.conv_shortcut is not None:
@@ -134,6 +148,9 @@ class Attention(nn.Module):
         self.to_v = nn.Linear(channels, inner)
         self.to_out = nn.ModuleList([nn.Linear(inner, channels), nn.Dropout(0.0)])
         self.rescale_output_factor = output_scale_factor
+
+    def checkpoint_units(self):
+        return []
 
     def forward(self, hidden_states):
         residual = hidden_states
@@ -234,24 +251,84 @@ class UpBlock2D(nn.Module):
 
 
 class UNetMidBlock2D(nn.Module):
-    def __init__(self, in_channels, temb_channels, eps, groups, head_dim, add_attention, output_scale_factor, dropout):
+    """A resnet, then num_layers (attention, resnet) pairs; the attention
+    left out when add_attention is False (UNet2DConditionModel's
+    "UNetMidBlock2D" has num_layers=0)."""
+
+    def __init__(self, in_channels, temb_channels, eps, groups, head_dim, add_attention, output_scale_factor, dropout,
+                 num_layers=1):
         super().__init__()
-        self.resnets = nn.ModuleList([
-            ResnetBlock2D(in_channels, in_channels, temb_channels, eps, groups, dropout, output_scale_factor),
-            ResnetBlock2D(in_channels, in_channels, temb_channels, eps, groups, dropout, output_scale_factor),
-        ])
-        self.attentions = nn.ModuleList(
-            [Attention(in_channels, in_channels // head_dim, head_dim, eps, groups, output_scale_factor)]
-            if add_attention else [])
+        resnets = [ResnetBlock2D(in_channels, in_channels, temb_channels, eps, groups, dropout, output_scale_factor)]
+        attentions = []
+        for _ in range(num_layers):
+            if add_attention:
+                attentions.append(Attention(in_channels, in_channels // head_dim, head_dim, eps, groups,
+                                            output_scale_factor))
+            resnets.append(ResnetBlock2D(in_channels, in_channels, temb_channels, eps, groups, dropout,
+                                         output_scale_factor))
+        self.resnets = nn.ModuleList(resnets)
+        self.attentions = nn.ModuleList(attentions)
 
-    def forward(self, hidden_states, temb):
+    def forward(self, hidden_states, temb=None):
         hidden_states = self.resnets[0](hidden_states, temb)
-        if len(self.attentions) > 0:
-            hidden_states = self.attentions[0](hidden_states)
-        return self.resnets[1](hidden_states, temb)
+        for i in range(1, len(self.resnets)):
+            if len(self.attentions) > 0:
+                hidden_states = self.attentions[i - 1](hidden_states)
+            hidden_states = self.resnets[i](hidden_states, temb)
+        return hidden_states
 
 
-class UNet2DModel(nn.Module):
+class DiffusersConfig:
+    """A model's `.config`: its constructor's arguments by name."""
+
+
+class ModelMixin(nn.Module):
+    """What diffusers' ModelMixin, ConfigMixin and PeftAdapterMixin give the
+    zoo's models: `.config`, gradient checkpointing and LoRA adapters."""
+
+    def enable_gradient_checkpointing(self, gradient_checkpointing_func=None):
+        for m in self.checkpoint_units():
+            torch._tpf_checkpoint_module(m, "enable_gradient_checkpointing()")
+
+    def checkpoint_units(self):
+        """What diffusers runs through `_gradient_checkpointing_func` in a
+        UNet: each resnet of the down and up blocks, the mid block's resnets
+        after the first, and each transformer block (Transformer2DModel's
+        own checkpointing); the spatial attention of UNet2DModel's blocks
+        runs as is."""
+        units = []
+        for block in list(self.down_blocks) + list(self.up_blocks):
+            units = units + list(block.resnets)
+            for attn in block.attentions:
+                units = units + attn.checkpoint_units()
+        if self.mid_block is not None:
+            units = units + list(self.mid_block.resnets)[1:]
+            for attn in self.mid_block.attentions:
+                units = units + attn.checkpoint_units()
+        return units
+
+    def disable_gradient_checkpointing(self):
+        pass
+
+    def enable_xformers_memory_efficient_attention(self, attention_op=None):
+        pass
+
+    def set_attention_slice(self, slice_size):
+        pass
+
+    def num_parameters(self, only_trainable=False):
+        return sum(p.numel() for p in self.parameters() if p.requires_grad or not only_trainable)
+
+    def add_adapter(self, adapter_config, adapter_name="default"):
+        # peft's inject_adapter_in_model: LoRA layers on the targets, every
+        # other parameter frozen (_mark_only_adapters_as_trainable).
+        get_peft_model(self, adapter_config)
+
+    def set_adapter(self, adapter_name):
+        pass
+
+
+class UNet2DModel(ModelMixin):
     def __init__(self, sample_size=None, in_channels=3, out_channels=3, center_input_sample=False,
                  time_embedding_type="positional", time_embedding_dim=None, freq_shift=0, flip_sin_to_cos=True,
                  down_block_types=("DownBlock2D", "AttnDownBlock2D", "AttnDownBlock2D", "AttnDownBlock2D"),
@@ -327,4 +404,4 @@ class UNet2DModel(nn.Module):
         sample = self.conv_out(self.conv_act(self.conv_norm_out(sample)))
         if not return_dict:
             return (sample,)
-        return UNet2DOutput(sample)
+        return BaseOutput("sample", sample)
