@@ -99,6 +99,13 @@ Value construct_diffusers(Interp& in, std::string_view q, Args& a, bool& handled
       return m;
     }
   }
+  // training_utils' helpers the example scripts call.
+  for (std::string_view helper : {"EMAModel", "cast_training_params", "compute_snr"}) {
+    if (last != helper || self.known()) continue;
+    Value v = zoo_value(in, "hf_diffusers", helper);
+    if (in.is_obj(v, OKind::Class)) return in.construct(v.a, a);
+    return in.call(v, a);
+  }
   std::string_view cls = last;
   bool loader = last == "from_pretrained" || last == "from_config";
   if (loader) {

@@ -200,3 +200,52 @@ unet = UNet2DConditionModel.from_pretrained("my-org/sd15-finetuned", subfolder="
                        "`UNet2DConditionModel.from_pretrained` is not in the built-in config table"));
   CHECK(e.verdict == memory::Verdict::Unknown);
 }
+
+TEST_CASE("diffusers: --use_ema and --mixed_precision as train_text_to_image.py reads them") {
+  // EMAModel(unet.parameters()) keeps a detached float32 copy of the UNet on
+  // the device; accelerator.mixed_precision == "fp16" casts the frozen VAE
+  // to float16 (weight_dtype), while the UNet trains in float32.
+  const char* code = R"(
+import torch
+from accelerate import Accelerator
+from diffusers import AutoencoderKL, UNet2DConditionModel
+from diffusers.training_utils import EMAModel
+accelerator = Accelerator(mixed_precision=MODE)
+name = "runwayml/stable-diffusion-v1-5"
+vae = AutoencoderKL.from_pretrained(name, subfolder="vae")
+unet = UNet2DConditionModel.from_pretrained(name, subfolder="unet")
+vae.requires_grad_(False)
+if EMA:
+    ema_unet = UNet2DConditionModel.from_pretrained(name, subfolder="unet")
+    ema_unet = EMAModel(ema_unet.parameters(), model_cls=UNet2DConditionModel, model_config=ema_unet.config)
+opt = torch.optim.AdamW(unet.parameters(), lr=1e-4)
+unet, opt = accelerator.prepare(unet, opt)
+if EMA:
+    ema_unet.to(accelerator.device)
+weight_dtype = torch.float32
+if accelerator.mixed_precision == "fp16":
+    weight_dtype = torch.float16
+vae.to(accelerator.device, dtype=weight_dtype)
+for step in range(10):
+    latents = vae.encode(torch.randn(1, 3, 256, 256).to(weight_dtype)).latent_dist.sample()
+    out = unet(latents, torch.randint(0, 1000, (1,)), torch.randn(1, 77, 768)).sample
+    accelerator.backward(torch.nn.functional.mse_loss(out.float(), latents.float()))
+    opt.step()
+    if EMA:
+        ema_unet.step(unet.parameters())
+    opt.zero_grad()
+)";
+  auto run = [&](const char* mode, bool ema) {
+    std::string c = std::string("MODE = ") + mode + "\nEMA = " + (ema ? "True" : "False") + "\n" + code;
+    return estimate_code(c, "h200");
+  };
+  const uint64_t unet = 859520964, vae = 83653863;
+  memory::Estimate fp16 = run("'fp16'", false), fp32 = run("'no'", false), none = run("None", false),
+                   ema = run("'fp16'", true);
+  CHECK(fp16.components.weights == 4 * unet + 2 * vae);
+  CHECK(fp32.components.weights == 4 * unet + 4 * vae);
+  CHECK(none.components.weights == 4 * unet + 4 * vae);
+  CHECK(ema.components.weights == 4 * unet + 2 * vae + 4 * unet);
+  CHECK(ema.params == unet + vae);  // the EMA copy is no parameter
+  CHECK(ema.trainable_params == unet);
+}

@@ -75,6 +75,71 @@ class NoiseScheduler:
             self.config.prediction_type = prediction_type
 
 
+class EMAShadow(nn.Module):
+    """EMAModel's shadow_params as buffers of a module, so that the copy is
+    resident like a model's weights (a list of tensors made before the
+    step would be taken for host data)."""
+
+    def __init__(self, parameters):
+        super().__init__()
+        self.count = 0
+        for p in parameters:
+            self.register_buffer("shadow_" + str(self.count), p.clone().detach())
+            self.count = self.count + 1
+
+    def forward(self):
+        return None
+
+
+class EMAModel:
+    """training_utils.EMAModel: a detached copy of every parameter it is
+    given, moved with .to(); step() updates it in place (a loop of sub_,
+    or torch._foreach_lerp_), so it adds one copy of the model's weights.
+    step() runs the shadow module, which makes it one of the step's models."""
+
+    def __init__(self, parameters, decay=0.9999, min_decay=0.0, update_after_step=0, use_ema_warmup=False,
+                 inv_gamma=1.0, power=2 / 3, foreach=False, model_cls=None, model_config=None, **kwargs):
+        self.ema_shadow = EMAShadow(parameters)
+        self.decay = decay
+
+    def to(self, device=None, dtype=None, non_blocking=False):
+        self.ema_shadow.to(device=device, dtype=dtype)
+        return self
+
+    def step(self, parameters):
+        self.ema_shadow()
+
+    def copy_to(self, parameters):
+        pass
+
+    def store(self, parameters):
+        pass
+
+    def restore(self, parameters):
+        pass
+
+    def pin_memory(self):
+        pass
+
+    def save_pretrained(self, path):
+        pass
+
+
+def cast_training_params(model, dtype=torch.float32):
+    """training_utils.cast_training_params: the trainable parameters (a
+    LoRA's adapters) upcast, for fp16 mixed precision."""
+    models = model if isinstance(model, list) else [model]
+    for m in models:
+        for p in m.parameters():
+            if p.requires_grad:
+                p.data = p.to(dtype)
+
+
+def compute_snr(noise_scheduler, timesteps):
+    """training_utils.compute_snr: one float per timestep."""
+    return timesteps.float()
+
+
 class Timesteps(nn.Module):
     """Sinusoidal embedding of the timesteps: no parameters."""
 
