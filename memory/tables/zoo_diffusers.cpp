@@ -22,7 +22,7 @@ struct ModelRow {
 constexpr ModelRow kModels[] = {
     {"UNet2DModel", "hf_diffusers"},
     {"UNet2DConditionModel", "hf_diffusers_sd"},
-    {"AutoencoderKL", "hf_diffusers_sd"},
+    {"AutoencoderKL", "hf_diffusers_vae"},
 };
 
 const ModelRow* model_row(std::string_view cls) {

@@ -249,3 +249,36 @@ for step in range(10):
   CHECK(ema.params == unet + vae);  // the EMA copy is no parameter
   CHECK(ema.trainable_params == unet);
 }
+
+TEST_CASE("diffusers: an argument the zoo does not build is a blocking unknown naming it") {
+  struct Case {
+    const char* call;
+    const char* what;
+  } cases[] = {
+      {"UNet2DModel(sample_size=32, time_embedding_type='fourier')",
+       "diffusers `UNet2DModel(time_embedding_type=...)` is not modeled"},
+      {"UNet2DConditionModel(dual_cross_attention=True)",
+       "diffusers `UNet2DConditionModel(dual_cross_attention=...)` is not modeled"},
+      {"UNet2DConditionModel(down_block_types=('SimpleCrossAttnDownBlock2D',) * 4)",
+       "diffusers `UNet2DConditionModel down block SimpleCrossAttnDownBlock2D` is not modeled"},
+      {"AutoencoderKL(down_block_types=('AttnDownEncoderBlock2D',))",
+       "diffusers `AutoencoderKL block AttnDownEncoderBlock2D` is not modeled"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.call);
+    memory::Estimate e = estimate_code(std::string("import torch\nimport diffusers\nm = diffusers.") + c.call +
+                                       "\nopt = torch.optim.SGD(m.parameters(), lr=0.1)\n");
+    CHECK(has_unknown(e, c.what));
+    CHECK(e.verdict == memory::Verdict::Unknown);
+  }
+  // The defaults are built: UNet2DConditionModel() is SD 1.x's architecture
+  // with 1280-wide text (the class's default cross_attention_dim): each of
+  // the 16 cross-attentions' to_k and to_v reads 512 more inputs, 2 * 512 *
+  // (2 * (320 + 640 + 1280) + 1280 + 3 * (1280 + 640 + 320)) = 12,779,520
+  // parameters more than SD 1.5's UNet.
+  memory::Estimate e = estimate_code(
+      "import torch\nfrom diffusers import UNet2DConditionModel\nm = UNet2DConditionModel()\n"
+      "opt = torch.optim.SGD(m.parameters(), lr=0.1)\n");
+  check_model_known(e);
+  CHECK(e.params == 859520964ull + 12779520ull);
+}

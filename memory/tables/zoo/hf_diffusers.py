@@ -1,6 +1,9 @@
-"""diffusers' UNet2DModel, as the estimator's interpreter runs it.
+"""diffusers' UNet2DModel, the blocks the other diffusers models share, the
+noise schedulers and training_utils' helpers, as the estimator's interpreter
+runs them.
 
-Module for module diffusers 0.3x's models/unets/unet_2d.py and the blocks it
+Module for module diffusers 0.3x (read at 0.40.0.dev0, commit 58eb52c):
+models/unets/unet_2d.py and the blocks it
 builds (unet_2d_blocks.py: DownBlock2D, AttnDownBlock2D, UNetMidBlock2D,
 UpBlock2D, AttnUpBlock2D; resnet.py: ResnetBlock2D; downsampling.py and
 upsampling.py with use_conv; embeddings.py: Timesteps, TimestepEmbedding;
@@ -9,9 +12,11 @@ group norm, to_q/to_k/to_v/to_out with biases, residual, SDPA), with
 UNet2DModel's own defaults for every argument the script leaves out.
 Parameter counts match diffusers' (google/ddpm-cifar10-32's config:
 35,746,307). The noise schedulers are one class: add_noise and step give
-tensors of the sample's shape. Only the "positional" time embedding, "default" time scale
-shift and "conv" down/up sampling are built; UNet2DModel(...) with another
-one is not modeled (memory/tables/zoo.cpp says so).
+tensors of the sample's shape. Only the "positional" time embedding,
+"default" time scale shift and "conv" down/up sampling are built;
+UNet2DModel(...) with another is a blocking unknown that names it.
+ModelMixin gives the models `.config`, gradient checkpointing and
+`add_adapter` (peft's LoRA, zoo/peft_lora.py).
 This file is interpreted by tpf-analyze, never imported by it.
 """
 import torch
@@ -19,6 +24,10 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from tpf_zoo.peft_lora import get_peft_model
+
+
+def not_built(what):
+    torch._tpf_blocking_unknown("diffusers `" + what + "` is not modeled")
 
 
 class BaseOutput:
@@ -405,6 +414,13 @@ class UNet2DModel(ModelMixin):
                  resnet_time_scale_shift="default", add_attention=True, class_embed_type=None,
                  num_class_embeds=None, num_train_timesteps=None):
         super().__init__()
+        for arg, value, default in (("time_embedding_type", time_embedding_type, "positional"),
+                                    ("resnet_time_scale_shift", resnet_time_scale_shift, "default"),
+                                    ("downsample_type", downsample_type, "conv"),
+                                    ("upsample_type", upsample_type, "conv"),
+                                    ("class_embed_type", class_embed_type, None)):
+            if value != default:
+                not_built("UNet2DModel(" + arg + "=...)")
         self.sample_size = sample_size
         self.in_channels = in_channels
         time_embed_dim = time_embedding_dim or block_out_channels[0] * 4

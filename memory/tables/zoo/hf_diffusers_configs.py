@@ -3,17 +3,19 @@ repo, subfolder=...)`: the rows are keyed "<repo>/<subfolder>" (the repo
 alone for a model at its root) and hold the values of the checkpoint's
 config.json on the Hugging Face Hub (https://huggingface.co/<repo>/blob/main/
 <subfolder>/config.json) that differ from the class's defaults in diffusers
-0.40.0.dev0 (commit 58eb52c; the model code is hf_diffusers.py and
-hf_diffusers_sd.py). Fields that change no module and no tensor shape
-(upcast_attention under SDPA, scaling_factor, ...) are left out, except
-the few a script reads from `.config`. The parameter counts are pinned in
+0.40.0.dev0 (commit 58eb52c; the model code is hf_diffusers.py,
+hf_diffusers_sd.py and hf_diffusers_vae.py). Fields that change no module
+and no tensor shape (upcast_attention under SDPA, force_upcast, ...) are
+left out, except the few a script reads from `.config` (sample_size,
+scaling_factor). The parameter counts are pinned in
 test/memory/hf_zoo_test.cpp against the published ones: SD 1.5 UNet
 859,520,964, VAE 83,653,863; SD 2.1 UNet 865,910,724; SDXL UNet
 2,567,463,684, VAE 83,653,863.
 This file is interpreted by tpf-analyze, never imported by it.
 """
 from tpf_zoo.hf_diffusers import UNet2DModel
-from tpf_zoo.hf_diffusers_sd import AutoencoderKL, UNet2DConditionModel
+from tpf_zoo.hf_diffusers_sd import UNet2DConditionModel
+from tpf_zoo.hf_diffusers_vae import AutoencoderKL
 
 ENCODER_BLOCKS = ("DownEncoderBlock2D", "DownEncoderBlock2D", "DownEncoderBlock2D", "DownEncoderBlock2D")
 DECODER_BLOCKS = ("UpDecoderBlock2D", "UpDecoderBlock2D", "UpDecoderBlock2D", "UpDecoderBlock2D")
