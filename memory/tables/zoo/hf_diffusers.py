@@ -30,6 +30,25 @@ def not_built(what):
     torch._tpf_blocking_unknown("diffusers `" + what + "` is not modeled")
 
 
+def check_built(cls, args):
+    """not_built for each (argument, value, the one value built) that differs."""
+    for arg, value, default in args:
+        if value != default:
+            not_built(cls + "(" + arg + "=...)")
+
+
+def multi_head_sdpa(q, k, v, heads):
+    """(batch, tokens, heads * dim) projections through
+    F.scaled_dot_product_attention (AttnProcessor2_0), heads merged back."""
+    batch = q.shape[0]
+    head_dim = q.shape[-1] // heads
+    q = q.view(batch, -1, heads, head_dim).transpose(1, 2)
+    k = k.view(batch, -1, heads, head_dim).transpose(1, 2)
+    v = v.view(batch, -1, heads, head_dim).transpose(1, 2)
+    out = F.scaled_dot_product_attention(q, k, v)
+    return out.transpose(1, 2).reshape(batch, -1, heads * head_dim)
+
+
 class BaseOutput:
     """diffusers' BaseOutput with one field (UNet2DOutput.sample,
     SchedulerOutput.prev_sample, AutoencoderKLOutput.latent_dist, ...): read
@@ -226,20 +245,13 @@ class Attention(nn.Module):
     def checkpoint_units(self):
         return []
 
-    def forward(self, hidden_states):
+    def forward(self, hidden_states, encoder_hidden_states=None):
         residual = hidden_states
         batch, channel, height, width = hidden_states.shape
         hidden_states = self.group_norm(hidden_states)
         hidden_states = hidden_states.view(batch, channel, height * width).transpose(1, 2)
-        q = self.to_q(hidden_states)
-        k = self.to_k(hidden_states)
-        v = self.to_v(hidden_states)
-        head_dim = q.shape[-1] // self.heads
-        q = q.view(batch, -1, self.heads, head_dim).transpose(1, 2)
-        k = k.view(batch, -1, self.heads, head_dim).transpose(1, 2)
-        v = v.view(batch, -1, self.heads, head_dim).transpose(1, 2)
-        out = F.scaled_dot_product_attention(q, k, v)
-        out = out.transpose(1, 2).reshape(batch, -1, self.heads * head_dim)
+        out = multi_head_sdpa(self.to_q(hidden_states), self.to_k(hidden_states), self.to_v(hidden_states),
+                              self.heads)
         out = self.to_out[1](self.to_out[0](out))
         out = out.transpose(-1, -2).reshape(batch, channel, height, width)
         return (out + residual) / self.rescale_output_factor
@@ -267,6 +279,10 @@ class Upsample2D(nn.Module):
 
 
 class DownBlock2D(nn.Module):
+    """DownBlock2D, AttnDownBlock2D (attn) and, with the attentions
+    replaced, hf_diffusers_sd.py's CrossAttnDownBlock2D: an attention gets
+    the text (encoder_hidden_states) and the spatial one ignores it."""
+
     def __init__(self, attn, num_layers, in_channels, out_channels, temb_channels, add_downsample, eps, groups,
                  head_dim, padding, dropout):
         super().__init__()
@@ -281,12 +297,12 @@ class DownBlock2D(nn.Module):
         self.attentions = nn.ModuleList(attentions)
         self.downsamplers = nn.ModuleList([Downsample2D(out_channels, padding)]) if add_downsample else None
 
-    def forward(self, hidden_states, temb):
+    def forward(self, hidden_states, temb, encoder_hidden_states=None):
         output_states = ()
         for i in range(len(self.resnets)):
             hidden_states = self.resnets[i](hidden_states, temb)
             if len(self.attentions) > 0:
-                hidden_states = self.attentions[i](hidden_states)
+                hidden_states = self.attentions[i](hidden_states, encoder_hidden_states)
             output_states = output_states + (hidden_states,)
         if self.downsamplers is not None:
             hidden_states = self.downsamplers[0](hidden_states)
@@ -295,6 +311,9 @@ class DownBlock2D(nn.Module):
 
 
 class UpBlock2D(nn.Module):
+    """UpBlock2D, AttnUpBlock2D and, with the attentions replaced,
+    CrossAttnUpBlock2D."""
+
     def __init__(self, attn, num_layers, in_channels, prev_output_channel, out_channels, temb_channels, add_upsample,
                  eps, groups, head_dim, dropout):
         super().__init__()
@@ -311,14 +330,14 @@ class UpBlock2D(nn.Module):
         self.attentions = nn.ModuleList(attentions)
         self.upsamplers = nn.ModuleList([Upsample2D(out_channels)]) if add_upsample else None
 
-    def forward(self, hidden_states, res_hidden_states_tuple, temb):
+    def forward(self, hidden_states, res_hidden_states_tuple, temb, encoder_hidden_states=None):
         for i in range(len(self.resnets)):
             res_hidden_states = res_hidden_states_tuple[-1]
             res_hidden_states_tuple = res_hidden_states_tuple[:-1]
             hidden_states = torch.cat([hidden_states, res_hidden_states], dim=1)
             hidden_states = self.resnets[i](hidden_states, temb)
             if len(self.attentions) > 0:
-                hidden_states = self.attentions[i](hidden_states)
+                hidden_states = self.attentions[i](hidden_states, encoder_hidden_states)
         if self.upsamplers is not None:
             hidden_states = self.upsamplers[0](hidden_states)
         return hidden_states
@@ -343,17 +362,21 @@ class UNetMidBlock2D(nn.Module):
         self.resnets = nn.ModuleList(resnets)
         self.attentions = nn.ModuleList(attentions)
 
-    def forward(self, hidden_states, temb=None):
+    def forward(self, hidden_states, temb=None, encoder_hidden_states=None):
         hidden_states = self.resnets[0](hidden_states, temb)
         for i in range(1, len(self.resnets)):
             if len(self.attentions) > 0:
-                hidden_states = self.attentions[i - 1](hidden_states)
+                hidden_states = self.attentions[i - 1](hidden_states, encoder_hidden_states)
             hidden_states = self.resnets[i](hidden_states, temb)
         return hidden_states
 
 
 class DiffusersConfig:
-    """A model's `.config`: its constructor's arguments by name."""
+    """A model's `.config`: the constructor's arguments a script reads."""
+
+    def __init__(self, **fields):
+        for name in fields:
+            setattr(self, name, fields[name])
 
 
 class ModelMixin(nn.Module):
@@ -414,13 +437,11 @@ class UNet2DModel(ModelMixin):
                  resnet_time_scale_shift="default", add_attention=True, class_embed_type=None,
                  num_class_embeds=None, num_train_timesteps=None):
         super().__init__()
-        for arg, value, default in (("time_embedding_type", time_embedding_type, "positional"),
+        check_built("UNet2DModel", (("time_embedding_type", time_embedding_type, "positional"),
                                     ("resnet_time_scale_shift", resnet_time_scale_shift, "default"),
                                     ("downsample_type", downsample_type, "conv"),
                                     ("upsample_type", upsample_type, "conv"),
-                                    ("class_embed_type", class_embed_type, None)):
-            if value != default:
-                not_built("UNet2DModel(" + arg + "=...)")
+                                    ("class_embed_type", class_embed_type, None)))
         self.sample_size = sample_size
         self.in_channels = in_channels
         time_embed_dim = time_embedding_dim or block_out_channels[0] * 4

@@ -22,7 +22,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from tpf_zoo.hf_diffusers import (BaseOutput, DiffusersConfig, DownBlock2D, Downsample2D, ModelMixin, ResnetBlock2D,
-                                  TimestepEmbedding, Timesteps, UNetMidBlock2D, UpBlock2D, Upsample2D, not_built)
+                                  TimestepEmbedding, Timesteps, UNetMidBlock2D, UpBlock2D, Upsample2D, check_built,
+                                  multi_head_sdpa, not_built)
 
 
 def per_block(value, n):
@@ -50,16 +51,8 @@ class CrossAttention(nn.Module):
     def forward(self, hidden_states, encoder_hidden_states=None, attention_mask=None, **kwargs):
         if encoder_hidden_states is None:
             encoder_hidden_states = hidden_states
-        batch = hidden_states.shape[0]
-        q = self.to_q(hidden_states)
-        k = self.to_k(encoder_hidden_states)
-        v = self.to_v(encoder_hidden_states)
-        head_dim = q.shape[-1] // self.heads
-        q = q.view(batch, -1, self.heads, head_dim).transpose(1, 2)
-        k = k.view(batch, -1, self.heads, head_dim).transpose(1, 2)
-        v = v.view(batch, -1, self.heads, head_dim).transpose(1, 2)
-        out = F.scaled_dot_product_attention(q, k, v)
-        out = out.transpose(1, 2).reshape(batch, -1, self.heads * head_dim)
+        out = multi_head_sdpa(self.to_q(hidden_states), self.to_k(encoder_hidden_states),
+                              self.to_v(encoder_hidden_states), self.heads)
         return self.to_out[1](self.to_out[0](out))
 
 
@@ -115,7 +108,8 @@ class BasicTransformerBlock(nn.Module):
 
 class Transformer2DModel(nn.Module):
     """The continuous-input Transformer2DModel: the feature map as a
-    sequence of height * width tokens through num_layers blocks."""
+    sequence of height * width tokens through num_layers blocks. Called by
+    the blocks only, it returns the tensor (diffusers: a 1-tuple)."""
 
     def __init__(self, heads, dim_head, in_channels, num_layers, cross_attention_dim, norm_num_groups,
                  use_linear_projection, only_cross_attention, dropout):
@@ -138,8 +132,7 @@ class Transformer2DModel(nn.Module):
     def checkpoint_units(self):
         return list(self.transformer_blocks)
 
-    def forward(self, hidden_states, encoder_hidden_states=None, attention_mask=None, encoder_attention_mask=None,
-                return_dict=True, **kwargs):
+    def forward(self, hidden_states, encoder_hidden_states=None):
         batch, _, height, width = hidden_states.shape
         residual = hidden_states
         hidden_states = self.norm(hidden_states)
@@ -158,89 +151,43 @@ class Transformer2DModel(nn.Module):
         else:
             hidden_states = hidden_states.reshape(batch, height, width, inner).permute(0, 3, 1, 2).contiguous()
             hidden_states = self.proj_out(hidden_states)
-        return (hidden_states + residual,)
+        return hidden_states + residual
 
 
-class CrossAttnDownBlock2D(nn.Module):
+def cross_attentions(num_layers, transformer_layers, heads, channels, cross_attention_dim, groups,
+                     use_linear_projection, only_cross_attention, dropout):
+    """A cross-attention block's Transformer2DModel per resnet."""
+    layers = per_block(transformer_layers, num_layers)
+    return nn.ModuleList([
+        Transformer2DModel(heads, channels // heads, channels, layers[i], cross_attention_dim, groups,
+                           use_linear_projection, only_cross_attention, dropout) for i in range(num_layers)])
+
+
+class CrossAttnDownBlock2D(DownBlock2D):
     def __init__(self, num_layers, transformer_layers, in_channels, out_channels, temb_channels, add_downsample, eps,
                  groups, heads, cross_attention_dim, padding, use_linear_projection, only_cross_attention, dropout):
-        super().__init__()
-        self.has_cross_attention = True
-        layers = per_block(transformer_layers, num_layers)
-        resnets = []
-        attentions = []
-        for i in range(num_layers):
-            resnets.append(ResnetBlock2D(in_channels if i == 0 else out_channels, out_channels, temb_channels, eps,
-                                         groups, dropout, 1.0))
-            attentions.append(Transformer2DModel(heads, out_channels // heads, out_channels, layers[i],
-                                                 cross_attention_dim, groups, use_linear_projection,
-                                                 only_cross_attention, dropout))
-        self.resnets = nn.ModuleList(resnets)
-        self.attentions = nn.ModuleList(attentions)
-        self.downsamplers = nn.ModuleList([Downsample2D(out_channels, padding)]) if add_downsample else None
-
-    def forward(self, hidden_states, temb, encoder_hidden_states=None):
-        output_states = ()
-        for i in range(len(self.resnets)):
-            hidden_states = self.resnets[i](hidden_states, temb)
-            hidden_states = self.attentions[i](hidden_states, encoder_hidden_states=encoder_hidden_states)[0]
-            output_states = output_states + (hidden_states,)
-        if self.downsamplers is not None:
-            hidden_states = self.downsamplers[0](hidden_states)
-            output_states = output_states + (hidden_states,)
-        return hidden_states, output_states
+        super().__init__(False, num_layers, in_channels, out_channels, temb_channels, add_downsample, eps, groups, 1,
+                         padding, dropout)
+        self.attentions = cross_attentions(num_layers, transformer_layers, heads, out_channels, cross_attention_dim,
+                                           groups, use_linear_projection, only_cross_attention, dropout)
 
 
-class CrossAttnUpBlock2D(nn.Module):
+class CrossAttnUpBlock2D(UpBlock2D):
     def __init__(self, num_layers, transformer_layers, in_channels, prev_output_channel, out_channels, temb_channels,
                  add_upsample, eps, groups, heads, cross_attention_dim, use_linear_projection, only_cross_attention,
                  dropout):
-        super().__init__()
-        self.has_cross_attention = True
-        layers = per_block(transformer_layers, num_layers)
-        resnets = []
-        attentions = []
-        for i in range(num_layers):
-            res_skip_channels = in_channels if i == num_layers - 1 else out_channels
-            resnet_in_channels = prev_output_channel if i == 0 else out_channels
-            resnets.append(ResnetBlock2D(resnet_in_channels + res_skip_channels, out_channels, temb_channels, eps,
-                                         groups, dropout, 1.0))
-            attentions.append(Transformer2DModel(heads, out_channels // heads, out_channels, layers[i],
-                                                 cross_attention_dim, groups, use_linear_projection,
-                                                 only_cross_attention, dropout))
-        self.resnets = nn.ModuleList(resnets)
-        self.attentions = nn.ModuleList(attentions)
-        self.upsamplers = nn.ModuleList([Upsample2D(out_channels)]) if add_upsample else None
-
-    def forward(self, hidden_states, res_hidden_states_tuple, temb, encoder_hidden_states=None):
-        for i in range(len(self.resnets)):
-            res_hidden_states = res_hidden_states_tuple[-1]
-            res_hidden_states_tuple = res_hidden_states_tuple[:-1]
-            hidden_states = torch.cat([hidden_states, res_hidden_states], dim=1)
-            hidden_states = self.resnets[i](hidden_states, temb)
-            hidden_states = self.attentions[i](hidden_states, encoder_hidden_states=encoder_hidden_states)[0]
-        if self.upsamplers is not None:
-            hidden_states = self.upsamplers[0](hidden_states)
-        return hidden_states
+        super().__init__(False, num_layers, in_channels, prev_output_channel, out_channels, temb_channels,
+                         add_upsample, eps, groups, 1, dropout)
+        self.attentions = cross_attentions(num_layers, transformer_layers, heads, out_channels, cross_attention_dim,
+                                           groups, use_linear_projection, only_cross_attention, dropout)
 
 
-class UNetMidBlock2DCrossAttn(nn.Module):
+class UNetMidBlock2DCrossAttn(UNetMidBlock2D):
     def __init__(self, in_channels, temb_channels, transformer_layers, eps, groups, heads, output_scale_factor,
                  cross_attention_dim, use_linear_projection, dropout):
-        super().__init__()
-        self.has_cross_attention = True
-        self.resnets = nn.ModuleList([
-            ResnetBlock2D(in_channels, in_channels, temb_channels, eps, groups, dropout, output_scale_factor),
-            ResnetBlock2D(in_channels, in_channels, temb_channels, eps, groups, dropout, output_scale_factor),
-        ])
-        self.attentions = nn.ModuleList([
-            Transformer2DModel(heads, in_channels // heads, in_channels, transformer_layers, cross_attention_dim,
-                               groups, use_linear_projection, False, dropout)])
-
-    def forward(self, hidden_states, temb, encoder_hidden_states=None):
-        hidden_states = self.resnets[0](hidden_states, temb)
-        hidden_states = self.attentions[0](hidden_states, encoder_hidden_states=encoder_hidden_states)[0]
-        return self.resnets[1](hidden_states, temb)
+        super().__init__(in_channels, temb_channels, eps, groups, 1, False, output_scale_factor, dropout)
+        self.attentions = cross_attentions(1, transformer_layers, heads, in_channels, cross_attention_dim, groups,
+                                           use_linear_projection, False, dropout)
 
 
 class UNet2DConditionModel(ModelMixin):
@@ -265,26 +212,21 @@ class UNet2DConditionModel(ModelMixin):
                  projection_class_embeddings_input_dim=None, attention_type="default", class_embeddings_concat=False,
                  **kwargs):
         super().__init__()
-        for arg, value, default in (("dual_cross_attention", dual_cross_attention, False),
-                                    ("class_embed_type", class_embed_type, None),
-                                    ("encoder_hid_dim", encoder_hid_dim, None),
-                                    ("encoder_hid_dim_type", encoder_hid_dim_type, None),
-                                    ("resnet_time_scale_shift", resnet_time_scale_shift, "default"),
-                                    ("time_embedding_type", time_embedding_type, "positional"),
-                                    ("attention_type", attention_type, "default"),
-                                    ("class_embeddings_concat", class_embeddings_concat, False)):
-            if value != default:
-                not_built("UNet2DConditionModel(" + arg + "=...)")
+        check_built("UNet2DConditionModel", (("dual_cross_attention", dual_cross_attention, False),
+                                             ("class_embed_type", class_embed_type, None),
+                                             ("encoder_hid_dim", encoder_hid_dim, None),
+                                             ("encoder_hid_dim_type", encoder_hid_dim_type, None),
+                                             ("resnet_time_scale_shift", resnet_time_scale_shift, "default"),
+                                             ("time_embedding_type", time_embedding_type, "positional"),
+                                             ("attention_type", attention_type, "default"),
+                                             ("class_embeddings_concat", class_embeddings_concat, False),
+                                             ("time_cond_proj_dim", time_cond_proj_dim, None)))
         if addition_embed_type not in (None, "text_time"):
             not_built("UNet2DConditionModel(addition_embed_type=...)")
         n = len(down_block_types)
-        self.config = DiffusersConfig()
-        self.config.sample_size = sample_size
-        self.config.in_channels = in_channels
-        self.config.out_channels = out_channels
-        self.config.cross_attention_dim = cross_attention_dim
-        self.config.addition_embed_type = addition_embed_type
-        self.config.block_out_channels = block_out_channels
+        self.config = DiffusersConfig(sample_size=sample_size, in_channels=in_channels, out_channels=out_channels,
+                                      cross_attention_dim=cross_attention_dim, block_out_channels=block_out_channels,
+                                      addition_embed_type=addition_embed_type)
         self.center_input_sample = center_input_sample
         self.addition_embed_type = addition_embed_type
         # diffusers' naming issue (#2011): attention_head_dim is the number
@@ -299,8 +241,6 @@ class UNet2DConditionModel(ModelMixin):
                                  padding=(conv_in_kernel - 1) // 2)
         self.time_proj = Timesteps(block_out_channels[0])
         self.time_embedding = TimestepEmbedding(block_out_channels[0], time_embed_dim)
-        if time_cond_proj_dim is not None:
-            not_built("UNet2DConditionModel(time_cond_proj_dim=...)")
         self.class_embedding = None
         if num_class_embeds is not None:
             self.class_embedding = nn.Embedding(num_class_embeds, time_embed_dim)
@@ -390,26 +330,15 @@ class UNet2DConditionModel(ModelMixin):
         sample = self.conv_in(sample)
         down_block_res_samples = (sample,)
         for i in range(len(self.down_blocks)):
-            block = self.down_blocks[i]
-            if getattr(block, "has_cross_attention", False):
-                sample, res_samples = block(sample, emb, encoder_hidden_states=encoder_hidden_states)
-            else:
-                sample, res_samples = block(sample, emb)
+            sample, res_samples = self.down_blocks[i](sample, emb, encoder_hidden_states)
             down_block_res_samples = down_block_res_samples + res_samples
         if self.mid_block is not None:
-            if getattr(self.mid_block, "has_cross_attention", False):
-                sample = self.mid_block(sample, emb, encoder_hidden_states=encoder_hidden_states)
-            else:
-                sample = self.mid_block(sample, emb)
+            sample = self.mid_block(sample, emb, encoder_hidden_states)
         for i in range(len(self.up_blocks)):
-            block = self.up_blocks[i]
-            k = len(block.resnets)
+            k = len(self.up_blocks[i].resnets)
             res_samples = down_block_res_samples[-k:]
             down_block_res_samples = down_block_res_samples[:-k]
-            if getattr(block, "has_cross_attention", False):
-                sample = block(sample, res_samples, emb, encoder_hidden_states=encoder_hidden_states)
-            else:
-                sample = block(sample, res_samples, emb)
+            sample = self.up_blocks[i](sample, res_samples, emb, encoder_hidden_states)
         if self.conv_norm_out is not None:
             sample = self.conv_act(self.conv_norm_out(sample))
         sample = self.conv_out(sample)

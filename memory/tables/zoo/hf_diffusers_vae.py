@@ -132,13 +132,9 @@ class AutoencoderKL(ModelMixin):
         for t in list(down_block_types) + list(up_block_types):
             if t not in ("DownEncoderBlock2D", "UpDecoderBlock2D"):
                 not_built("AutoencoderKL block " + t)
-        self.config = DiffusersConfig()
-        self.config.scaling_factor = scaling_factor
-        self.config.shift_factor = shift_factor
-        self.config.latent_channels = latent_channels
-        self.config.sample_size = sample_size
-        self.config.block_out_channels = block_out_channels
-        self.config.force_upcast = force_upcast
+        self.config = DiffusersConfig(scaling_factor=scaling_factor, shift_factor=shift_factor,
+                                      latent_channels=latent_channels, sample_size=sample_size,
+                                      block_out_channels=block_out_channels, force_upcast=force_upcast)
         self.encoder = Encoder(in_channels, latent_channels, block_out_channels, layers_per_block, norm_num_groups,
                                mid_block_add_attention)
         self.decoder = Decoder(latent_channels, out_channels, block_out_channels, layers_per_block, norm_num_groups,
