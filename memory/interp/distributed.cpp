@@ -215,9 +215,17 @@ Value f_ds_initialize(Interp& in, Args& a) {
 
 Value c_accelerator(Interp& in, Args& a) {
   Value acc = new_instance(in, "accelerate.Accelerator");
-  if (auto mp = a.kwarg(in, "mixed_precision")) {
-    if (auto s = in.as_str(*mp); s && (*s == "bf16" || *s == "fp16")) {
-      in.o(acc).attrs.set(in.intern("dtype"), Value::dtype(*s == "bf16" ? Dtype::BFloat16 : Dtype::Float16));
+  // `accelerator.mixed_precision` is the mode's name ("no" when none is
+  // given; accelerate's config file or environment could say otherwise,
+  // which the estimate does not read). diffusers' scripts cast their frozen
+  // models to weight_dtype by it.
+  auto mp = a.kwarg(in, "mixed_precision");
+  if (!mp || mp->kind == VKind::None) in.o(acc).attrs.set(in.intern("mixed_precision"), in.str_value("no"));
+  if (mp) {
+    if (auto s = in.as_str(*mp); s && (*s == "bf16" || *s == "fp16" || *s == "no")) {
+      in.o(acc).attrs.set(in.intern("mixed_precision"), in.str_value(*s));
+      if (*s != "no")
+        in.o(acc).attrs.set(in.intern("dtype"), Value::dtype(*s == "bf16" ? Dtype::BFloat16 : Dtype::Float16));
     }
   }
   if (auto ga = a.kwarg(in, "gradient_accumulation_steps"); ga && in.as_int(*ga))

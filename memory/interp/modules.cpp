@@ -385,19 +385,21 @@ Value module_call(Interp& in, Value m, Args& a) {
 }
 
 void convert_module(Interp& in, Value m, Dtype dt, std::string how) {
-  bool params = false;
+  bool trained = false;
   for (Role r : {Role::Param, Role::Buffer}) {
     for (auto& [n, t] : module_tensors(in, m, r)) {
       TensorObj* tt = in.tensor(t);
       if (!is_floating(tt->dtype)) continue;
       tt->dtype = dt;
       in.storages[tt->storage].dtype = dt;
-      params = params || r == Role::Param;
+      trained = trained || (r == Role::Param && tt->requires_grad);
     }
   }
-  if (!params) return;
   // The weights' precision as trained: what the report's precision line
-  // names (model.half() trains float16 weights, no autocast).
+  // names (model.half() trains float16 weights, no autocast). A frozen
+  // model cast to 16 bits (diffusers' VAE and text encoder, after
+  // requires_grad_(False)) is not what trains.
+  if (!trained) return;
   in.cfg.param_dtype = dt;
   in.cfg.param_dtype_origin = {in.user_line(), how.empty() ? ".to(" + std::string(dtype_name(dt)) + ")" : how};
 }

@@ -480,11 +480,14 @@ Value f_process(Interp& in, Args& a) {
 
 /// The zoo's hook for `model.gradient_checkpointing_enable()`: each block
 /// runs as a checkpointed segment (transformers' GradientCheckpointingLayer).
+/// A second argument names the call the report shows (diffusers'
+/// `enable_gradient_checkpointing()`).
 Value f_checkpoint_module(Interp& in, Args& a) {
   if (!a.pos.empty() && in.is_module(a.pos[0])) in.o(a.pos[0]).flags |= kCheckpointed;
   if (!in.cfg.checkpointing) {
+    auto how = a.pos.size() > 1 ? in.as_str(a.pos[1]) : std::nullopt;
     in.cfg.checkpointing = true;
-    in.cfg.checkpointing_origin = {in.user_line(), "gradient_checkpointing_enable()"};
+    in.cfg.checkpointing_origin = {in.user_line(), how ? std::string(*how) : "gradient_checkpointing_enable()"};
   }
   return Value::none();
 }

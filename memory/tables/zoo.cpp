@@ -21,6 +21,7 @@ std::string_view zoo_source(std::string_view name);
 Value create_timm(Interp& in, std::string_view q, Args& a);  // zoo_timm.cpp
 Value construct_peft(Interp& in, std::string_view q, Args& a, bool& handled);  // zoo_peft.cpp
 bool quantize_pretrained(Interp& in, Value m, Args& a);                       // zoo_peft.cpp
+Value construct_diffusers(Interp& in, std::string_view q, Args& a, bool& handled, Value self);  // zoo_diffusers.cpp
 
 uint16_t Interp::zoo_unit(std::string_view name, std::string_view text) {
   for (size_t k = 0; k < units.size(); ++k)
@@ -483,38 +484,11 @@ Value construct_zoo(Interp& in, StrId qualname, Args& a, bool& handled, Value se
     in.note_unknown("torchvision model `" + std::string(rest) + "` is not in the built-in zoo", a.span, true);
     return Value::unknown();
   }
-  // diffusers: UNet2DModel(...) from its arguments (zoo/hf_diffusers.py);
-  // its pretrained models are not in the zoo, which the report says.
+  // diffusers' models and schedulers: zoo_diffusers.cpp.
   if (q.starts_with("diffusers.")) {
-    size_t dot = q.rfind('.');
-    std::string_view last = q.substr(dot + 1);
-    Value unet = last == "UNet2DModel" && !self.known() ? zoo_value(in, "hf_diffusers", "UNet2DModel") : Value{};
-    if (in.is_obj(unet, OKind::Class)) {
-      Value m = in.construct(unet.a, a);
-      in.cfg.models.push_back({"UNet2DModel", "diffusers", {in.user_line(), "constructed"}, 0,
-                               m.kind == VKind::Obj ? m.a : UINT32_MAX});
-      return m;
-    }
-    std::string_view cls = last;
-    if (last == "from_pretrained" || last == "from_config") {
-      cls = q.substr(0, dot);
-      cls = cls.substr(cls.rfind('.') + 1);
-    }
-    if (cls.ends_with("Scheduler") && !self.known()) {
-      Value sched = zoo_value(in, "hf_diffusers", "NoiseScheduler");
-      // from_pretrained(name, subfolder="scheduler"): the config's count of
-      // training timesteps is the constructor's default, 1000.
-      Args none{{}, {}, a.span};
-      if (in.is_obj(sched, OKind::Class)) return in.construct(sched.a, last == "from_pretrained" ? none : a);
-    }
-    if (last == "from_pretrained" || last == "from_config") {
-      if (cls.ends_with("Model") || cls.starts_with("Autoencoder")) {
-        in.note_unknown("diffusers model `" + std::string(cls) + "." + std::string(last) +
-                            "(...)` is not in the built-in zoo (UNet2DModel built from its arguments is)",
-                        a.span, true);
-        return Value::unknown();
-      }
-    }
+    Value v = construct_diffusers(in, q, a, handled, self);
+    if (handled) return v;
+    handled = true;
   }
   // LoRA (peft) and bitsandbytes configs: zoo_peft.cpp.
   if (q.starts_with("peft.") || q == "transformers.BitsAndBytesConfig") {

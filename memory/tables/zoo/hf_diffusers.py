@@ -1,6 +1,9 @@
-"""diffusers' UNet2DModel, as the estimator's interpreter runs it.
+"""diffusers' UNet2DModel, the blocks the other diffusers models share, the
+noise schedulers and training_utils' helpers, as the estimator's interpreter
+runs them.
 
-Module for module diffusers 0.3x's models/unets/unet_2d.py and the blocks it
+Module for module diffusers 0.3x (read at 0.40.0.dev0, commit 58eb52c):
+models/unets/unet_2d.py and the blocks it
 builds (unet_2d_blocks.py: DownBlock2D, AttnDownBlock2D, UNetMidBlock2D,
 UpBlock2D, AttnUpBlock2D; resnet.py: ResnetBlock2D; downsampling.py and
 upsampling.py with use_conv; embeddings.py: Timesteps, TimestepEmbedding;
@@ -9,47 +12,74 @@ group norm, to_q/to_k/to_v/to_out with biases, residual, SDPA), with
 UNet2DModel's own defaults for every argument the script leaves out.
 Parameter counts match diffusers' (google/ddpm-cifar10-32's config:
 35,746,307). The noise schedulers are one class: add_noise and step give
-tensors of the sample's shape. Only the "positional" time embedding, "default" time scale
-shift and "conv" down/up sampling are built; UNet2DModel(...) with another
-one is not modeled (memory/tables/zoo.cpp says so).
+tensors of the sample's shape. Only the "positional" time embedding,
+"default" time scale shift and "conv" down/up sampling are built;
+UNet2DModel(...) with another is a blocking unknown that names it.
+ModelMixin gives the models `.config`, gradient checkpointing and
+`add_adapter` (peft's LoRA, zoo/peft_lora.py).
 This file is interpreted by tpf-analyze, never imported by it.
 """
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from tpf_zoo.peft_lora import get_peft_model
 
-class UNet2DOutput:
-    def __init__(self, sample):
-        self.sample = sample
+
+def not_built(what):
+    torch._tpf_blocking_unknown("diffusers `" + what + "` is not modeled")
+
+
+def check_built(cls, args):
+    """not_built for each (argument, value, the one value built) that differs."""
+    for arg, value, default in args:
+        if value != default:
+            not_built(cls + "(" + arg + "=...)")
+
+
+def multi_head_sdpa(q, k, v, heads):
+    """(batch, tokens, heads * dim) projections through
+    F.scaled_dot_product_attention (AttnProcessor2_0), heads merged back."""
+    batch = q.shape[0]
+    head_dim = q.shape[-1] // heads
+    q = q.view(batch, -1, heads, head_dim).transpose(1, 2)
+    k = k.view(batch, -1, heads, head_dim).transpose(1, 2)
+    v = v.view(batch, -1, heads, head_dim).transpose(1, 2)
+    out = F.scaled_dot_product_attention(q, k, v)
+    return out.transpose(1, 2).reshape(batch, -1, heads * head_dim)
+
+
+class BaseOutput:
+    """diffusers' BaseOutput with one field (UNet2DOutput.sample,
+    SchedulerOutput.prev_sample, AutoencoderKLOutput.latent_dist, ...): read
+    by its name, or as the first item of the tuple return_dict=False gives."""
+
+    def __init__(self, name, value):
+        self.name = name
+        setattr(self, name, value)
 
     def __getitem__(self, k):
         if isinstance(k, str):
             return getattr(self, k)
-        return (self.sample,)[k]
+        return (getattr(self, self.name),)[k]
 
 
 class SchedulerConfig:
-    def __init__(self, num_train_timesteps):
+    """The scheduler's config fields the training scripts read, at the
+    defaults of diffusers' DDPMScheduler (num_train_timesteps=1000,
+    prediction_type="epsilon")."""
+
+    def __init__(self, num_train_timesteps, prediction_type):
         self.num_train_timesteps = num_train_timesteps
-
-
-class SchedulerOutput:
-    def __init__(self, prev_sample):
-        self.prev_sample = prev_sample
-
-    def __getitem__(self, k):
-        if isinstance(k, str):
-            return getattr(self, k)
-        return (self.prev_sample,)[k]
+        self.prediction_type = prediction_type
 
 
 class NoiseScheduler:
     """A noise scheduler (DDPMScheduler, DDIMScheduler, ...): no module, its
     tensors are the shapes of the samples it mixes."""
 
-    def __init__(self, num_train_timesteps=1000, **kwargs):
-        self.config = SchedulerConfig(num_train_timesteps)
+    def __init__(self, num_train_timesteps=1000, prediction_type="epsilon", **kwargs):
+        self.config = SchedulerConfig(num_train_timesteps, prediction_type)
         self.num_train_timesteps = num_train_timesteps
         self.timesteps = torch.arange(num_train_timesteps)
 
@@ -66,7 +96,76 @@ class NoiseScheduler:
         return sample
 
     def step(self, model_output, timestep, sample, **kwargs):
-        return SchedulerOutput(sample - model_output)
+        return BaseOutput("prev_sample", sample - model_output)
+
+    def register_to_config(self, prediction_type=None, **kwargs):
+        if prediction_type is not None:
+            self.config.prediction_type = prediction_type
+
+
+class EMAShadow(nn.Module):
+    """EMAModel's shadow_params as buffers of a module, so that the copy is
+    resident like a model's weights (a list of tensors made before the
+    step would be taken for host data)."""
+
+    def __init__(self, parameters):
+        super().__init__()
+        self.count = 0
+        for p in parameters:
+            self.register_buffer("shadow_" + str(self.count), p.clone().detach())
+            self.count = self.count + 1
+
+    def forward(self):
+        return None
+
+
+class EMAModel:
+    """training_utils.EMAModel: a detached copy of every parameter it is
+    given, moved with .to(); step() updates it in place (a loop of sub_,
+    or torch._foreach_lerp_), so it adds one copy of the model's weights.
+    step() runs the shadow module, which makes it one of the step's models."""
+
+    def __init__(self, parameters, decay=0.9999, min_decay=0.0, update_after_step=0, use_ema_warmup=False,
+                 inv_gamma=1.0, power=2 / 3, foreach=False, model_cls=None, model_config=None, **kwargs):
+        self.ema_shadow = EMAShadow(parameters)
+        self.decay = decay
+
+    def to(self, device=None, dtype=None, non_blocking=False):
+        self.ema_shadow.to(device=device, dtype=dtype)
+        return self
+
+    def step(self, parameters):
+        self.ema_shadow()
+
+    def copy_to(self, parameters):
+        pass
+
+    def store(self, parameters):
+        pass
+
+    def restore(self, parameters):
+        pass
+
+    def pin_memory(self):
+        pass
+
+    def save_pretrained(self, path):
+        pass
+
+
+def cast_training_params(model, dtype=torch.float32):
+    """training_utils.cast_training_params: the trainable parameters (a
+    LoRA's adapters) upcast, for fp16 mixed precision."""
+    models = model if isinstance(model, list) else [model]
+    for m in models:
+        for p in m.parameters():
+            if p.requires_grad:
+                p.data = p.to(dtype)
+
+
+def compute_snr(noise_scheduler, timesteps):
+    """training_utils.compute_snr: one float per timestep."""
+    return timesteps.float()
 
 
 class Timesteps(nn.Module):
@@ -95,12 +194,18 @@ class TimestepEmbedding(nn.Module):
 
 
 class ResnetBlock2D(nn.Module):
-    def __init__(self, in_channels, out_channels, temb_channels, eps, groups, dropout, output_scale_factor):
+    """resnet.py's ResnetBlock2D, "default" time embedding norm: without
+    temb_channels (the VAE's blocks) there is no time_emb_proj."""
+
+    def __init__(self, in_channels, out_channels, temb_channels, eps, groups, dropout, output_scale_factor,
+                 groups_out=None):
         super().__init__()
         self.norm1 = nn.GroupNorm(num_groups=groups, num_channels=in_channels, eps=eps, affine=True)
         self.conv1 = nn.Conv2d(in_channels, out_channels, kernel_size=3, stride=1, padding=1)
-        self.time_emb_proj = nn.Linear(temb_channels, out_channels)
-        self.norm2 = nn.GroupNorm(num_groups=groups, num_channels=out_channels, eps=eps, affine=True)
+        self.time_emb_proj = None
+        if temb_channels is not None:
+            self.time_emb_proj = nn.Linear(temb_channels, out_channels)
+        self.norm2 = nn.GroupNorm(num_groups=groups_out or groups, num_channels=out_channels, eps=eps, affine=True)
         self.dropout = nn.Dropout(dropout)
         self.conv2 = nn.Conv2d(out_channels, out_channels, kernel_size=3, stride=1, padding=1)
         self.nonlinearity = nn.SiLU()
@@ -109,11 +214,13 @@ class ResnetBlock2D(nn.Module):
             self.conv_shortcut = nn.Conv2d(in_channels, out_channels, kernel_size=1, stride=1, padding=0)
         self.output_scale_factor = output_scale_factor
 
-    def forward(self, input_tensor, temb):
+    def forward(self, input_tensor, temb=None):
         hidden_states = self.nonlinearity(self.norm1(input_tensor))
         hidden_states = self.conv1(hidden_states)
-        temb = self.time_emb_proj(self.nonlinearity(temb))[:, :, None, None]
-        hidden_states = self.norm2(hidden_states + temb)
+        if self.time_emb_proj is not None:
+            temb = self.time_emb_proj(self.nonlinearity(temb))[:, :, None, None]
+            hidden_states = hidden_states + temb
+        hidden_states = self.norm2(hidden_states)
         hidden_states = self.dropout(self.nonlinearity(hidden_states))
         hidden_states = self.conv2(hidden_states)
         if self.conv_shortcut is not None:
@@ -135,20 +242,16 @@ class Attention(nn.Module):
         self.to_out = nn.ModuleList([nn.Linear(inner, channels), nn.Dropout(0.0)])
         self.rescale_output_factor = output_scale_factor
 
-    def forward(self, hidden_states):
+    def checkpoint_units(self):
+        return []
+
+    def forward(self, hidden_states, encoder_hidden_states=None):
         residual = hidden_states
         batch, channel, height, width = hidden_states.shape
         hidden_states = self.group_norm(hidden_states)
         hidden_states = hidden_states.view(batch, channel, height * width).transpose(1, 2)
-        q = self.to_q(hidden_states)
-        k = self.to_k(hidden_states)
-        v = self.to_v(hidden_states)
-        head_dim = q.shape[-1] // self.heads
-        q = q.view(batch, -1, self.heads, head_dim).transpose(1, 2)
-        k = k.view(batch, -1, self.heads, head_dim).transpose(1, 2)
-        v = v.view(batch, -1, self.heads, head_dim).transpose(1, 2)
-        out = F.scaled_dot_product_attention(q, k, v)
-        out = out.transpose(1, 2).reshape(batch, -1, self.heads * head_dim)
+        out = multi_head_sdpa(self.to_q(hidden_states), self.to_k(hidden_states), self.to_v(hidden_states),
+                              self.heads)
         out = self.to_out[1](self.to_out[0](out))
         out = out.transpose(-1, -2).reshape(batch, channel, height, width)
         return (out + residual) / self.rescale_output_factor
@@ -176,6 +279,10 @@ class Upsample2D(nn.Module):
 
 
 class DownBlock2D(nn.Module):
+    """DownBlock2D, AttnDownBlock2D (attn) and, with the attentions
+    replaced, hf_diffusers_sd.py's CrossAttnDownBlock2D: an attention gets
+    the text (encoder_hidden_states) and the spatial one ignores it."""
+
     def __init__(self, attn, num_layers, in_channels, out_channels, temb_channels, add_downsample, eps, groups,
                  head_dim, padding, dropout):
         super().__init__()
@@ -190,12 +297,12 @@ class DownBlock2D(nn.Module):
         self.attentions = nn.ModuleList(attentions)
         self.downsamplers = nn.ModuleList([Downsample2D(out_channels, padding)]) if add_downsample else None
 
-    def forward(self, hidden_states, temb):
+    def forward(self, hidden_states, temb, encoder_hidden_states=None):
         output_states = ()
         for i in range(len(self.resnets)):
             hidden_states = self.resnets[i](hidden_states, temb)
             if len(self.attentions) > 0:
-                hidden_states = self.attentions[i](hidden_states)
+                hidden_states = self.attentions[i](hidden_states, encoder_hidden_states)
             output_states = output_states + (hidden_states,)
         if self.downsamplers is not None:
             hidden_states = self.downsamplers[0](hidden_states)
@@ -204,6 +311,9 @@ class DownBlock2D(nn.Module):
 
 
 class UpBlock2D(nn.Module):
+    """UpBlock2D, AttnUpBlock2D and, with the attentions replaced,
+    CrossAttnUpBlock2D."""
+
     def __init__(self, attn, num_layers, in_channels, prev_output_channel, out_channels, temb_channels, add_upsample,
                  eps, groups, head_dim, dropout):
         super().__init__()
@@ -220,38 +330,102 @@ class UpBlock2D(nn.Module):
         self.attentions = nn.ModuleList(attentions)
         self.upsamplers = nn.ModuleList([Upsample2D(out_channels)]) if add_upsample else None
 
-    def forward(self, hidden_states, res_hidden_states_tuple, temb):
+    def forward(self, hidden_states, res_hidden_states_tuple, temb, encoder_hidden_states=None):
         for i in range(len(self.resnets)):
             res_hidden_states = res_hidden_states_tuple[-1]
             res_hidden_states_tuple = res_hidden_states_tuple[:-1]
             hidden_states = torch.cat([hidden_states, res_hidden_states], dim=1)
             hidden_states = self.resnets[i](hidden_states, temb)
             if len(self.attentions) > 0:
-                hidden_states = self.attentions[i](hidden_states)
+                hidden_states = self.attentions[i](hidden_states, encoder_hidden_states)
         if self.upsamplers is not None:
             hidden_states = self.upsamplers[0](hidden_states)
         return hidden_states
 
 
 class UNetMidBlock2D(nn.Module):
-    def __init__(self, in_channels, temb_channels, eps, groups, head_dim, add_attention, output_scale_factor, dropout):
+    """A resnet, then num_layers (attention, resnet) pairs; the attention
+    left out when add_attention is False (UNet2DConditionModel's
+    "UNetMidBlock2D" has num_layers=0)."""
+
+    def __init__(self, in_channels, temb_channels, eps, groups, head_dim, add_attention, output_scale_factor, dropout,
+                 num_layers=1):
         super().__init__()
-        self.resnets = nn.ModuleList([
-            ResnetBlock2D(in_channels, in_channels, temb_channels, eps, groups, dropout, output_scale_factor),
-            ResnetBlock2D(in_channels, in_channels, temb_channels, eps, groups, dropout, output_scale_factor),
-        ])
-        self.attentions = nn.ModuleList(
-            [Attention(in_channels, in_channels // head_dim, head_dim, eps, groups, output_scale_factor)]
-            if add_attention else [])
+        resnets = [ResnetBlock2D(in_channels, in_channels, temb_channels, eps, groups, dropout, output_scale_factor)]
+        attentions = []
+        for _ in range(num_layers):
+            if add_attention:
+                attentions.append(Attention(in_channels, in_channels // head_dim, head_dim, eps, groups,
+                                            output_scale_factor))
+            resnets.append(ResnetBlock2D(in_channels, in_channels, temb_channels, eps, groups, dropout,
+                                         output_scale_factor))
+        self.resnets = nn.ModuleList(resnets)
+        self.attentions = nn.ModuleList(attentions)
 
-    def forward(self, hidden_states, temb):
+    def forward(self, hidden_states, temb=None, encoder_hidden_states=None):
         hidden_states = self.resnets[0](hidden_states, temb)
-        if len(self.attentions) > 0:
-            hidden_states = self.attentions[0](hidden_states)
-        return self.resnets[1](hidden_states, temb)
+        for i in range(1, len(self.resnets)):
+            if len(self.attentions) > 0:
+                hidden_states = self.attentions[i - 1](hidden_states, encoder_hidden_states)
+            hidden_states = self.resnets[i](hidden_states, temb)
+        return hidden_states
 
 
-class UNet2DModel(nn.Module):
+class DiffusersConfig:
+    """A model's `.config`: the constructor's arguments a script reads."""
+
+    def __init__(self, **fields):
+        for name in fields:
+            setattr(self, name, fields[name])
+
+
+class ModelMixin(nn.Module):
+    """What diffusers' ModelMixin, ConfigMixin and PeftAdapterMixin give the
+    zoo's models: `.config`, gradient checkpointing and LoRA adapters."""
+
+    def enable_gradient_checkpointing(self, gradient_checkpointing_func=None):
+        for m in self.checkpoint_units():
+            torch._tpf_checkpoint_module(m, "enable_gradient_checkpointing()")
+
+    def checkpoint_units(self):
+        """What diffusers runs through `_gradient_checkpointing_func` in a
+        UNet: each resnet of the down and up blocks, the mid block's resnets
+        after the first, and each transformer block (Transformer2DModel's
+        own checkpointing); the spatial attention of UNet2DModel's blocks
+        runs as is."""
+        units = []
+        for block in list(self.down_blocks) + list(self.up_blocks):
+            units = units + list(block.resnets)
+            for attn in block.attentions:
+                units = units + attn.checkpoint_units()
+        if self.mid_block is not None:
+            units = units + list(self.mid_block.resnets)[1:]
+            for attn in self.mid_block.attentions:
+                units = units + attn.checkpoint_units()
+        return units
+
+    def disable_gradient_checkpointing(self):
+        pass
+
+    def enable_xformers_memory_efficient_attention(self, attention_op=None):
+        pass
+
+    def set_attention_slice(self, slice_size):
+        pass
+
+    def num_parameters(self, only_trainable=False):
+        return sum(p.numel() for p in self.parameters() if p.requires_grad or not only_trainable)
+
+    def add_adapter(self, adapter_config, adapter_name="default"):
+        # peft's inject_adapter_in_model: LoRA layers on the targets, every
+        # other parameter frozen (_mark_only_adapters_as_trainable).
+        get_peft_model(self, adapter_config)
+
+    def set_adapter(self, adapter_name):
+        pass
+
+
+class UNet2DModel(ModelMixin):
     def __init__(self, sample_size=None, in_channels=3, out_channels=3, center_input_sample=False,
                  time_embedding_type="positional", time_embedding_dim=None, freq_shift=0, flip_sin_to_cos=True,
                  down_block_types=("DownBlock2D", "AttnDownBlock2D", "AttnDownBlock2D", "AttnDownBlock2D"),
@@ -263,6 +437,11 @@ class UNet2DModel(nn.Module):
                  resnet_time_scale_shift="default", add_attention=True, class_embed_type=None,
                  num_class_embeds=None, num_train_timesteps=None):
         super().__init__()
+        check_built("UNet2DModel", (("time_embedding_type", time_embedding_type, "positional"),
+                                    ("resnet_time_scale_shift", resnet_time_scale_shift, "default"),
+                                    ("downsample_type", downsample_type, "conv"),
+                                    ("upsample_type", upsample_type, "conv"),
+                                    ("class_embed_type", class_embed_type, None)))
         self.sample_size = sample_size
         self.in_channels = in_channels
         time_embed_dim = time_embedding_dim or block_out_channels[0] * 4
@@ -327,4 +506,4 @@ class UNet2DModel(nn.Module):
         sample = self.conv_out(self.conv_act(self.conv_norm_out(sample)))
         if not return_dict:
             return (sample,)
-        return UNet2DOutput(sample)
+        return BaseOutput("sample", sample)
