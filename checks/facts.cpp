@@ -1386,7 +1386,20 @@ std::optional<std::pair<FunctionId, InstId>> batch_loader(const CheckContext& ct
     if (p.starred) return std::nullopt;
     depth += p.steps;
     v = p.whole;
-    if (depth >= kMaxSteps || f.def(v).op != Op::NextItem) return std::nullopt;
+    if (depth >= kMaxSteps) return std::nullopt;
+    // `batch = next(data_iter)` with `data_iter = iter(DataLoader(...))`:
+    // the loader's next batch, as a loop item is.
+    if (f.def(v).op == Op::Call && call_target_name(ctx, fid, f.def_id(v)) == "builtins.next" &&
+        positional_count(f, f.def(v)) >= 1) {
+      ValueId it = call_arg(ctx, f, f.def(v), 0, "");
+      if (it.valid() && f.def(it).op == Op::Call && call_target_name(ctx, fid, f.def_id(it)) == "builtins.iter" &&
+          positional_count(f, f.def(it)) == 1)
+        it = call_arg(ctx, f, f.def(it), 0, "");
+      if (it.valid() && f.def(it).op == Op::Call && is_dataloader(ctx, fid, f.def_id(it)))
+        return std::make_pair(fid, f.def_id(it));
+      return std::nullopt;
+    }
+    if (f.def(v).op != Op::NextItem) return std::nullopt;
     ValueId it = loop_iterable(ctx, fid, v);
     FunctionId lf = fid;
     if (!it.valid()) return std::nullopt;
