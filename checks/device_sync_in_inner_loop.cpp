@@ -368,32 +368,9 @@ class Rule {
         if (db.succ[k].valid() && dom.dominates(db.succ[k], ib) && ir::preds(f_, db.succ[k]).size() == 1)
           guards = true;
       ir::ValueId c = f_.operands(t)[0];
-      if (guards && invariant_in(c, l) && !invariant_in(c, p)) return true;
+      if (guards && loop_invariant(ctx_, fid_, l, c) && !loop_invariant(ctx_, fid_, p, c)) return true;
     }
     return false;
-  }
-
-  /// `v` does not change within loop `l`: computed outside it, or from
-  /// such values by constants, arithmetic, comparisons and attribute reads.
-  bool invariant_in(ir::ValueId v, uint32_t l, int depth = 0) const {
-    ir::InstId d = f_.def_id(v);
-    if (!d.valid() || !li_.contains(l, f_.block_of(d))) return true;
-    if (depth > 8) return false;  // deeper than a step counter's test: not worth following
-    const ir::Inst& in = f_.inst(d);
-    switch (in.op) {
-      case ir::Op::Const:
-      case ir::Op::LoadGlobal:
-        return true;
-      case ir::Op::BinOp:
-      case ir::Op::Compare:
-      case ir::Op::UnaryOp:
-      case ir::Op::GetAttr:
-        for (ir::ValueId o : f_.operands(in))
-          if (!invariant_in(o, l, depth + 1)) return false;
-        return true;
-      default:
-        return false;
-    }
   }
 
   /// A `torch.cuda.synchronize()` of step loop `p` runs before the copy on

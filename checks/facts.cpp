@@ -477,6 +477,35 @@ std::vector<InstId> loop_insts(const CheckContext& ctx, FunctionId fid, uint32_t
   return out;
 }
 
+namespace {
+
+bool loop_invariant_at(const CheckContext& ctx, FunctionId fid, uint32_t loop, ValueId v, int depth) {
+  // Why 6: a flag or a counter's test is a few reads and operators deep.
+  if (!v.valid() || depth > 6) return false;
+  const ir::Function& f = ctx.ir.fn(fid);
+  if (!loops_of(ctx, fid).contains(loop, f.block_of(f.def_id(v)))) return true;
+  const ir::Inst& d = f.def(v);
+  switch (d.op) {
+    case Op::Const:
+      return true;
+    case Op::GetAttr:
+    case Op::Compare:
+    case Op::BinOp:
+    case Op::UnaryOp:
+      for (ValueId o : f.operands(d))
+        if (!loop_invariant_at(ctx, fid, loop, o, depth + 1)) return false;
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+bool loop_invariant(const CheckContext& ctx, FunctionId fid, uint32_t loop, ValueId v) {
+  return loop_invariant_at(ctx, fid, loop, v, 0);
+}
+
 // ----------------------------------------------------------- origins ----
 
 namespace {

@@ -45,16 +45,16 @@ def train_synced_terms(steps):
 
 
 # case: reads on logging steps only, the test inside the per-term loop
-def train_logged(steps, print_freq, rank):
-    for step in range(steps):
-        x = torch.randn(16, 8).cuda()
-        terms = [crit(model(x), x) for crit in heads]
-        opt.zero_grad()
-        sum(terms).backward()
+def train_logged(loader, print_freq, rank):
+    for step, (inputs, targets) in enumerate(loader):
+        out = model(inputs.cuda())
+        parts = out.sub(targets.cuda()).pow(2).mean(0)
+        parts.sum().backward()
         opt.step()
-        for i, t in enumerate(terms):
+        opt.zero_grad(set_to_none=True)
+        for name, value in zip(["a", "b", "c"], parts.detach()):
             if rank == 0 and step % print_freq == 0:
-                print(step, i, t.item())
+                print(step, name, value.item())
 
 
 # case: returns computed per rollout row on numpy arrays
@@ -90,6 +90,6 @@ def train_stats(steps):
 if __name__ == "__main__":
     train_timed(10)
     train_synced_terms(10)
-    train_logged(10, 5, 0)
+    train_logged([(torch.randn(4, 8), torch.randn(4, 8))] * 10, 5, 0)
     train_rollouts(10)
     train_stats(8)
