@@ -376,7 +376,7 @@ class Rule {
     ir::BlockId ab = f_.block_of(a), bb = f_.block_of(b);
     for (ir::BlockId d = dom.idom(ab); d.valid() && li.contains(l, d); d = dom.idom(d)) {
       const ir::Inst& t = f_.terminator(d);
-      if (t.op != ir::Op::Branch || !invariant_in(l, f_.operands(t)[0], 0)) continue;
+      if (t.op != ir::Op::Branch || !loop_invariant(ctx_, fid_, l, f_.operands(t)[0])) continue;
       const ir::Block& db = f_.block(d);
       for (int k = 0; k < 2; ++k) {
         ir::BlockId mine = db.succ[k], other = db.succ[1 - k];
@@ -385,27 +385,6 @@ class Rule {
       }
     }
     return false;
-  }
-
-  /// The value is the same in every iteration of l: defined before the
-  /// loop, or computed in it from such values and constants (`args.amp`).
-  bool invariant_in(uint32_t l, ir::ValueId v, int depth) const {
-    if (!v.valid() || depth > 6) return false;
-    if (!loops_of(ctx_, fid_).contains(l, f_.block_of(f_.def_id(v)))) return true;
-    const ir::Inst& d = f_.def(v);
-    switch (d.op) {
-      case ir::Op::Const:
-        return true;
-      case ir::Op::GetAttr:
-      case ir::Op::Compare:
-      case ir::Op::BinOp:
-      case ir::Op::UnaryOp:
-        for (ir::ValueId o : f_.operands(d))
-          if (!invariant_in(l, o, depth + 1)) return false;
-        return true;
-      default:
-        return false;
-    }
   }
 
   /// The step and some clear run under two different branches of the loop
@@ -459,7 +438,7 @@ class Rule {
       ir::BlockId other = db.succ[1 - arm];
       if (!other.valid() || !li.contains(l, other)) continue;
       ir::ValueId c = f_.operands(t)[0];
-      if (!invariant_in(l, c, 0)) return std::nullopt;
+      if (!loop_invariant(ctx_, fid_, l, c)) return std::nullopt;
       bool holds = arm == 0;
       while (f_.def(c).op == ir::Op::UnaryOp && static_cast<ast::Op>(f_.def(c).aux) == ast::Op::Not) {
         c = f_.operands(f_.def(c))[0];

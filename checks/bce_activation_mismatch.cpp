@@ -20,7 +20,9 @@
 //   BCELoss only on probabilities.
 // Not flagged: sigmoid + BCELoss; logits + BCEWithLogitsLoss; a sigmoid
 //   applied only on some paths; inputs whose producer is not known (a
-//   parameter, an imported model, a clamp).
+//   parameter, an imported model, a clamp); a BCELoss input read from a
+//   tensor written by item assignment first (`out[..., idx] =
+//   torch.sigmoid(out[..., idx])`: some channels made probabilities).
 #include "checks/facts.h"
 #include "checks/fixes.h"
 
@@ -60,6 +62,9 @@ Not flagged
   - a sigmoid applied on some paths only
   - inputs whose producer is not known (a function parameter, an imported
     model, a clamp)
+  - a BCELoss input read from a tensor written by item assignment before
+    the loss (`out[..., idx] = torch.sigmoid(out[..., idx])`, a YOLO head
+    making its box and objectness channels probabilities)
 )";
 
 namespace {
@@ -143,8 +148,32 @@ void check_with_logits(const CheckContext& ctx, ir::FunctionId fid, ir::InstId c
   }
 }
 
+/// The loss input, or a tensor it is read from (through indexing and
+/// method calls: `out[..., :2]` of `out = conv(x).permute(0, 2, 3, 1)`),
+/// is written by item assignment before the loss (`out[..., idx] =
+/// torch.sigmoid(out[..., idx])`): its channels no longer hold what the
+/// producer made, so the producer says nothing about them.
+bool written_by_item(const CheckContext& ctx, ir::FunctionId fid, ir::InstId call, ir::ValueId v) {
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::DomTree& dom = ctx.facts.dom(ctx.ir, fid);
+  // Why 8: a few views and indexings between the producer and the loss.
+  for (int depth = 0; v.valid() && depth < 8; ++depth) {
+    for (uint32_t i = 0; i < f.insts.size(); ++i) {
+      const ir::Inst& in = f.insts[i];
+      if (in.op == ir::Op::SetItem && f.operands(in)[0] == v && dom.dominates(f, ir::InstId(i), call))
+        return true;
+    }
+    const ir::Inst& d = f.def(v);
+    if (d.op == ir::Op::GetItem) v = f.operands(d)[0];
+    else if (d.op == ir::Op::Call && !call_method(ctx, f, d).empty()) v = call_receiver(f, d);
+    else return false;
+  }
+  return false;
+}
+
 void check_probabilities(const CheckContext& ctx, ir::FunctionId fid, ir::InstId call,
                          const Origins& o, DiagSink& out) {
+  if (written_by_item(ctx, fid, call, loss_input(ctx, fid, call))) return;
   Span first;
   for (const Origin& leaf : o.leaves) {
     Span site;

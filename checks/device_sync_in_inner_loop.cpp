@@ -31,7 +31,11 @@
 //   same queue: the synchronize adds nothing), and synchronize in
 //   files not run as a program (test suites, libraries: no `__name__` test,
 //   no `parse_args()`) or in `test_*` functions; files that place nothing
-//   on a GPU (host tensors: nothing to wait for).
+//   on a GPU (host tensors: nothing to wait for); copies after a
+//   `torch.cuda.synchronize()` with no backward or step since (the queue is
+//   empty), copies under a test the elements share but the steps do not
+//   (`for l in losses: if step % 50 == 0: l.item()`), and copies of numpy
+//   arrays or of a batch from `next(iter(loader))` (host values).
 // TODO(checks): `print(tensor)` per element is not recognized yet.
 #include <algorithm>
 #include <map>
@@ -93,12 +97,21 @@ Not flagged
   - `torch.cuda.synchronize()` under a condition (a logging interval), or
     followed later in the step by a `.item()` that runs every step (that
     copy waits for the same queue, so the synchronize adds no stall)
+  - copies after a `torch.cuda.synchronize()` with no backward or step
+    launched since: the queue is empty, each copy waits for nothing
+  - copies under a test that is the same for every element but not for
+    every step (`for l in losses: if step % print_freq == 0: l.item()`):
+    a log line some steps write
+  - copies of numpy arrays (`np.asarray(rows)`, the rows of a loop over
+    them) and of the parts of a batch drawn with `next(iter(loader))`,
+    also through methods that keep the device (`batch[k].float().mean()`)
 )";
 
 
 namespace {
 
 constexpr const RuleInfo& kRule = rule_info(RuleId::TPF009);
+constexpr int kNumpySteps = 16;  // see numpy_value
 
 using dataflow::TorchCall;
 
@@ -140,6 +153,12 @@ class Rule {
       // An inner loop only some steps run (`if step % eval_every == 0:`) is
       // periodic logging or evaluation, not a per-step cost.
       if (!every_iteration(first_inst(li_.loops[l].header), p)) continue;
+      // The same inside the loop: a copy under a test the elements share
+      // but the steps do not (`for l in losses: if step % 50 == 0:`).
+      if (periodic_in(id, l, p)) continue;
+      // After `torch.cuda.synchronize()` with no step launched since, the
+      // queue is empty: each copy finds an idle GPU and waits for nothing.
+      if (drained_before(id, l, p)) continue;
       // Under no_grad the inner loop is a validation pass run from the
       // step loop (every N steps), one sync per batch: not per element.
       if (dataflow::under_no_grad(ctx_.facts, fid_, id)) continue;
@@ -148,7 +167,7 @@ class Rule {
       if (!recv.valid() || !defined_in(recv, l)) continue;
       // A part of the loader's batch before any `.to(device)`: a host
       // tensor, whose copy waits for nothing.
-      if (loader_host_value(ctx_, fid_, recv)) continue;
+      if (host_value(recv)) continue;
       per_loop[l].push_back(id);
     }
     for (auto& [l, copies] : per_loop) report(l, copies, out);
@@ -262,6 +281,132 @@ class Rule {
       return PathStep::Pass;
     });
     return found;
+  }
+
+  /// `v` lives on the host: a part of the loader's batch before any move,
+  /// also through tensor methods that keep the device
+  /// (`batch["reward"].float().mean()`), or a numpy array.
+  bool host_value(ir::ValueId v) const {
+    for (int depth = 0; v.valid() && depth < 6; ++depth) {
+      if (loader_host_value(ctx_, fid_, v) || numpy_value(v, 0)) return true;
+      const ir::Inst& d = f_.def(v);
+      if (d.op != ir::Op::Call) return false;
+      std::string_view m = call_method(ctx_, f_, d);
+      if (m.empty() || m == "cuda" || m == "to" || m == "to_device" || m == "prepare") return false;
+      v = call_receiver(f_, d);
+    }
+    return false;
+  }
+
+  /// `v` is a numpy array: a `numpy.*` call's result (`np.asarray(rows)`),
+  /// through numpy's reshaping methods and indexing, or the item of a loop
+  /// over numpy arrays (`for r, d in zip(mb_rewards, mb_dones)`: every
+  /// zipped array). A numpy call waits for no device.
+  bool numpy_value(ir::ValueId v, int depth) const {
+    // Why 16: a loop item unpacked twice (`for n, (r, d) in
+    // enumerate(zip(...))`) is 6 steps from the loop, and an array is
+    // reshaped and indexed a few times before.
+    if (!v.valid() || depth > kNumpySteps) return false;
+    const ir::Inst& d = f_.def(v);
+    switch (d.op) {
+      case ir::Op::Call: {
+        ir::InstId ci = f_.def_id(v);
+        if (call_target_name(ctx_, fid_, ci).starts_with("numpy.")) return true;
+        std::string_view m = call_method(ctx_, f_, d);
+        if (m == "numpy") return true;
+        if (m == "swapaxes" || m == "reshape" || m == "astype" || m == "transpose" || m == "squeeze" ||
+            m == "copy" || m == "flatten" || m == "ravel")
+          return numpy_value(call_receiver(f_, d), depth + 1);
+        return false;
+      }
+      case ir::Op::GetItem:
+        return numpy_value(f_.operands(d)[0], depth + 1);
+      case ir::Op::Element:
+      case ir::Op::Unpack:
+        return numpy_value(f_.operands(d)[0], depth + 1);
+      case ir::Op::NextItem: {
+        const ir::Inst& gi = f_.def(f_.operands(d)[0]);
+        if (gi.op != ir::Op::GetIter) return false;
+        return numpy_iterable(f_.operands(gi)[0], depth + 1);
+      }
+      default:
+        return false;
+    }
+  }
+
+  /// A loop over `v` yields numpy arrays (and, under `enumerate`, counters).
+  bool numpy_iterable(ir::ValueId v, int depth) const {
+    if (!v.valid() || depth > kNumpySteps) return false;
+    const ir::Inst& d = f_.def(v);
+    if (d.op == ir::Op::Call) {
+      std::string_view n = call_target_name(ctx_, fid_, f_.def_id(v));
+      if (n == "builtins.enumerate")
+        return positional_count(f_, d) >= 1 && numpy_iterable(call_arg(ctx_, f_, d, 0, ""), depth + 1);
+      if (n == "builtins.zip") {
+        uint32_t k = positional_count(f_, d);
+        for (uint32_t i = 0; i < k; ++i)
+          if (!numpy_iterable(call_arg(ctx_, f_, d, static_cast<int>(i), ""), depth + 1)) return false;
+        return k > 0;
+      }
+    }
+    return numpy_value(v, depth);
+  }
+
+  /// The copy runs under a branch whose test is the same for every
+  /// element of inner loop `l` but changes from step to step of `p`
+  /// (`if step % print_freq == 0:`): a log line some steps write, like an
+  /// inner loop under that test.
+  bool periodic_in(ir::InstId id, uint32_t l, uint32_t p) const {
+    const ir::DomTree& dom = ctx_.facts.dom(ctx_.ir, fid_);
+    ir::BlockId ib = f_.block_of(id);
+    for (ir::BlockId d = dom.idom(ib); d.valid() && li_.contains(l, d); d = dom.idom(d)) {
+      const ir::Inst& t = f_.terminator(d);
+      if (t.op != ir::Op::Branch) continue;
+      const ir::Block& db = f_.block(d);
+      bool guards = false;
+      for (int k = 0; k < 2; ++k)
+        if (db.succ[k].valid() && dom.dominates(db.succ[k], ib) && ir::preds(f_, db.succ[k]).size() == 1)
+          guards = true;
+      ir::ValueId c = f_.operands(t)[0];
+      if (guards && loop_invariant(ctx_, fid_, l, c) && !loop_invariant(ctx_, fid_, p, c)) return true;
+    }
+    return false;
+  }
+
+  /// A `torch.cuda.synchronize()` of step loop `p` runs before the copy on
+  /// every path (it dominates it) and no backward or step runs between
+  /// them: the values read were computed before the synchronize, which
+  /// already waited for them.
+  bool drained_before(ir::InstId id, uint32_t l, uint32_t p) const {
+    const ir::DomTree& dom = ctx_.facts.dom(ctx_.ir, fid_);
+    for (ir::InstId s : loop_insts(ctx_, fid_, p)) {
+      const ir::Inst& in = f_.inst(s);
+      if (in.op != ir::Op::Call || torch_call(ctx_, fid_, s) != TorchCall::CudaSynchronize) continue;
+      if (s == id || !dom.dominates(f_, s, id)) continue;
+      if (!trains_between(s, id, li_.contains(l, f_.block_of(s)) ? l : p)) return true;
+    }
+    return false;
+  }
+
+  /// A backward or step lies on a path from `a` to `b` within one
+  /// iteration of loop `l` (the path ends at its header).
+  bool trains_between(ir::InstId a, ir::InstId b, uint32_t l) const {
+    ir::BlockId header = li_.loops[l].header;
+    std::vector<ir::InstId> training = reachable(f_, a, [&](ir::InstId j, const ir::Inst& in) {
+      if (j == b || (f_.block_of(j) == header && j == first_inst(header))) return PathStep::Kill;
+      if (in.op == ir::Op::Call && trains_at(j)) return PathStep::Target;
+      return PathStep::Pass;
+    });
+    for (ir::InstId t : training) {
+      bool to_b = false;
+      reachable(f_, t, [&](ir::InstId j, const ir::Inst&) {
+        if (j == a || (f_.block_of(j) == header && j == first_inst(header))) return PathStep::Kill;
+        if (j == b) to_b = true;
+        return PathStep::Pass;
+      });
+      if (to_b) return true;
+    }
+    return false;
   }
 
   /// A test of a test suite (`test_*`): it synchronizes to check results

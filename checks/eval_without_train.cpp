@@ -139,6 +139,10 @@ Not flagged
     both, in a function that sets the mode itself on every path to the
     step: training a head on a frozen backbone in eval mode keeps the
     backbone's batch-norm statistics fixed on purpose (linear probing)
+  - `eval()` and the step keyed by the same flag, on opposite sides
+    (`if train: model.train() else: model.eval()` ... `if train:
+    optimiser.step()`): the flag does not change within the call, so no
+    run goes from the eval() to the step
 )";
 
 namespace {
@@ -160,7 +164,10 @@ class Rule {
         if (restores_train(j) || sets_own_mode(j) || freezes(j, e)) return PathStep::Kill;
         return is_step(j) ? PathStep::Target : PathStep::Pass;
       };
-      std::vector<ir::InstId> steps = reachable(f_, e, visit);
+      // Along the paths the flags that guard the eval() allow: `if train:
+      // model.train() else: model.eval()` ... `if train: opt.step()` never
+      // goes from the eval() to that step.
+      std::vector<ir::InstId> steps = reachable_under(ctx_, fid_, e, visit);
       if (steps.empty()) continue;
       ir::InstId s = steps.front();
       // A train() inside the loop that runs both means the author switches

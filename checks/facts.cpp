@@ -477,6 +477,35 @@ std::vector<InstId> loop_insts(const CheckContext& ctx, FunctionId fid, uint32_t
   return out;
 }
 
+namespace {
+
+bool loop_invariant_at(const CheckContext& ctx, FunctionId fid, uint32_t loop, ValueId v, int depth) {
+  // Why 6: a flag or a counter's test is a few reads and operators deep.
+  if (!v.valid() || depth > 6) return false;
+  const ir::Function& f = ctx.ir.fn(fid);
+  if (!loops_of(ctx, fid).contains(loop, f.block_of(f.def_id(v)))) return true;
+  const ir::Inst& d = f.def(v);
+  switch (d.op) {
+    case Op::Const:
+      return true;
+    case Op::GetAttr:
+    case Op::Compare:
+    case Op::BinOp:
+    case Op::UnaryOp:
+      for (ValueId o : f.operands(d))
+        if (!loop_invariant_at(ctx, fid, loop, o, depth + 1)) return false;
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+bool loop_invariant(const CheckContext& ctx, FunctionId fid, uint32_t loop, ValueId v) {
+  return loop_invariant_at(ctx, fid, loop, v, 0);
+}
+
 // ----------------------------------------------------------- origins ----
 
 namespace {
@@ -1386,7 +1415,20 @@ std::optional<std::pair<FunctionId, InstId>> batch_loader(const CheckContext& ct
     if (p.starred) return std::nullopt;
     depth += p.steps;
     v = p.whole;
-    if (depth >= kMaxSteps || f.def(v).op != Op::NextItem) return std::nullopt;
+    if (depth >= kMaxSteps) return std::nullopt;
+    // `batch = next(data_iter)` with `data_iter = iter(DataLoader(...))`:
+    // the loader's next batch, as a loop item is.
+    if (f.def(v).op == Op::Call && call_target_name(ctx, fid, f.def_id(v)) == "builtins.next" &&
+        positional_count(f, f.def(v)) >= 1) {
+      ValueId it = call_arg(ctx, f, f.def(v), 0, "");
+      if (it.valid() && f.def(it).op == Op::Call && call_target_name(ctx, fid, f.def_id(it)) == "builtins.iter" &&
+          positional_count(f, f.def(it)) == 1)
+        it = call_arg(ctx, f, f.def(it), 0, "");
+      if (it.valid() && f.def(it).op == Op::Call && is_dataloader(ctx, fid, f.def_id(it)))
+        return std::make_pair(fid, f.def_id(it));
+      return std::nullopt;
+    }
+    if (f.def(v).op != Op::NextItem) return std::nullopt;
     ValueId it = loop_iterable(ctx, fid, v);
     FunctionId lf = fid;
     if (!it.valid()) return std::nullopt;

@@ -226,6 +226,11 @@ bool over_constants(const CheckContext& ctx, ir::FunctionId f, uint32_t loop);
 uint32_t enclosing_data_loop(const CheckContext& ctx, ir::FunctionId f, uint32_t loop);
 /// Instructions of a loop's blocks, in layout order.
 std::vector<ir::InstId> loop_insts(const CheckContext& ctx, ir::FunctionId f, uint32_t loop);
+/// Value `v` is the same in every iteration of `loop`: defined before the
+/// loop, or computed in it from such values and constants by attribute
+/// reads, comparisons and arithmetic (`args.amp`, `step % k == 0` in a loop
+/// nested in the one over `step`).
+bool loop_invariant(const CheckContext& ctx, ir::FunctionId f, uint32_t loop, ir::ValueId v);
 
 // ----------------------------------------------------------- origins ----
 

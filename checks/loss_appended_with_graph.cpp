@@ -29,7 +29,9 @@
 //   container it is put into: the rows of tiles a tiled VAE decode joins
 //   and returns), in nn.Module methods (a
 //   forward collecting features for the caller's loss), and when the grad
-//   state is only Unknown (a model handed in as a parameter).
+//   state is only Unknown (a model handed in as a parameter). A value that
+//   is detached after its backward on one path and carries an unused graph
+//   on the other (cached losses) counts as one no backward ran on.
 #include <optional>
 #include <set>
 
@@ -92,6 +94,10 @@ Not flagged
     (a forward collecting features), models the analysis cannot see
   - test suites not run as programs (under `tests/`, `test_*.py`): a few
     fixed iterations whose outputs are kept to compare, nothing grows
+  - a value detached right after its backward on the path that runs it,
+    and on the other path a graph no backward has used (`if with_backward:
+    part.backward(); part = part.detach()`, then `parts.append(part)` and
+    `return sum(parts)`): judged as on a loop without backward
 )";
 
 namespace {
@@ -608,7 +614,8 @@ class Rule {
     if (ctx_.facts.grad_mode(fid_, s.at) != dataflow::GradMode::Enabled) return;
     GradState g = ctx_.facts.grad_state(fid_, s.value);
     if (g == GradState::NoGraph || g == GradState::Bottom) return;
-    bool after_backward = after_backward_value(s.value, 0) && backward_in_loop(s.loop);
+    bool after_backward = after_backward_value(s.value, 0) && backward_in_loop(s.loop) &&
+                          backwarded_on_graph_paths(s.value);
     if (!after_backward) {
       // No backward ran on it: claim a graph only when the analysis proves
       // one (Graph, produced by a forward pass or a loss) and the container
@@ -709,6 +716,36 @@ class Rule {
       any = true;
     }
     return any;
+  }
+
+  /// On every path into phi `v` whose value carries a graph, a backward
+  /// through that value ran first (its call dominates the edge). Not so for
+  /// the cached-loss shape `if with_backward: part.backward(); part =
+  /// part.detach()`: the path with the backward stores a detached value, the
+  /// other a graph no backward has used yet (one for the caller to use).
+  /// True for a value that is no phi.
+  bool backwarded_on_graph_paths(ValueId v) const {
+    const ir::Inst& d = f_.def(v);
+    if (d.op != Op::Phi || backwarded_[v.v]) return true;  // a backward after the merge
+    const ir::DomTree& dom = ctx_.facts.dom(ctx_.ir, fid_);
+    auto ops = f_.operands(d);
+    auto preds = ir::preds(f_, f_.block_of(f_.def_id(v)));
+    for (size_t k = 0; k < ops.size() && k < preds.size(); ++k) {
+      if (!ops[k].valid()) continue;
+      GradState g = ctx_.facts.grad_state(fid_, ops[k]);
+      if (g == GradState::NoGraph || g == GradState::Bottom) continue;
+      // A backward ran through the value (collect_backwarded), and one
+      // dominates the edge.
+      bool ran = false;
+      for (uint32_t i = 0; i < f_.insts.size() && !ran && backwarded_[ops[k].v]; ++i) {
+        TorchCall c = f_.insts[i].op == Op::Call ? torch_call(ctx_, fid_, InstId(i)) : TorchCall::None;
+        if ((c == TorchCall::Backward || c == TorchCall::AutogradBackward) &&
+            dom.dominates(f_.block_of(InstId(i)), preds[k]))
+          ran = true;
+      }
+      if (!ran) return false;
+    }
+    return true;
   }
 
   /// The element of a tuple / list / dict literal that carries a graph

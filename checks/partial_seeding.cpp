@@ -25,7 +25,12 @@
 //   `setup_distributed()`: it may seed out of sight) or one handed over to
 //   be called later (`functools.partial(prepare_torch, ...)`), files that do not
 //   train, and modules not run as a program (library code, test suites);
-//   torch in a file that imports nothing of it (a numpy-and-gym script).
+//   torch in a file that imports nothing of it (a numpy-and-gym script);
+//   scripts that reseed at random on purpose (a seed from the clock or from
+//   another generator on every run, `np.random.seed()` with no argument:
+//   runs are meant to differ); draws that only make a seed (`opt.seed =
+//   random.randint(...)`) or come once training is over (which test image
+//   to show).
 #include <algorithm>
 #include <bit>
 #include <vector>
@@ -76,6 +81,16 @@ Not flagged
     (helpers, test suites): their caller seeds
   - torch in a script that cannot use it: a numpy-and-gym rollout that
     seeds numpy imports nothing of torch, nor calls a module that does
+  - scripts that reseed at random on purpose: a seed drawn from the clock
+    or from another generator on every run (`opt.seed = random.randint(1,
+    10000)` then `torch.manual_seed(opt.seed)`, `torch.manual_seed(
+    int(time.time()) + rank)`), or `np.random.seed()` with no argument
+    (numpy reseeds from the OS): their runs are meant to differ. A seed
+    drawn only when none was given (`if opt.seed is None:`) is a default
+    and still counts as a seed
+  - draws that only make a seed (`opt.seed = random.randint(...)`), and
+    draws once training is over (`random.randint` picking which test image
+    to show after the loop): they decide nothing that is trained
 )";
 
 
@@ -146,6 +161,112 @@ struct Site {
   bool valid() const { return inst.valid(); }
 };
 
+/// A source of fresh entropy for a seed of generator `gen`: the clock, the
+/// OS, or a draw from another generator (`torch.manual_seed(random.randint(0,
+/// 2**63))`). A draw from the generator being seeded (`np.random.seed(
+/// np.random.randint(65535))`) is deterministic once that one is seeded.
+bool entropy_call(std::string_view name, uint8_t gen) {
+  if (name.starts_with("random.")) return gen != kRandom;
+  if (name.starts_with("numpy.random.")) return gen != kNumpy;
+  return name.starts_with("time.") || name == "os.urandom" || name.starts_with("secrets.") ||
+         name.starts_with("datetime.");
+}
+
+/// Value `v`, the seed of generator `gen` at call `at` of function `fid`, is
+/// computed from fresh entropy (entropy_call), through arithmetic,
+/// conversions (`int(time.time()) + rank`) and an attribute set from such a
+/// value on every path to the call (`opt.seed = random.randint(1, 10000)`;
+/// one set only when no seed was given, `if opt.seed is None:`, is a
+/// default: the run can be repeated with its seed).
+bool random_value(const CheckContext& ctx, ir::FunctionId fid, ir::InstId at, uint8_t gen, ir::ValueId v,
+                  int depth) {
+  // Why 6: a seed is a draw, a conversion and an offset or two.
+  if (!v.valid() || depth > 6) return false;
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::Inst& d = f.def(v);
+  switch (d.op) {
+    case ir::Op::BinOp:
+    case ir::Op::UnaryOp:
+      for (ir::ValueId o : f.operands(d))
+        if (random_value(ctx, fid, at, gen, o, depth + 1)) return true;
+      return false;
+    case ir::Op::Call: {
+      std::string_view n = call_target_name(ctx, fid, f.def_id(v));
+      if (entropy_call(n, gen)) return true;
+      if (n == "builtins.int" || n == "builtins.abs" || n == "builtins.hash")
+        return positional_count(f, d) == 1 &&
+               random_value(ctx, fid, at, gen, call_arg(ctx, f, d, 0, ""), depth + 1);
+      return false;
+    }
+    case ir::Op::GetAttr: {
+      ir::Symbol attr = static_cast<ir::Symbol>(d.aux);
+      const ir::DomTree& dom = ctx.facts.dom(ctx.ir, fid);
+      for (uint32_t i = 0; i < f.insts.size(); ++i) {
+        const ir::Inst& st = f.insts[i];
+        if (st.op == ir::Op::SetAttr && static_cast<ir::Symbol>(st.aux) == attr &&
+            dom.dominates(f, ir::InstId(i), at) &&
+            random_value(ctx, fid, ir::InstId(i), gen, f.operands(st)[1], depth + 1))
+          return true;
+      }
+      return false;
+    }
+    default:
+      return false;
+  }
+}
+
+/// A seeding call of generator `gen` that re-randomises: `np.random.seed()`
+/// with no argument (numpy reseeds from the OS), or a seed of fresh entropy
+/// (random_value). A script that does this means its runs to differ.
+bool reseeds_randomly(const CheckContext& ctx, ir::FunctionId fid, ir::InstId i, uint8_t gen) {
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::Inst& call = f.inst(i);
+  if (positional_count(f, call) == 0 && f.call_info(call).nkw == 0) return true;
+  return positional_count(f, call) >= 1 && random_value(ctx, fid, i, gen, call_arg(ctx, f, call, 0, ""), 0);
+}
+
+/// The call trains: a backward or step, directly or through a function of
+/// the file (`train(...)`).
+bool trains_at(const CheckContext& ctx, ir::FunctionId fid, ir::InstId i) {
+  return (call_effects(ctx, fid, i) & (dataflow::kBackward | dataflow::kOptimizerStep)) &&
+         !steps_other_object(ctx, fid, i);
+}
+
+/// Randomness drawn once training is over: function `fid` trains, and no
+/// training call is reachable from `use` (`random.randint` picking which
+/// test image to show after the loop). It decides nothing that is trained.
+bool after_training(const CheckContext& ctx, ir::FunctionId fid, ir::InstId use) {
+  const ir::Function& f = ctx.ir.fn(fid);
+  bool trains = false;
+  for (uint32_t i = 0; i < f.insts.size() && !trains; ++i)
+    trains = f.insts[i].op == ir::Op::Call && trains_at(ctx, fid, ir::InstId(i));
+  if (!trains) return false;
+  bool later = false;
+  reachable(f, use, [&](ir::InstId j, const ir::Inst& in) {
+    if (!later && in.op == ir::Op::Call && trains_at(ctx, fid, j)) later = true;
+    return PathStep::Pass;
+  });
+  return !later;
+}
+
+/// The draw only makes a seed: its result is stored as a seed
+/// (`opt.seed = random.randint(1, 10000)`, `seed = ...`).
+bool draws_a_seed(const CheckContext& ctx, ir::FunctionId fid, ir::InstId i) {
+  const ir::Function& f = ctx.ir.fn(fid);
+  ir::ValueId r = f.inst(i).result;
+  if (!r.valid()) return false;
+  if (name_has_word(value_var_name(ctx, f, r), {"seed"})) return true;
+  std::vector<ir::InstId> users = users_of(f, r);
+  if (users.empty()) return false;
+  for (ir::InstId u : users) {
+    const ir::Inst& st = f.inst(u);
+    if (st.op != ir::Op::SetAttr || f.operands(st)[1] != r ||
+        !name_has_word(ctx.ir.names.str(static_cast<ir::Symbol>(st.aux)), {"seed"}))
+      return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void check(const CheckContext& ctx, DiagSink& out) {
@@ -157,6 +278,10 @@ void check(const CheckContext& ctx, DiagSink& out) {
   // alone, rightly.
   uint8_t used = uses_torch(ctx) ? kTorch : 0, seeded = 0;
   bool setup_helper = false;
+  // A seed drawn from the clock or another generator, or numpy reseeded
+  // from the OS: the script means its runs to differ (not reproducible on
+  // purpose), so no generator is missing a seed.
+  bool reseeds = false;
   Site first_seed, first_use[8], first_step;
   for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
     ir::FunctionId fid(fi);
@@ -204,6 +329,11 @@ void check(const CheckContext& ctx, DiagSink& out) {
         ir::PathId q = ctx.facts.res.qualname(fid, f.operands(in)[a]);
         if (q.valid() && is_setup_helper(ctx.ir.names.str(q))) setup_helper = true;
       }
+      if (seeds && seeds != kAll && reseeds_randomly(ctx, fid, id, seeds)) {
+        reseeds = true;
+        seeds = 0;
+      }
+      if ((uses & (kNumpy | kRandom)) && (draws_a_seed(ctx, fid, id) || after_training(ctx, fid, id))) uses = 0;
       if (seeds) {
         seeded |= seeds;
         if (!first_seed.valid()) first_seed = {fid, id};
@@ -218,7 +348,7 @@ void check(const CheckContext& ctx, DiagSink& out) {
     }
   }
   uint8_t unseeded = used & ~seeded;
-  if (!unseeded) return;
+  if (!unseeded || reseeds) return;
   if (!seeded) {
     // `compute_init()`, `setup_distributed()` from the project's own
     // modules: start-up helpers that usually seed, out of sight.

@@ -28,7 +28,9 @@
 //   paths the script fixes itself (string constants, joins of constants:
 //   files of the project; literal templates whose folder is written out,
 //   `"saved_models/g_%d.pth" % opt.epoch`, `f"ckpt/model_{epoch}.pt"`,
-//   where an option only fills a number or a name), paths of unknown origin (a helper of another
+//   where an option only fills a number or a name), options restricted by
+//   `choices=` to a literal list (one of the names the script lists),
+//   paths of unknown origin (a helper of another
 //   module), and library code: files that are not run as a program (torch
 //   itself calls torch.load on paths its caller chose).
 #include <algorithm>
@@ -86,6 +88,9 @@ Not flagged
     (`os.path.join("../model/{}".format(args.exp), name)`);
     `f"{args.dir}/model.pt"` and `os.path.join(args.dir, "model.pt")` let
     the option choose the folder and are flagged
+  - options restricted by `choices=` to a literal list of names
+    (`add_argument("--task", choices=["Deblurring", "Denoising"])`): the
+    value is one the script lists, picking one of the project's own files
   - paths of unknown origin, such as the result of another module's helper
   - library code: files not run as a program (they test no
     `__name__ == "__main__"`, parse no arguments; a logger named after
@@ -258,6 +263,42 @@ class Rule {
     return call_target_name(ctx_, fid, ci) == "os.path.join" && ops.size() > 1 && fixed_folder(fid, ops[1], depth + 1);
   }
 
+  /// An `add_argument` of the file declares option `attr` (`--attr`, `attr`
+  /// or `dest="attr"`) with `choices=` a literal list or tuple of string
+  /// constants: its value is one the script names, not free text.
+  bool fixed_choices(std::string_view attr) const {
+    for (uint32_t fi = 0; fi < ctx_.ir.functions.size(); ++fi) {
+      ir::FunctionId fid(fi);
+      const ir::Function& f = ctx_.ir.functions[fi];
+      for (const ir::Inst& in : f.insts) {
+        if (in.op != ir::Op::Call || call_method(ctx_, f, in) != "add_argument") continue;
+        ir::ValueId ch = call_arg(ctx_, f, in, -1, "choices");
+        if (!ch.valid()) continue;
+        const ir::Inst& cd = f.def(ch);
+        if ((cd.op != ir::Op::BuildList && cd.op != ir::Op::BuildTuple) || f.operands(cd).empty()) continue;
+        bool literal = true;
+        for (ir::ValueId e : f.operands(cd))
+          literal = literal && ctx_.facts.res.constant(fid, e).kind == ir::ConstValue::Kind::Str;
+        if (!literal) continue;
+        auto names_attr = [&](ir::ValueId n) {
+          const ir::ConstValue& c = ctx_.facts.res.constant(fid, n);
+          if (c.kind != ir::ConstValue::Kind::Str) return false;
+          std::string o(c.s);
+          if (o.starts_with("-") && !o.starts_with("--")) return false;  // a short flag names no attribute
+          while (!o.empty() && o.front() == '-') o.erase(0, 1);
+          for (char& x : o) x = x == '-' ? '_' : x;
+          return o == attr;
+        };
+        ir::ValueId dest = call_arg(ctx_, f, in, -1, "dest");
+        if (dest.valid() ? names_attr(dest) : false) return true;
+        if (dest.valid()) continue;
+        for (uint32_t a = 0; a < positional_count(f, in); ++a)
+          if (names_attr(call_arg(ctx_, f, in, static_cast<int>(a), ""))) return true;
+      }
+    }
+    return false;
+  }
+
   /// Where the path comes from when it comes from outside the script
   /// ("a command-line argument", ...), else "". A path in a folder the
   /// script writes out (fixed_folder) comes from the script, whatever
@@ -278,6 +319,9 @@ class Rule {
         if (is_cli_name(ctx_.ir.names.str(d.aux))) return "a command-line argument";
         return {};
       case ir::Op::GetAttr: {
+        // `args.task` of `add_argument("--task", choices=["a", "b"])`: one
+        // of the names the script lists, which pick its own files.
+        if (fixed_choices(ctx_.ir.names.str(d.aux))) return {};
         std::string k = access_key(ctx_, fid, v);
         if (!k.empty()) keys_.insert(k);
         return outside(fid, ops[0], depth + 1);
