@@ -213,8 +213,18 @@ Value f_ds_initialize(Interp& in, Args& a) {
   return in.make_list({engine, optimizer, Value::none(), Value::none()}, OKind::Tuple);
 }
 
+/// The estimate is one GPU's run: its process is the first and the main one
+/// (as `torch.distributed.get_rank()` is 0). `x ** (1 + accelerator.
+/// local_process_index)` and `if state.is_main_process:` then follow it.
+void set_first_process(Interp& in, Value state) {
+  Obj& ob = in.o(state);
+  for (const char* n : {"process_index", "local_process_index"}) ob.attrs.set(in.intern(n), in.int_value(0));
+  for (const char* n : {"is_main_process", "is_local_main_process"}) ob.attrs.set(in.intern(n), Value::boolean(true));
+}
+
 Value c_accelerator(Interp& in, Args& a) {
   Value acc = new_instance(in, "accelerate.Accelerator");
+  set_first_process(in, acc);
   if (auto mp = a.kwarg(in, "mixed_precision")) {
     if (auto s = in.as_str(*mp); s && (*s == "bf16" || *s == "fp16")) {
       in.o(acc).attrs.set(in.intern("dtype"), Value::dtype(*s == "bf16" ? Dtype::BFloat16 : Dtype::Float16));
@@ -266,8 +276,11 @@ Value construct_distributed(Interp& in, std::string_view q, Args& a, bool& handl
   if (q.ends_with("fsdp.MixedPrecision")) return c_mixed_precision(in, a);
   if (q == "accelerate.Accelerator") return c_accelerator(in, a);
   // PartialState: the process's rank and device, no training settings.
-  if (q == "accelerate.PartialState" || q == "accelerate.state.PartialState")
-    return new_instance(in, "accelerate.PartialState");
+  if (q == "accelerate.PartialState" || q == "accelerate.state.PartialState") {
+    Value state = new_instance(in, "accelerate.PartialState");
+    set_first_process(in, state);
+    return state;
+  }
   if (q == "deepspeed.initialize") return f_ds_initialize(in, a);
   if (q == "accelerate.notebook_launcher" || q == "accelerate.launchers.notebook_launcher") {
     // notebook_launcher(fn, args, num_processes=N): each process runs
