@@ -216,10 +216,16 @@ Value f_ds_initialize(Interp& in, Args& a) {
 /// The estimate is one GPU's run: its process is the first and the main one
 /// (as `torch.distributed.get_rank()` is 0). `x ** (1 + accelerator.
 /// local_process_index)` and `if state.is_main_process:` then follow it.
+/// `num_processes` is the run's world size, as `get_world_size()` gives it
+/// (--world-size, else the target's GPU count).
 void set_first_process(Interp& in, Value state) {
+  Value world = in.opt.world_size ? in.int_value(*in.opt.world_size)
+                : in.opt.target   ? in.int_value(in.opt.target->count)
+                                  : Value::unknown();
   Obj& ob = in.o(state);
   for (const char* n : {"process_index", "local_process_index"}) ob.attrs.set(in.intern(n), in.int_value(0));
   for (const char* n : {"is_main_process", "is_local_main_process"}) ob.attrs.set(in.intern(n), Value::boolean(true));
+  ob.attrs.set(in.intern("num_processes"), world);
 }
 
 Value c_accelerator(Interp& in, Args& a) {
