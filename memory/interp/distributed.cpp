@@ -335,8 +335,17 @@ Value construct_distributed(Interp& in, std::string_view q, Args& a, bool& handl
     ca.span = a.span;
     if (auto args = a.get(in, 2, "args"))
       if (auto items = in.iterate(*args)) ca.pos = *items;
-    // TODO(h-survey): kwargs= is not passed on; such a call stays unknown.
-    if (auto kw = a.kwarg(in, "kwargs"); kw && in.is_obj(*kw, OKind::Dict)) return Value::unknown();
+    // kwargs= is a dict of str keys (items are key, value pairs); any
+    // other value leaves the call unknown.
+    if (auto kw = a.get(in, 3, "kwargs"); kw && kw->kind != VKind::None) {
+      if (!in.is_obj(*kw, OKind::Dict)) return Value::unknown();
+      const std::vector<Value> items = in.o(*kw).items;
+      for (size_t j = 0; j + 1 < items.size(); j += 2) {
+        auto k = in.as_str(items[j]);
+        if (!k) return Value::unknown();
+        ca.kw.emplace_back(in.intern(*k), items[j + 1]);
+      }
+    }
     Value r = in.call(fn, ca);
     if (q.ends_with("rpc_sync")) return r;
     Value held = new_instance(in, "rpc.held");
