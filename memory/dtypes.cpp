@@ -33,6 +33,7 @@ constexpr Alias kAliases[] = {
     {"bf16", Dtype::BFloat16},     {"bfloat16", Dtype::BFloat16}, {"bf16-mixed", Dtype::BFloat16},
     {"long", Dtype::Int64},        {"int", Dtype::Int32},       {"short", Dtype::Int16},
     {"fp8", Dtype::Float8},        {"float8_e5m2", Dtype::Float8},
+    {"cfloat", Dtype::Complex64},  {"cdouble", Dtype::Complex128},
 };
 
 }  // namespace
@@ -40,6 +41,7 @@ constexpr Alias kAliases[] = {
 uint32_t dtype_size(Dtype d) { return kRows[static_cast<size_t>(d)].bytes; }
 std::string_view dtype_name(Dtype d) { return kRows[static_cast<size_t>(d)].name; }
 bool is_floating(Dtype d) { return kRows[static_cast<size_t>(d)].fp; }
+bool is_complex(Dtype d) { return d == Dtype::Complex64 || d == Dtype::Complex128; }
 
 std::optional<Dtype> parse_dtype(std::string_view s) {
   if (s.starts_with("torch.")) s.remove_prefix(6);

@@ -20,6 +20,8 @@ uint32_t dtype_size(Dtype d);
 /// The torch name without the `torch.` prefix ("bfloat16").
 std::string_view dtype_name(Dtype d);
 bool is_floating(Dtype d);
+/// complex64 / complex128 (torch.is_complex).
+bool is_complex(Dtype d);
 /// Parses a dtype spelling: torch attribute names and their aliases
 /// (float, half, bfloat16, long, ...) and the CLI's short forms
 /// (fp32, fp16, bf16, 32, 16). std::nullopt when unknown.

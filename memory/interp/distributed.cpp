@@ -213,8 +213,24 @@ Value f_ds_initialize(Interp& in, Args& a) {
   return in.make_list({engine, optimizer, Value::none(), Value::none()}, OKind::Tuple);
 }
 
+/// The estimate is one GPU's run: its process is the first and the main one
+/// (as `torch.distributed.get_rank()` is 0). `x ** (1 + accelerator.
+/// local_process_index)` and `if state.is_main_process:` then follow it.
+/// `num_processes` is the run's world size, as `get_world_size()` gives it
+/// (--world-size, else the target's GPU count).
+void set_first_process(Interp& in, Value state) {
+  Value world = in.opt.world_size ? in.int_value(*in.opt.world_size)
+                : in.opt.target   ? in.int_value(in.opt.target->count)
+                                  : Value::unknown();
+  Obj& ob = in.o(state);
+  for (const char* n : {"process_index", "local_process_index"}) ob.attrs.set(in.intern(n), in.int_value(0));
+  for (const char* n : {"is_main_process", "is_local_main_process"}) ob.attrs.set(in.intern(n), Value::boolean(true));
+  ob.attrs.set(in.intern("num_processes"), world);
+}
+
 Value c_accelerator(Interp& in, Args& a) {
   Value acc = new_instance(in, "accelerate.Accelerator");
+  set_first_process(in, acc);
   // `accelerator.mixed_precision` is the mode's name ("no" when none is
   // given; accelerate's config file or environment could say otherwise,
   // which the estimate does not read). diffusers' scripts cast their frozen
@@ -274,8 +290,11 @@ Value construct_distributed(Interp& in, std::string_view q, Args& a, bool& handl
   if (q.ends_with("fsdp.MixedPrecision")) return c_mixed_precision(in, a);
   if (q == "accelerate.Accelerator") return c_accelerator(in, a);
   // PartialState: the process's rank and device, no training settings.
-  if (q == "accelerate.PartialState" || q == "accelerate.state.PartialState")
-    return new_instance(in, "accelerate.PartialState");
+  if (q == "accelerate.PartialState" || q == "accelerate.state.PartialState") {
+    Value state = new_instance(in, "accelerate.PartialState");
+    set_first_process(in, state);
+    return state;
+  }
   if (q == "deepspeed.initialize") return f_ds_initialize(in, a);
   if (q == "accelerate.notebook_launcher" || q == "accelerate.launchers.notebook_launcher") {
     // notebook_launcher(fn, args, num_processes=N): each process runs
@@ -324,8 +343,17 @@ Value construct_distributed(Interp& in, std::string_view q, Args& a, bool& handl
     ca.span = a.span;
     if (auto args = a.get(in, 2, "args"))
       if (auto items = in.iterate(*args)) ca.pos = *items;
-    // TODO(h-survey): kwargs= is not passed on; such a call stays unknown.
-    if (auto kw = a.kwarg(in, "kwargs"); kw && in.is_obj(*kw, OKind::Dict)) return Value::unknown();
+    // kwargs= is a dict of str keys (items are key, value pairs); any
+    // other value leaves the call unknown.
+    if (auto kw = a.get(in, 3, "kwargs"); kw && kw->kind != VKind::None) {
+      if (!in.is_obj(*kw, OKind::Dict)) return Value::unknown();
+      const std::vector<Value> items = in.o(*kw).items;
+      for (size_t j = 0; j + 1 < items.size(); j += 2) {
+        auto k = in.as_str(items[j]);
+        if (!k) return Value::unknown();
+        ca.kw.emplace_back(in.intern(*k), items[j + 1]);
+      }
+    }
     Value r = in.call(fn, ca);
     if (q.ends_with("rpc_sync")) return r;
     Value held = new_instance(in, "rpc.held");

@@ -177,7 +177,8 @@ static bool grows_container(const ir::Function& f, ir::BlockId s) {
 }
 
 // Which successor an unknown branch takes: never the one that raises (an
-// `assert` we cannot decide holds), a loop header's condition enters the
+// `assert` we cannot decide holds, whatever its message builds: an
+// f-string of the values compared is many ops), a loop header's condition enters the
 // loop from before it and leaves it from its back edge (one pass of
 // `while step < max_steps:` is all a step needs; `while len(x.shape) < n:`
 // on an unknown x would otherwise spin until the budget is spent),
@@ -185,7 +186,8 @@ static bool grows_container(const ir::Function& f, ir::BlockId s) {
 static bool unknown_branch(const ir::Function& f, ir::BlockId b, ir::BlockId prev) {
   const ir::Block& bl = f.block(b);
   auto raises = [&](ir::BlockId s) {
-    return s.valid() && f.terminator(s).op == ir::Op::Raise && f.block(s).count <= 4;
+    if (!s.valid() || f.terminator(s).op != ir::Op::Raise) return false;
+    return (f.terminator(s).flags & ir::kAssert) || f.block(s).count <= 4;
   };
   if (raises(bl.succ[0])) return false;
   if (raises(bl.succ[1])) return true;

@@ -143,8 +143,9 @@ Value Interp::call_function(ObjId fid, Args& args, std::optional<Value> self) {
     }
   } else {
     const size_t roots0 = roots.size(), opts0 = optimizers.size();
+    const std::vector<Value> passed = bound;  // the caller still holds them
     r = run(u, ir::FunctionId(o(fid).index), std::move(bound), closure, self_class);
-    if (roots.size() > roots0 || optimizers.size() > opts0) retire_unreachable(*this, roots0, opts0, r);
+    if (roots.size() > roots0 || optimizers.size() > opts0) retire_unreachable(*this, roots0, opts0, r, passed);
   }
   grad_enabled = saved_grad;
   return r;

@@ -144,7 +144,7 @@ void mark_root(Interp& in, Value m) {
   name_modules(in, m, name);
 }
 
-void retire_unreachable(Interp& in, size_t roots0, size_t opts0, Value ret) {
+void retire_unreachable(Interp& in, size_t roots0, size_t opts0, Value ret, std::span<const Value> args) {
   std::vector<char> seen(in.heap.size());
   std::vector<ObjId> work;
   std::unordered_set<const Frame*> frames;
@@ -161,6 +161,7 @@ void retire_unreachable(Interp& in, size_t roots0, size_t opts0, Value ret) {
     }
   };
   add(ret);
+  for (const Value& v : args) add(v);
   for (const Frame* f : in.stack) add_frame(f);
   for (const auto& u : in.units) {
     add_frame(u->top.get());

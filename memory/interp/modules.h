@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,10 +34,12 @@ std::string module_class(Interp& in, Value m);
 void mark_root(Interp& in, Value m);
 /// After a call returns `ret`: the roots from `roots0` and the optimizers
 /// from `opts0` on (made during the call) that nothing live reaches (the
-/// frames on the stack, the modules' globals, `ret`) die now. A benchmark
-/// that trains a baseline model in one function and a second model in
-/// another holds one at a time.
-void retire_unreachable(Interp& in, size_t roots0, size_t opts0, Value ret);
+/// frames on the stack, the modules' globals, `ret`, the call's own
+/// arguments `args`, `self` included, which the caller still holds) die
+/// now. A benchmark that trains a baseline model in one function and a
+/// second model in another holds one at a time; `self.opt = Adam(...)` in
+/// a module's `__init__` lives with the module.
+void retire_unreachable(Interp& in, size_t roots0, size_t opts0, Value ret, std::span<const Value> args);
 /// Keeps the roots and optimizers of the largest set of them alive at one
 /// time (by parameter bytes), with the ones sharing their parameters, and
 /// drops the rest: models that never live together are not one model's

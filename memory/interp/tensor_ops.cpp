@@ -31,6 +31,11 @@ std::vector<DimId> broadcast(Interp& in, const std::vector<DimId>& a, const std:
 
 Dtype promote(Dtype a, Dtype b) {
   if (a == b) return a;
+  // Complex wins, at double width when either side is (torch's result_type).
+  if (is_complex(a) || is_complex(b)) {
+    bool wide = a == Dtype::Complex128 || b == Dtype::Complex128 || a == Dtype::Float64 || b == Dtype::Float64;
+    return wide ? Dtype::Complex128 : Dtype::Complex64;
+  }
   bool fa = is_floating(a), fb = is_floating(b);
   if (fa != fb) return fa ? a : b;
   if (dtype_size(a) != dtype_size(b)) return dtype_size(a) > dtype_size(b) ? a : b;
@@ -127,8 +132,8 @@ Value tensor_binop(Interp& in, ast::Op op, Value a, Value b, bool inplace) {
     TensorObj* t = ta ? ta : tb;
     Value n = ta ? b : a;
     dt = t->dtype;
-    if (!is_floating(dt) && n.kind == VKind::Float) dt = Dtype::Float32;
-    if (op == Op::Div && !is_floating(dt)) dt = Dtype::Float32;
+    if (!is_floating(dt) && !is_complex(dt) && n.kind == VKind::Float) dt = Dtype::Float32;
+    if (op == Op::Div && !is_floating(dt) && !is_complex(dt)) dt = Dtype::Float32;
   }
   if (op == Op::Eq || op == Op::FloorDiv || op == Op::Mod || op == Op::BitAnd || op == Op::BitOr ||
       op == Op::BitXor) {
@@ -415,6 +420,22 @@ Value f_outer(Interp& in, Args& a) {
   return out;
 }
 
+/// torch.polar(abs, angle): abs * (cos + i sin), complex of the operands'
+/// width; its backward reads the result (derivatives.yaml polar_backward).
+/// RoPE tables: `torch.polar(torch.ones_like(freqs), freqs)`.
+Value f_polar(Interp& in, Args& a) {
+  Value x = a.get(in, 0, "abs").value_or(Value::unknown());
+  Value y = a.get(in, 1, "angle").value_or(Value::unknown());
+  TensorObj* tx = in.tensor(x);
+  TensorObj* ty = in.tensor(y);
+  if (!tx || !ty) return Value::unknown();
+  Dtype d = promote(tx->dtype, ty->dtype) == Dtype::Float64 ? Dtype::Complex128 : Dtype::Complex64;
+  Value out = in.new_tensor(broadcast(in, tx->shape, ty->shape), d);
+  in.link(out, {x, y});
+  if (in.needs_grad({x, y})) in.save(out, out);
+  return out;
+}
+
 Value f_baddbmm(Interp& in, Args& a) {
   if (a.pos.size() < 3) return Value::unknown();
   Args m{{a.pos[1], a.pos[2]}, {}, a.span};
@@ -511,6 +532,7 @@ void register_tensor_ops(Builtins& b) {
   both("baddbmm", f_baddbmm);
   both("outer", f_outer);
   both("ger", f_outer);
+  b.functions["torch.polar"] = f_polar;
   m["add_"] = f_add_;
   m["mul_"] = f_mul_;
   m["masked_fill_"] = e_nosave_;

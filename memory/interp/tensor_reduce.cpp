@@ -51,13 +51,15 @@ std::optional<std::vector<DimId>> reduced(Interp& in, const TensorObj& t, const 
   return out;
 }
 
-Value reduction(Interp& in, Args& a, Saves s, bool fp32_list) {
+/// A reduction whose dim is the `dim_pos`th positional argument (1 for
+/// sum/mean, 2 for norm's `(input, p, dim, keepdim)`).
+Value reduction(Interp& in, Args& a, Saves s, bool fp32_list, size_t dim_pos = 1) {
   Value x = a.pos.empty() ? Value::unknown() : a.pos[0];
   if (fp32_list) x = autocast_fp32(in, x);
   TensorObj* t = in.tensor(x);
   if (!t) return Value::unknown();
   bool all = false;
-  auto shape = reduced(in, *t, a, 1, all);
+  auto shape = reduced(in, *t, a, dim_pos, all);
   if (!shape) return Value::unknown();
   Dtype dt = dtype_arg(in, a, "dtype").value_or(t->dtype);
   Value out = in.new_tensor(*shape, dt);
@@ -79,6 +81,9 @@ Value r_var(Interp& in, Args& a) {
   return r;
 }
 Value r_both(Interp& in, Args& a) { return reduction(in, a, Saves::Both, false); }
+/// `x.norm(p, dim, keepdim)`, `torch.norm` and `torch.linalg.norm(x, ord,
+/// dim, keepdim)`: the order comes before the dim (torch 1.13 signatures).
+Value r_norm(Interp& in, Args& a) { return reduction(in, a, Saves::Both, false, 2); }
 Value r_nograd(Interp& in, Args& a) {
   TensorObj* t = a.pos.empty() ? nullptr : in.tensor(a.pos[0]);
   if (!t) return Value::unknown();
@@ -229,7 +234,9 @@ void register_tensor_reduce(Builtins& b) {
   both("mean", r_mean);
   both("var", r_var);
   both("std", r_both);
-  both("norm", r_both);
+  both("norm", r_norm);
+  b.functions["torch.linalg.norm"] = r_norm;
+  b.functions["torch.linalg.vector_norm"] = r_norm;
   both("amax", r_both);
   both("logsumexp", r_both);
   both("prod", r_both);

@@ -527,6 +527,34 @@ Value join_impl(Interp& in, Args& a, bool stack) {
   in.link(out, *items);
   return out;
 }
+/// torch.view_as_complex(x): the last dim of 2 (real, imaginary) becomes one
+/// complex element of the same storage; view_as_real the reverse. Meta's
+/// llama RoPE: `view_as_real(view_as_complex(xq.reshape(..., -1, 2)) *
+/// freqs_cis)`.
+Value f_view_as_complex(Interp& in, Args& a) {
+  TensorObj* t = a.pos.empty() ? nullptr : in.tensor(a.pos[0]);
+  if (!t || t->shape.empty() || in.dims.value(t->shape.back()) != 2) return Value::unknown();
+  if (t->dtype != Dtype::Float32 && t->dtype != Dtype::Float64) return Value::unknown();
+  Dtype d = t->dtype == Dtype::Float64 ? Dtype::Complex128 : Dtype::Complex64;
+  std::vector<DimId> s(t->shape.begin(), t->shape.end() - 1);
+  Value v = in.view_of(a.pos[0], std::move(s), {});
+  in.tensor(v)->dtype = d;
+  return v;
+}
+
+Value f_view_as_real(Interp& in, Args& a) {
+  TensorObj* t = a.pos.empty() ? nullptr : in.tensor(a.pos[0]);
+  if (!t || !is_complex(t->dtype)) return Value::unknown();
+  Dtype d = t->dtype == Dtype::Complex128 ? Dtype::Float64 : Dtype::Float32;
+  std::vector<DimId> s = t->shape;
+  s.push_back(in.dims.constant(2));
+  std::vector<uint8_t> p = t->perm;
+  if (!p.empty()) p.push_back(static_cast<uint8_t>(p.size()));
+  Value v = in.view_of(a.pos[0], std::move(s), std::move(p));
+  in.tensor(v)->dtype = d;
+  return v;
+}
+
 Value t_cat(Interp& in, Args& a) { return join_impl(in, a, false); }
 Value t_stack(Interp& in, Args& a) { return join_impl(in, a, true); }
 
@@ -593,6 +621,8 @@ void register_tensor_views(Builtins& b) {
   f["torch.concat"] = t_cat;
   f["torch.concatenate"] = t_cat;
   f["torch.stack"] = t_stack;
+  f["torch.view_as_complex"] = f_view_as_complex;
+  f["torch.view_as_real"] = f_view_as_real;
   for (const char* n : {"reshape", "flatten", "transpose", "permute", "unsqueeze", "squeeze",
                         "split", "chunk", "unbind", "narrow", "select", "t", "clone", "numel",
                         "swapaxes"})
