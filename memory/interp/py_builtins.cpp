@@ -316,15 +316,38 @@ Value b_isinstance(Interp& in, Args& a) {
   return v.known() ? Value::boolean(false) : Value::unknown();
 }
 
+/// What torch.nn.Module itself defines (dir(nn.Module), torch 1.13 to 2.5,
+/// public names and the wrappers' `_orig_mod` left out): the attributes a
+/// module of the script's own class has without setting them.
+bool module_api(std::string_view n) {
+  static constexpr std::string_view kNames[] = {
+      "add_module", "apply", "bfloat16", "buffers", "children", "compile", "cpu", "cuda", "double",
+      "dump_patches", "eval", "extra_repr", "float", "forward", "get_buffer", "get_extra_state",
+      "get_parameter", "get_submodule", "half", "ipu", "load_state_dict", "modules", "mtia",
+      "named_buffers", "named_children", "named_modules", "named_parameters", "parameters",
+      "register_backward_hook", "register_buffer", "register_forward_hook", "register_forward_pre_hook",
+      "register_full_backward_hook", "register_full_backward_pre_hook", "register_load_state_dict_post_hook",
+      "register_load_state_dict_pre_hook", "register_module", "register_parameter",
+      "register_state_dict_post_hook", "register_state_dict_pre_hook", "requires_grad_", "set_extra_state",
+      "set_submodule", "share_memory", "state_dict", "to", "to_empty", "train", "training", "type", "xpu",
+      "zero_grad"};
+  for (std::string_view k : kNames)
+    if (k == n) return true;
+  return n.starts_with("__");
+}
+
 Value b_getattr(Interp& in, Args& a) {
   if (a.pos.size() < 2) return Value::unknown();
   auto n = in.as_str(a.pos[1]);
   if (!n) return Value::unknown();
   Value r = in.getattr(a.pos[0], in.intern(*n));
   if (in.is_obj(r, OKind::Method) && a.pos.size() > 2) {
-    // getattr(obj, "x", default) on a missing plain attribute.
-    if (!in.tensor(a.pos[0]) && !in.is_module(a.pos[0]) && in.instance(a.pos[0]) &&
-        in.instance(a.pos[0])->cls != kNone32)
+    // getattr(obj, "x", default) on a missing plain attribute of an
+    // instance of the script's own class; for its nn.Module subclasses,
+    // a name nn.Module does not define either (`getattr(model, "flag",
+    // False)`: nn.Module.__getattr__ raises, so the default is the value).
+    Obj* ob = in.instance(a.pos[0]);
+    if (!in.tensor(a.pos[0]) && ob && ob->cls != kNone32 && (!in.is_module(a.pos[0]) || !module_api(*n)))
       return a.pos[2];
   }
   return r;
