@@ -60,6 +60,17 @@ std::optional<TorchVersion> pin_in_line(std::string_view line) {
   return std::nullopt;
 }
 
+/// The entries of `dir` whose file name `match` accepts, sorted by name.
+template <typename Match>
+std::vector<std::filesystem::path> files_named(const std::string& dir, Match match) {
+  std::error_code ec;
+  std::vector<std::filesystem::path> out;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.empty() ? "." : dir, ec))
+    if (match(entry.path().filename().string())) out.push_back(entry.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 /// Pin and README files larger than this are not read (a dependency list or
 /// a README is a few KiB; a FIFO or /dev/zero behind the name never ends).
 constexpr uintmax_t kMaxProjectFileBytes = 1 << 20;
@@ -91,13 +102,8 @@ std::optional<TorchPin> pin_in_file(const std::filesystem::path& p) {
 
 std::optional<TorchPin> read_torch_pin(const std::string& dir) {
   namespace fs = std::filesystem;
-  std::error_code ec;
-  std::vector<fs::path> reqs;
-  for (const auto& entry : fs::directory_iterator(dir.empty() ? "." : dir, ec)) {
-    std::string n = entry.path().filename().string();
-    if (n.starts_with("requirements") && n.ends_with(".txt")) reqs.push_back(entry.path());
-  }
-  std::sort(reqs.begin(), reqs.end());
+  std::vector<fs::path> reqs = files_named(
+      dir, [](const std::string& n) { return n.starts_with("requirements") && n.ends_with(".txt"); });
   for (const fs::path& p : reqs)
     if (auto pin = pin_in_file(p)) return pin;
   for (const char* n : {"pyproject.toml", "environment.yml", "environment.yaml"}) {
@@ -140,15 +146,10 @@ std::optional<TorchVersion> stated_in_line(std::string_view line) {
 
 std::optional<TorchPin> read_torch_statement(const std::string& dir) {
   namespace fs = std::filesystem;
-  std::error_code ec;
-  std::vector<fs::path> readmes;
-  for (const auto& entry : fs::directory_iterator(dir.empty() ? "." : dir, ec)) {
-    std::string n = entry.path().filename().string();
-    std::string low = n;
-    for (char& c : low) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (low.starts_with("readme")) readmes.push_back(entry.path());
-  }
-  std::sort(readmes.begin(), readmes.end());
+  std::vector<fs::path> readmes = files_named(dir, [](std::string n) {
+    for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return n.starts_with("readme");
+  });
   for (const fs::path& p : readmes) {
     if (!readable(p)) continue;
     std::ifstream f(p);
