@@ -347,6 +347,78 @@ TEST_CASE("script args: fire builds the class and calls the method the command l
   CHECK(e.config.autocast == memory::Dtype::Float16);
 }
 
+// fire.Fire(fn) calls the function with the run's arguments: `--name=value`,
+// `--name value`, a bare `--flag` as True, the rest positionally in order
+// (the shape of many research scripts: `def main(lr=..., batch_size=...)`).
+constexpr std::string_view kFireFn = R"py(import fire, torch, torch.nn as nn
+
+def main(width=256, batch_size=32, amp=False, steps=10):
+    model = nn.Sequential(nn.Linear(784, width), nn.ReLU(), nn.Linear(width, 10)).cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step in range(steps):
+        x = torch.randn(batch_size, 784, device="cuda")
+        with torch.autocast("cuda", dtype=torch.float16, enabled=amp):
+            loss = model(x).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+if __name__ == "__main__":
+    fire.Fire(main)
+)py";
+
+TEST_CASE("script args: fire.Fire(fn) binds the run's arguments to the function's parameters") {
+  memory::Estimate e = run(kFireFn, {});
+  CHECK(e.params == mlp(256));
+  CHECK(*e.config.batch_size.value == 32);
+  CHECK(!e.config.autocast);
+  e = run(kFireFn, {"--width=128", "--batch_size", "64", "--amp"});
+  CHECK(e.params == mlp(128));
+  CHECK(*e.config.batch_size.value == 64);
+  CHECK(e.config.batch_size.origin.source == "argv --batch_size 64");
+  CHECK(e.config.autocast == memory::Dtype::Float16);
+  e = run(kFireFn, {"512", "8"});  // positionally: width, then batch_size
+  CHECK(e.params == mlp(512));
+  CHECK(*e.config.batch_size.value == 8);
+}
+
+// fire.Fire({"train": train, "eval": evaluate}): the first argument picks the
+// function, the rest are its arguments.
+constexpr std::string_view kFireDict = R"py(import fire, torch, torch.nn as nn
+
+def train(width=256, batch_size=32):
+    model = nn.Sequential(nn.Linear(784, width), nn.ReLU(), nn.Linear(width, 10)).cuda()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    for step in range(10):
+        x = torch.randn(batch_size, 784, device="cuda")
+        loss = model(x).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+def evaluate(width=4096, batch_size=1024):
+    model = nn.Sequential(nn.Linear(784, width), nn.ReLU(), nn.Linear(width, 10)).cuda()
+    with torch.no_grad():
+        model(torch.randn(batch_size, 784, device="cuda"))
+
+if __name__ == "__main__":
+    fire.Fire({"train": train, "eval": evaluate})
+)py";
+
+TEST_CASE("script args: fire.Fire({name: fn}) runs the function the command line names") {
+  memory::Estimate e = run(kFireDict, {"train"});
+  CHECK(e.params == mlp(256));
+  CHECK(*e.config.batch_size.value == 32);
+  CHECK(e.config.optimizers.size() == 1);
+  e = run(kFireDict, {"train", "--width", "128", "--batch_size=16"});
+  CHECK(e.params == mlp(128));
+  CHECK(*e.config.batch_size.value == 16);
+  CHECK(e.config.batch_size.origin.source == "argv --batch_size=16");
+  e = run(kFireDict, {"eval"});
+  CHECK(e.params == mlp(4096));
+  CHECK(e.config.optimizers.empty());
+}
+
 // jsonargparse.CLI runs a function with the run's arguments as its
 // parameters: `--name value`, a required one positionally, `--arg.field
 // value` into the dataclass instance the parameter defaults to (litgpt).

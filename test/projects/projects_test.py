@@ -207,6 +207,30 @@ class Projects(unittest.TestCase):
         self.assertIn("parameters   4,464,896 ", out)
         self.assertIn('`exec(open("overrides.py").read())` is not run: the script\'s project is not followed', out)
 
+    def test_nanogpt_configurator_overrides_batch_window_and_accumulation(self):
+        # nanoGPT's train.py: exec(open('configurator.py').read()) runs the config file
+        # named after `--` and then --key=value arguments in train.py's globals; the
+        # batch, the window (block_size, the seq len) and gradient_accumulation_steps
+        # that reach the loop are the overridden ones, and so is the model they size.
+        cwd = os.path.join(HERE, "nanogpt_configurator")
+        rc, out, _ = run(cwd, "--target", "h100", "train.py")
+        self.assertIn("parameters   124,373,760 (124,373,760 trainable)", out)  # torch 1.13: 124,373,760
+        self.assertIn("batch size   12 (line 14, batch_size = ...)", out)
+        self.assertIn("seq len      1024 (line 15, block_size = ...)", out)
+        self.assertIn("grad accum   40 (line 16, gradient_accumulation_steps = ...)", out)
+        rc, out, _ = run(cwd, "--target", "h100", "train.py", "--", "config/train_char.py")
+        self.assertIn("parameters   30,036,864 (30,036,864 trainable)", out)  # torch 1.13: 30,036,864
+        self.assertIn("batch size   64 (line 27, config/train_char.py (exec) (was 12, line 14))", out)
+        self.assertIn("seq len      256 (line 27, config/train_char.py (exec) (was 1024, line 15))", out)
+        self.assertIn("grad accum   1 (line 27, config/train_char.py (exec) (was 40, line 16))", out)
+        rc, out, _ = run(cwd, "--target", "h100", "train.py", "--", "config/train_char.py", "--batch_size=32",
+                         "--block_size=512", "--gradient_accumulation_steps=4")
+        self.assertIn("parameters   30,135,168 (30,135,168 trainable)", out)  # wpe 512 rows: torch 1.13: 30,135,168
+        self.assertIn("batch size   32 (line 27, argv --batch_size=32 (via globals()) (was 64, line 27))", out)
+        self.assertIn("seq len      512 (line 27, argv --block_size=512 (via globals()) (was 256, line 27))", out)
+        self.assertIn("grad accum   4 (line 27, argv --gradient_accumulation_steps=4 (via globals()) "
+                      "(was 1, line 27))", out)
+
     def test_config_files_named_on_the_command_line(self):
         # yaml.safe_load / json.load of open(args.config), OmegaConf.load: the
         # document's values size the model, and its batch and image keys are sources.
