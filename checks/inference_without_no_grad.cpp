@@ -446,9 +446,11 @@ class Rule {
     if (outputs_escape(forwards)) return;
     // `Variable(x, volatile=True)` inputs: on torch 0.3 and older the whole
     // forward is volatile (no graph); since 0.4 the flag does nothing.
-    bool all_volatile = std::all_of(forwards.begin(), forwards.end(), [&](InstId i) { return volatile_input(i); });
-    if (all_volatile && ctx_.torch && *ctx_.torch < memory::TorchVersion{0, 4}) return;
-    report(l, fw, volatile_input(fw), out);
+    bool fw_volatile = volatile_input(fw);
+    if (fw_volatile && ctx_.torch && *ctx_.torch < memory::TorchVersion{0, 4} &&
+        std::all_of(forwards.begin() + 1, forwards.end(), [&](InstId i) { return volatile_input(i); }))
+      return;
+    report(l, fw, fw_volatile, out);
   }
 
   /// A forward handed a `Variable(x, volatile=True)` (any argument, every

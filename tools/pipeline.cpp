@@ -271,21 +271,24 @@ std::optional<tpf::memory::TorchPin> DeclaredTorch::for_file(const std::string& 
   std::filesystem::path dir = std::filesystem::absolute(path, ec).parent_path();
   if (ec || dir.empty()) return std::nullopt;
   std::lock_guard<std::mutex> g(mu_);
-  return for_dir(dir, 0);
+  for (int up = 0; up < 6; ++up) {
+    const Folder& f = folder(dir);
+    if (f.declared) return f.declared;
+    if (f.root || dir == dir.parent_path()) break;
+    dir = dir.parent_path();
+  }
+  return std::nullopt;
 }
 
-std::optional<tpf::memory::TorchPin> DeclaredTorch::for_dir(const std::filesystem::path& dir, int up) {
-  // Keyed by the level too, so the five-level bound gives every file the
-  // same answer whichever thread asked first.
-  auto [it, fresh] = by_dir_.try_emplace(dir.string() + '\0' + std::to_string(up));
-  if (!fresh) return it->second;
-  std::optional<tpf::memory::TorchPin> found = tpf::memory::read_torch_pin(dir.string());
-  if (!found) found = tpf::memory::read_torch_statement(dir.string());
-  std::error_code ec;
-  if (!found && up < 5 && !std::filesystem::exists(dir / ".git", ec) && dir != dir.parent_path())
-    found = for_dir(dir.parent_path(), up + 1);
-  it->second = found;  // std::map's nodes stay put while the recursion adds others
-  return found;
+const DeclaredTorch::Folder& DeclaredTorch::folder(const std::filesystem::path& dir) {
+  auto [it, fresh] = by_dir_.try_emplace(dir.string());
+  if (fresh) {
+    it->second.declared = tpf::memory::read_torch_pin(dir.string());
+    if (!it->second.declared) it->second.declared = tpf::memory::read_torch_statement(dir.string());
+    std::error_code ec;
+    it->second.root = std::filesystem::exists(dir / ".git", ec);
+  }
+  return it->second;
 }
 
 std::unique_ptr<tpf::SourceFile> load(const std::string& path, const Options& opt,

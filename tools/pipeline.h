@@ -115,9 +115,15 @@ class DeclaredTorch {
   std::optional<tpf::memory::TorchPin> for_file(const std::string& path);
 
  private:
-  std::optional<tpf::memory::TorchPin> for_dir(const std::filesystem::path& dir, int up);
+  /// What one folder declares by itself, and whether it is a repository's
+  /// root (a .git): read once, whichever file asks.
+  struct Folder {
+    std::optional<tpf::memory::TorchPin> declared;
+    bool root = false;
+  };
+  const Folder& folder(const std::filesystem::path& dir);
   std::mutex mu_;
-  std::map<std::string, std::optional<tpf::memory::TorchPin>> by_dir_;
+  std::map<std::string, Folder> by_dir_;
 };
 
 struct ProjectRun {
