@@ -43,8 +43,8 @@ void file_project(FileProject& fp, ProjectRun& pr, const tpf::ast::Module& modul
 /// The estimator options the command line sets for every run: sizes,
 /// precision, the script's own arguments and the project. --target and
 /// --world-size are the single estimate's (--fit judges every target).
-tpf::memory::EstimateOptions run_options(const Options& opt, const tpf::dataflow::ProjectView* project,
-                                         const std::string& path) {
+tpf::memory::EstimateOptions run_options(ProjectRun& pr, const Options& opt,
+                                         const tpf::dataflow::ProjectView* project, const std::string& path) {
   tpf::memory::EstimateOptions eo;
   if (opt.batch_size) eo.batch_size = opt.batch_size;
   if (opt.seq_len) eo.seq_len = opt.seq_len;
@@ -56,19 +56,11 @@ tpf::memory::EstimateOptions run_options(const Options& opt, const tpf::dataflow
     eo.torch_version = tpf::memory::parse_torch_version(opt.torch_version);
     eo.torch_version_from = opt.torch_version_from.empty() ? "--torch-version" : opt.torch_version_from;
   } else if (path != "-") {
-    // The project's pins: the script's folder and those above it, up to
-    // the repository's root (a .git) or five levels.
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    fs::path dir = fs::absolute(path, ec).parent_path();
-    for (int up = 0; up < 6 && !dir.empty(); ++up) {
-      if (auto pin = tpf::memory::read_torch_pin(dir.string())) {
-        eo.torch_version = pin->version;
-        eo.torch_version_from = pin->from;
-        break;
-      }
-      if (fs::exists(dir / ".git", ec) || dir == dir.parent_path()) break;
-      dir = dir.parent_path();
+    // The project's pins only: a README's statement names the release the
+    // code was written for, not one the run installs.
+    if (auto pin = pr.torch.for_file(path, DeclaredTorch::Pins)) {
+      eo.torch_version = pin->version;
+      eo.torch_version_from = pin->from;
     }
   }
   return eo;
@@ -76,15 +68,15 @@ tpf::memory::EstimateOptions run_options(const Options& opt, const tpf::dataflow
 
 /// The memory estimate (with --target or any estimator option), before
 /// the rules: TPF013 and TPF024 read it.
-std::optional<tpf::memory::Estimate> estimate_for(const tpf::ir::Module& ir, const std::string& path,
-                                                  const Options& opt,
+std::optional<tpf::memory::Estimate> estimate_for(ProjectRun& pr, const tpf::ir::Module& ir,
+                                                  const std::string& path, const Options& opt,
                                                   const tpf::dataflow::ProjectView* project) {
   if (opt.fit) return std::nullopt;  // fit_for judges every target instead
   if (!(opt.estimate || opt.resolved_target || opt.breakdown || opt.batch_size || opt.seq_len || !opt.dtype.empty() ||
         !opt.generate.empty() || opt.world_size || !opt.script_args.empty() || !opt.timeline.empty() ||
         !opt.torch_version.empty()))
     return std::nullopt;
-  tpf::memory::EstimateOptions eo = run_options(opt, project, path);
+  tpf::memory::EstimateOptions eo = run_options(pr, opt, project, path);
   eo.target = opt.resolved_target;
   if (opt.world_size) eo.world_size = opt.world_size;
   std::optional<tpf::memory::Estimate> est = tpf::memory::estimate(ir, eo);
@@ -94,10 +86,10 @@ std::optional<tpf::memory::Estimate> estimate_for(const tpf::ir::Module& ir, con
 
 /// --fit: the run judged on every target (the estimate of estimate_for is
 /// not made then: --fit names no target).
-std::optional<tpf::memory::Fit> fit_for(const tpf::ir::Module& ir, const std::string& path, const Options& opt,
-                                        const tpf::dataflow::ProjectView* project) {
+std::optional<tpf::memory::Fit> fit_for(ProjectRun& pr, const tpf::ir::Module& ir, const std::string& path,
+                                        const Options& opt, const tpf::dataflow::ProjectView* project) {
   if (!opt.fit) return std::nullopt;
-  tpf::memory::Fit fit = tpf::memory::compute_fit(ir, run_options(opt, project, path));
+  tpf::memory::Fit fit = tpf::memory::compute_fit(ir, run_options(pr, opt, project, path));
   fit.estimate.path = path;
   return fit;
 }
@@ -107,7 +99,7 @@ std::optional<tpf::memory::Fit> fit_for(const tpf::ir::Module& ir, const std::st
 std::optional<tpf::memory::TorchVersion> rules_torch(ProjectRun& pr, const std::string& path, const Options& opt) {
   if (!opt.torch_version.empty()) return tpf::memory::parse_torch_version(opt.torch_version);
   if (path == "-") return std::nullopt;
-  if (auto pin = pr.torch.for_file(path)) return pin->version;
+  if (auto pin = pr.torch.for_file(path, DeclaredTorch::PinsOrStatement)) return pin->version;
   return std::nullopt;
 }
 
@@ -167,7 +159,7 @@ bool recheck(ProjectRun& pr, const tpf::SourceFile& src, const std::string& path
   FileProject fp;
   file_project(fp, pr, module, src, path, opt);
   tpf::dataflow::FileFacts facts = tpf::dataflow::compute_facts(ir, &fp.view);
-  est = estimate_for(ir, path, opt, &fp.view);
+  est = estimate_for(pr, ir, path, opt, &fp.view);
   run = rule_findings(src, toks.comments, std::move(lines), module, ir, facts, est, opt, rules,
                       rules_torch(pr, path, opt));
   return true;
@@ -266,14 +258,15 @@ void fix_file(ProjectRun& pr, const tpf::SourceFile& src, const std::string& pat
 
 }  // namespace
 
-std::optional<tpf::memory::TorchPin> DeclaredTorch::for_file(const std::string& path) {
+std::optional<tpf::memory::TorchPin> DeclaredTorch::for_file(const std::string& path, Sources sources) {
   std::error_code ec;
   std::filesystem::path dir = std::filesystem::absolute(path, ec).parent_path();
   if (ec || dir.empty()) return std::nullopt;
   std::lock_guard<std::mutex> g(mu_);
   for (int up = 0; up < 6; ++up) {
     const Folder& f = folder(dir);
-    if (f.declared) return f.declared;
+    if (f.pinned) return f.pinned;
+    if (sources == PinsOrStatement && f.stated) return f.stated;
     if (f.root || dir == dir.parent_path()) break;
     dir = dir.parent_path();
   }
@@ -283,8 +276,8 @@ std::optional<tpf::memory::TorchPin> DeclaredTorch::for_file(const std::string& 
 const DeclaredTorch::Folder& DeclaredTorch::folder(const std::filesystem::path& dir) {
   auto [it, fresh] = by_dir_.try_emplace(dir.string());
   if (fresh) {
-    it->second.declared = tpf::memory::read_torch_pin(dir.string());
-    if (!it->second.declared) it->second.declared = tpf::memory::read_torch_statement(dir.string());
+    it->second.pinned = tpf::memory::read_torch_pin(dir.string());
+    if (!it->second.pinned) it->second.stated = tpf::memory::read_torch_statement(dir.string());
     std::error_code ec;
     it->second.root = std::filesystem::exists(dir / ".git", ec);
   }
@@ -392,8 +385,8 @@ bool analyze_file(ProjectRun& pr, const tpf::SourceFile& src, const std::string&
     return true;
   }
 
-  std::optional<tpf::memory::Estimate> est = estimate_for(ir, path, opt, &fp.view);
-  std::optional<tpf::memory::Fit> fit = fit_for(ir, path, opt, &fp.view);
+  std::optional<tpf::memory::Estimate> est = estimate_for(pr, ir, path, opt, &fp.view);
+  std::optional<tpf::memory::Fit> fit = fit_for(pr, ir, path, opt, &fp.view);
   RuleRun run = rule_findings(src, toks.comments, std::move(lines), module, ir, facts, est, opt, rules,
                               rules_torch(pr, path, opt));
   if ((opt.fix || opt.diff) && !run.findings.empty()) fix_file(pr, src, path, opt, rules, run, est, fix, os, es);

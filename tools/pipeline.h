@@ -106,19 +106,21 @@ struct RuleRun {
 /// The run's project state: every imported module loaded once and its
 /// facts computed once, for all inputs and workers.
 /// The torch release a file's project declares: the pins (requirements*.txt,
-/// pyproject.toml, environment.yml) or else the README's statement of the
-/// nearest folder that has one, from the file's folder up to the
-/// repository's root (a .git) or five levels. Read once per folder; safe
-/// to ask from the run's threads.
+/// pyproject.toml, environment.yml) or, for the rules, the README's
+/// statement, of the nearest folder that has one, from the file's folder up
+/// to the repository's root (a .git) or five levels. Each folder is read
+/// once, whichever file asks; safe to ask from the run's threads.
 class DeclaredTorch {
  public:
-  std::optional<tpf::memory::TorchPin> for_file(const std::string& path);
+  /// Pins: what the run installs (the estimator). PinsOrStatement: also
+  /// the release the code says it was written for (the rules).
+  enum Sources { Pins, PinsOrStatement };
+  std::optional<tpf::memory::TorchPin> for_file(const std::string& path, Sources sources);
 
  private:
-  /// What one folder declares by itself, and whether it is a repository's
-  /// root (a .git): read once, whichever file asks.
   struct Folder {
-    std::optional<tpf::memory::TorchPin> declared;
+    std::optional<tpf::memory::TorchPin> pinned;
+    std::optional<tpf::memory::TorchPin> stated;  // read only where nothing is pinned
     bool root = false;
   };
   const Folder& folder(const std::filesystem::path& dir);
