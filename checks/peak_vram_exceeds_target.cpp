@@ -11,9 +11,11 @@
 // Fix: lower the batch size or sequence length, use bf16/fp16 autocast,
 //   activation checkpointing, or a GPU with more memory; `--breakdown` shows
 //   where the memory goes.
-// Not flagged: runs without `--target`, estimates that are not known, and
-//   estimates that rest on a guess (an input synthesized from the first layer,
-//   no model found).
+// Not flagged: runs without `--target`, estimates that are not known (no
+//   model found), and estimates that rest on guesses (an input synthesized
+//   from the first layer, a step synthesized because none of the script's
+//   could be followed) unless even the low end of their interval is over the
+//   target.
 //
 // The driver estimates before the rules run when --target is given and
 // hands the estimate over in CheckContext::estimate; the diagnostic itself
@@ -46,19 +48,19 @@ Fix
 
 Not flagged
   runs without `--target`, unknown verdicts (no model found, a component
-  that cannot be estimated), and estimates that rest on a guess (an input
-  synthesized from the first layer) unless even the low end of their
-  interval is over the target, and steps the interpreter synthesized
-  because it could follow none of the script's; TPF024 reports those. The
-  message names the guesses an estimate rests on.
+  that cannot be estimated), and estimates that rest on guesses (an input
+  synthesized from the first layer, a step synthesized because the
+  interpreter could follow none of the script's) unless even the low end
+  of their interval is over the target; TPF024 reports those. The message
+  names the guesses an estimate rests on.
 )";
 
 void check(const CheckContext& ctx, DiagSink& out) {
   if (!ctx.estimate) return;
-  // An error gates a build: an estimate that rests on a guess (an input
-  // synthesized from the first layer) raises it only when even the low end
-  // of its interval is over the target (memory::oom_for_certain); the
-  // message names the guesses. An unknown verdict raises nothing.
+  // An error gates a build: an estimate that rests on guesses (an input
+  // synthesized from the first layer, a synthesized step) raises it only
+  // when even the low end of its interval is over the target
+  // (memory::oom_for_certain); the message names the guesses. An unknown verdict raises nothing.
   // Nor does one without a model it could name and count (a subclass of a
   // built-in layer, say): its activations are not grounded in parameters.
   if (!ctx.estimate->model_found || ctx.estimate->params == 0) return;

@@ -232,8 +232,14 @@ std::optional<std::string> guesses_note(const Estimate& e) {
 
 }  // namespace
 
+// An estimate that rests on guesses (an input made from the first layer,
+// a step synthesized because none of the script's could be followed) is an
+// OOM for certain only when even the low end of its interval is over the
+// usable memory; the guesses are non-blocking unknowns, so the note names
+// them.
 bool oom_for_certain(const Estimate& e) {
-  if (e.verdict != Verdict::Oom || e.step_synthesized) return false;
+  if (e.verdict != Verdict::Oom) return false;
+  if (e.step_synthesized) return e.peak_low_bytes > e.usable_bytes;
   return !guesses_note(e) || e.peak_low_bytes > e.usable_bytes;
 }
 

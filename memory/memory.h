@@ -269,7 +269,8 @@ struct Estimate {
   bool model_found = false;
   /// No training step of the script was followed: the one estimated was
   /// synthesized (a forward on an input made from the first layer, and a
-  /// backward). TPF013 leaves such an estimate to TPF024.
+  /// backward). It is a guess: TPF013 raises on it only when even the
+  /// interval's low end is over the target, and TPF024 otherwise.
   bool step_synthesized = false;
   /// Attention score matrices ((..., T, T) activations) in the peak phase,
   /// which SDPA would not keep.
