@@ -28,6 +28,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -485,6 +486,10 @@ struct Interp {
   std::vector<Storage> storages;
   std::vector<int32_t> graph_parent;  ///< union-find over graph components
   std::vector<SavedRecord> saved;
+  /// Parameter storages an op with a recorded graph read, keyed with that
+  /// graph (storage << 32 | graph): a backward of the graph gives them a .grad.
+  std::unordered_set<uint64_t> param_uses;
+  std::unordered_set<uint32_t> grad_reached;  ///< parameter storages some backward reached
   std::vector<StepEvent> step_log;  ///< the step's allocations, saves and backwards, in order
   void log_step(StepEvent::Kind kind, uint32_t storage, int32_t graph = -1, uint32_t segment = kNone32);
   std::vector<Phase> phases;

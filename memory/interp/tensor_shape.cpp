@@ -119,6 +119,9 @@ void Interp::link(Value out, std::span<const Value> inputs) {
     graph_parent.push_back(g);
   }
   t->graph = g;
+  for (Value v : inputs)
+    if (TensorObj* x = tensor(v); x && x->requires_grad && storages[x->storage].role == Role::Param)
+      param_uses.insert(uint64_t{x->storage} << 32 | static_cast<uint32_t>(g));
 }
 void Interp::link(Value out, std::initializer_list<Value> inputs) {
   link(out, std::span<const Value>(inputs.begin(), inputs.size()));

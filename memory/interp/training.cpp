@@ -183,7 +183,13 @@ void Interp::backward(Value loss) {
     peak_phase = static_cast<uint32_t>(phases.size() - 1);
     peak_backward = user_span();
   }
-  released.push_back(find_graph(t->graph));
+  const int32_t root = find_graph(t->graph);
+  std::erase_if(param_uses, [&](uint64_t u) {
+    if (find_graph(static_cast<int32_t>(u & 0xffffffffu)) != root) return false;
+    grad_reached.insert(static_cast<uint32_t>(u >> 32));
+    return true;
+  });
+  released.push_back(root);
   log_step(StepEvent::Kind::Backward, phase, find_graph(t->graph));
   ++phase;
 }

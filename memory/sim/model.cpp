@@ -232,6 +232,25 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
     if (ob.kind == OKind::Tensor && ob.t->requires_grad && in.storages[ob.t->storage].role == Role::Param)
       trainable.insert(ob.t->storage);
   }
+  // A model no backward reached gets no .grad and no optimizer state: a
+  // teacher run under no_grad, a network that is only a weight source. A
+  // root counts whole once any of its parameters was reached (an op the
+  // interpreter does not link must not drop a trained layer).
+  // A parameter shared with a trained model (tied weights) stays.
+  if (in.backward_seen) {
+    std::unordered_set<uint32_t> kept, idle;
+    for (ObjId r : in.roots) {
+      std::vector<uint32_t> mine;
+      bool reached = false;
+      for (auto& [n, t] : module_tensors(in, Value::obj(r), Role::Param)) {
+        mine.push_back(in.tensor(t)->storage);
+        reached = reached || in.grad_reached.count(mine.back());
+      }
+      (reached ? kept : idle).insert(mine.begin(), mine.end());
+    }
+    for (uint32_t s : idle)
+      if (!kept.count(s)) trainable.erase(s);
+  }
   uint64_t weight_bytes = 0, grad_bytes = 0, trainable_elems = 0;
   for (uint32_t s : params) {
     uint64_t n = val(in, in.storages[s].elems), b = val(in, in.storage_bytes(s));
