@@ -115,6 +115,44 @@ Value c_dataloader(Interp& in, Args& a) {
   return dl;
 }
 
+/// litdata's streaming data (litgpt's pretraining data): a
+/// `StreamingDataset` whose `item_loader` is a `TokensLoader(block_size=N)`
+/// yields windows of N token ids (int32, as litgpt's prepare scripts
+/// write them), `CombinedStreamingDataset` mixes datasets of one item
+/// shape, and `StreamingDataLoader` batches as a DataLoader does. A
+/// dataset of any other item loader reads chunks the interpreter cannot
+/// see: its items are a named unknown.
+Value c_litdata(Interp& in, std::string_view last, Args& a, bool& handled) {
+  handled = true;
+  if (last == "TokensLoader") {
+    Value tl = new_instance(in, "litdata.TokensLoader");
+    in.o(tl).attrs.set(in.intern("block_size"), a.get(in, 0, "block_size").value_or(Value::none()));
+    return tl;
+  }
+  if (last == "StreamingDataset") {
+    Value il = a.kwarg(in, "item_loader").value_or(Value::none());
+    const Value* bs = type_of(in, il) == "litdata.TokensLoader" ? in.o(il).attrs.find(in.intern("block_size"))
+                                                                 : nullptr;
+    if (!bs || bs->kind != VKind::Int) {
+      in.note_unknown(bs ? "the block size of litdata's `TokensLoader`"
+                         : "the items of litdata's `StreamingDataset` (only a `TokensLoader` item loader is read)",
+                      a.span, true);
+      return Value::unknown();
+    }
+    Value ds = new_instance(in, "dataset.sample");
+    in.o(ds).items = {in.new_tensor({bs->dim()}, Dtype::Int32)};
+    return ds;
+  }
+  if (last == "CombinedStreamingDataset") {
+    Value dss = a.get(in, 0, "datasets").value_or(Value::unknown());
+    std::vector<Value>* s = in.seq(dss);
+    return s && !s->empty() ? (*s)[0] : Value::unknown();
+  }
+  if (last == "StreamingDataLoader") return c_dataloader(in, a);
+  handled = false;
+  return Value::unknown();
+}
+
 Value loader_batch(Interp& in, Value dl) {
   Obj& ob = in.o(dl);
   Value ds = *ob.attrs.find(in.intern("dataset"));
@@ -340,6 +378,11 @@ Value construct_data(Interp& in, StrId qualname, Args& a, bool& handled) {
   if (q == "torch.utils.data.DataLoader" || q == "torch.utils.data.dataloader.DataLoader")
     return c_dataloader(in, a);
   if (q == "torch.utils.data.TensorDataset") return c_tensor_dataset(in, a);
+  if (q.starts_with("litdata.")) {
+    Value r = c_litdata(in, last, a, handled);
+    if (handled) return r;
+    handled = true;
+  }
   if (q == "gymnasium.make" || q == "gym.make") return c_gym_env(in, a);
   if (q == "torch.utils.data.Subset") return a.pos.empty() ? Value::unknown() : a.pos[0];
   if (q.starts_with("torch.utils.data.") && (last.ends_with("Sampler")))

@@ -2216,3 +2216,26 @@ for step in range(10):
   CHECK(eight.config.unknowns[0].line == 6);
   CHECK(eight.config.unknowns[0].blocking);
 }
+
+TEST_CASE("interp: a litdata StreamingDataset without a TokensLoader names its items as the unknown") {
+  // Chunks of any other item loader hold what the optimize step wrote:
+  // the interpreter cannot see them, and says so instead of guessing.
+  memory::Estimate e = est(R"(
+import torch, torch.nn as nn
+from litdata import StreamingDataset, StreamingDataLoader
+ds = StreamingDataset(input_dir="s3://bucket/images")
+loader = StreamingDataLoader(ds, batch_size=32)
+model = nn.Linear(512, 10).cuda()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for x, y in loader:
+    nn.functional.cross_entropy(model(x.cuda()), y.cuda()).backward()
+    opt.step()
+)");
+  bool named = false;
+  for (const auto& u : e.config.unknowns)
+    named = named || (u.what.find("the items of litdata's `StreamingDataset`") != std::string::npos && u.line == 4 &&
+                      u.blocking);
+  CHECK(named);
+  CHECK(e.config.batch_size.known());
+  CHECK(*e.config.batch_size.value == 32);
+}
