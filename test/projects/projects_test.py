@@ -311,6 +311,29 @@ class Projects(unittest.TestCase):
         rc, out, _ = run(cwd, "--target", "h100", "--batch-size", "16", "sum_digits.py")
         self.assertIn("batch size   16 (line 55, --batch-size (was 48, DataLoader(batch_size=...)))", out)
 
+    def test_survey_selects_scripts_that_train_through_project_modules(self):
+        # tools/realcode/survey_estimates.py: runs/sum_digits.py calls no `.backward(`;
+        # its step is toolkit/engine.py's, a module of its project it imports (as
+        # tpf-analyze resolves it). engine.py itself is no script (no __main__
+        # guard, no command line, no top-level loop statement).
+        sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "realcode"))
+        import survey_estimates as survey
+        script = os.path.join(HERE, "hooked_trainer", "runs", "sum_digits.py")
+        engine = os.path.join(HERE, "hooked_trainer", "toolkit", "engine.py")
+        with open(script) as f:
+            text = f.read()
+        self.assertNotIn(".backward(", text)
+        self.assertTrue(survey.is_script(text))
+        self.assertEqual([os.path.relpath(m, os.path.join(HERE, "hooked_trainer"))
+                          for m in survey.project_modules(TPF, script)],
+                         ["toolkit/engine.py", "toolkit/nets.py", "toolkit/settings.py"])
+        self.assertTrue(survey.trains(TPF, script, text))
+        with open(engine) as f:
+            self.assertFalse(survey.is_script(f.read()))
+        # A docstring line that starts with "for " is no loop at the top level.
+        self.assertFalse(survey.is_script('"""Helpers\nfor this set of tests."""\nimport torch\n'))
+        self.assertTrue(survey.is_script("import torch\nfor step in range(3):\n    pass\n"))
+
     def test_config_turns_it_off(self):
         import tempfile, shutil
         with tempfile.TemporaryDirectory() as d:
