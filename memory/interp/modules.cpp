@@ -237,8 +237,10 @@ void keep_largest_live_set(Interp& in) {
       if (in_set[k])
         for (uint32_t s : held[k].storages)
           if (storages.insert(s).second) bytes += static_cast<uint64_t>(in.dims.value(in.storage_bytes(s)));
-    const size_t optimizers = static_cast<size_t>(std::count(in_set.begin() + static_cast<long>(nr), in_set.end(), 1));
-    if (best.empty() || bytes > best_bytes || (bytes == best_bytes && optimizers > best_optimizers)) {
+    const size_t optimizers =
+        static_cast<size_t>(std::count(in_set.begin() + static_cast<long>(nr), in_set.end(), 1));
+    if (best.empty() || bytes > best_bytes ||
+        (bytes == best_bytes && optimizers > best_optimizers)) {
       best = std::move(in_set);
       best_bytes = bytes;
       best_optimizers = optimizers;

@@ -345,7 +345,8 @@ Value t_tensor(Interp& in, Args& a) {
   Value v = a.pos[0];
   Dtype dt = Dtype::Int64;
   if (in.tensor(v)) return tensor_copy(in, v, dtype_arg(in, a, "dtype"));
-  if (!in.seq(v) && v.kind != VKind::Int && v.kind != VKind::Float && v.kind != VKind::Bool) return Value::unknown();
+  if (!in.seq(v) && v.kind != VKind::Int && v.kind != VKind::Float && v.kind != VKind::Bool)
+    return Value::unknown();
   while (auto* s = in.seq(v)) {
     if (in.o(v).flags & kInexactLen) return Value::unknown();
     shape.push_back(in.dims.constant(static_cast<int64_t>(s->size())));

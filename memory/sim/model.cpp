@@ -191,8 +191,9 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
     // batch_size) carries it on as a plain number.
     // The same when the DataLoader the step drew from was built with a
     // constant of its own (not the name the flag replaced).
-    auto unapplied = [&](const std::optional<int64_t>& flag, std::string_view sym, std::string_view name,
-                         IntSetting& setting, std::string_view what, int64_t orig) {
+    auto unapplied = [&](const std::optional<int64_t>& flag, std::string_view sym,
+                         std::string_view name, IntSetting& setting, std::string_view what,
+                         int64_t orig) {
       bool const_loader = sym == "B" && step_loader && in.dims.is_const(*step_loader);
       if (!flag || (orig != -1 && !const_loader) || reaches(sym)) return;
       in.note_unknown("--" + std::string(name) + " " + std::to_string(*flag) + " not applied: no tensor depends on a " +
@@ -210,7 +211,8 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
       std::string was = in.cfg.batch_size.origin.line && named != -1
                             ? " (not " + std::to_string(named) + ", line " + std::to_string(in.cfg.batch_size.origin.line) + ")"
                             : "";
-      in.cfg.batch_size = {in.dims.value(*step_loader), {step_loader_line, "DataLoader(batch_size=...)" + was}};
+      in.cfg.batch_size = {in.dims.value(*step_loader),
+                           {step_loader_line, "DataLoader(batch_size=...)" + was}};
     }
     unapplied(opt.batch_size, "B", "batch-size", in.cfg.batch_size, "batch size", in.orig_batch);
     unapplied(opt.seq_len, "T", "seq-len", in.cfg.seq_len, "sequence length", in.orig_seq);

@@ -19,7 +19,7 @@ namespace tpf::memory {
 
 std::string_view zoo_source(std::string_view name);
 Value create_timm(Interp& in, std::string_view q, Args& a);  // zoo_timm.cpp
-Value timm_is_model(Interp& in, Args& a);                     // zoo_timm.cpp
+Value timm_is_model(Interp& in, Args& a);                    // zoo_timm.cpp
 Value construct_peft(Interp& in, std::string_view q, Args& a, bool& handled);  // zoo_peft.cpp
 bool quantize_pretrained(Interp& in, Value m, Args& a);                       // zoo_peft.cpp
 Value construct_diffusers(Interp& in, std::string_view q, Args& a, bool& handled, Value self);  // zoo_diffusers.cpp

@@ -62,12 +62,14 @@ std::string close_names(std::string_view name) {
 /// its hub prefix), and the pretrained tag: "hf-hub:timm/resnet50.a1_in1k",
 /// "timm/resnet50.a1_in1k" and "resnet50.a1_in1k" name the same
 /// architecture and tag.
-const TimmRow* timm_row(std::string_view& name, std::string_view* arch_out, std::string_view* tag_out) {
+const TimmRow* timm_row(std::string_view& name, std::string_view* arch_out,
+                        std::string_view* tag_out) {
   for (std::string_view p : {"hf-hub:", "hf_hub:", "timm/"})
     if (name.starts_with(p)) name.remove_prefix(p.size());
   std::string_view arch = name.substr(0, name.find('.'));
   if (arch_out) *arch_out = arch;
-  if (tag_out) *tag_out = arch.size() < name.size() ? name.substr(arch.size() + 1) : std::string_view{};
+  if (tag_out)
+    *tag_out = arch.size() < name.size() ? name.substr(arch.size() + 1) : std::string_view{};
   for (const TimmRow& r : kTimm)
     if (r.name == arch) return &r;
   return nullptr;

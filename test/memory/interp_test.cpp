@@ -523,7 +523,8 @@ TEST_CASE("interp: timm.is_model is true for a table name and unknown for anothe
 import argparse
 import timm, torch
 p = argparse.ArgumentParser()
-p.add_argument('--arch', default=')" + arch + R"(')
+p.add_argument('--arch', default=')" +
+           arch + R"(')
 args = p.parse_args()
 if not timm.models.is_model(args.arch):
     archs = timm.list_models(args.arch)
@@ -547,7 +548,8 @@ for arch in archs:
   e = est(sweep("convnext_tiniest"));
   CHECK(e.verdict == memory::Verdict::Unknown);
   bool named = false;
-  for (const auto& u : e.config.unknowns) named = named || (u.blocking && u.what.find("timm") != std::string::npos);
+  for (const auto& u : e.config.unknowns)
+    named = named || (u.blocking && u.what.find("timm") != std::string::npos);
   CHECK(named);
 }
 
