@@ -162,8 +162,10 @@ Value loader_batch(Interp& in, Value dl) {
   if (!sample.known()) return Value::unknown();
   if (bs.kind == VKind::None) return collate(in, sample, in.dims.constant(1));
   if (bs.kind != VKind::Int) return Value::unknown();
-  in.loader_batch = bs.dim();
-  in.loader_line = ob.line;
+  if (in.grad_enabled) {
+    in.loader_batch = bs.dim();
+    in.loader_line = ob.line;
+  }
   if (cf.known() && cf.kind != VKind::None) {
     int64_t n = std::min<int64_t>(in.dims.value(bs.dim()), 4096);
     Args ca{{in.make_list(std::vector<Value>(static_cast<size_t>(n), sample))}, {}, {}};

@@ -641,10 +641,16 @@ struct Interp {
   Dtype default_float = Dtype::Float32;
   uint32_t default_float_line = 0;
   std::string default_float_how;
-  /// The batch dimension of the last DataLoader batch drawn, and the line
-  /// that built the loader: what the training batch really is when it is
-  /// not the batch-size setting (another name claimed that first).
+  /// The batch dimension of the last DataLoader batch drawn with gradients
+  /// on, and the line that built the loader: what the training batch really
+  /// is when it is not the batch-size setting (another name claimed that
+  /// first). A loader drawn under `no_grad` (an evaluation) feeds no backward.
   std::optional<DimId> loader_batch;
+  /// Per phase (parallel to phases): the loader batch drawn last before its
+  /// backward, and that loader's line. The run's batch is the peak phase's:
+  /// an evaluation loader drawn after the step (minGPT's adder scores its
+  /// splits from a callback of the training loop) never reaches a backward.
+  std::vector<std::pair<std::optional<DimId>, uint32_t>> phase_loader;
   std::vector<MissingArg> missing_args;  ///< required arguments argv does not give
   bool argv_read = false;                ///< a parser read EstimateOptions::argv
   /// Why no backward was followed, for a verdict that stays unknown: the

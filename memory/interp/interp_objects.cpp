@@ -463,7 +463,12 @@ Value Interp::getitem(Value c, Value key) {
         std::vector<Value> src = o(c).items;
         for (int64_t k = lo; st > 0 ? k < hi : k > hi; k += st)
           if (k >= 0 && k < n) out.push_back(src[static_cast<size_t>(k)]);
-        return make_list(std::move(out), o(c).kind);
+        // A slice of a list of guessed length (grown over data the
+        // interpreter could not read) has a guessed length too.
+        const bool inexact = o(c).flags & kInexactLen;
+        Value r = make_list(std::move(out), o(c).kind);
+        if (inexact) o(r).flags |= kInexactLen;
+        return r;
       }
       return Value::unknown();
     }

@@ -335,13 +335,23 @@ Value t_arange(Interp& in, Args& a) {
 }
 
 /// torch.tensor(data): shape from nested lists, dtype from the elements.
+/// Data the interpreter could not read (a list built from strings it does
+/// not format, an array) has a shape it does not know: Unknown, never a
+/// 0-d tensor, which would make a batch of such samples a batch of scalars
+/// and the step's activations nearly nothing; so is a list of guessed
+/// length (kInexactLen: `[int(c) for c in text]` over a string it could not
+/// format, minGPT adder's digits). Only a Python number is 0-d; an unread
+/// element of a list (`[x.item(), n]`) is taken as one.
 Value t_tensor(Interp& in, Args& a) {
   if (a.pos.empty()) return Value::unknown();
   std::vector<DimId> shape;
   Value v = a.pos[0];
   Dtype dt = Dtype::Int64;
   if (in.tensor(v)) return tensor_copy(in, v, dtype_arg(in, a, "dtype"));
+  if (!in.seq(v) && v.kind != VKind::Int && v.kind != VKind::Float && v.kind != VKind::Bool)
+    return Value::unknown();
   while (auto* s = in.seq(v)) {
+    if (in.o(v).flags & kInexactLen) return Value::unknown();
     shape.push_back(in.dims.constant(static_cast<int64_t>(s->size())));
     if (s->empty()) break;
     v = (*s)[0];

@@ -175,6 +175,7 @@ void Interp::backward(Value loss) {
   }
   ph.live_bytes = static_cast<uint64_t>(dims.value(live));
   phases.push_back(ph);
+  phase_loader.emplace_back(loader_batch, loader_line);
   phase_live.push_back(live);
   phase_own.push_back(own);
   phase_modules.push_back(std::move(mods));

@@ -174,6 +174,10 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   // if it had been used.
   if (!in.phases.empty()) {
     DimId live = in.phase_live[in.peak_phase];
+    // The loader whose batch the peak phase's backward ran on (drawn last
+    // before it with gradients on), not the last loader drawn at all.
+    const std::optional<DimId>& step_loader = in.phase_loader[in.peak_phase].first;
+    const uint32_t step_loader_line = in.phase_loader[in.peak_phase].second;
     auto reaches = [&](std::string_view sym) {
       DimSym s = in.dims.find_symbol(sym);
       if (s == UINT32_MAX) return false;
@@ -187,9 +191,10 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
     // batch_size) carries it on as a plain number.
     // The same when the DataLoader the step drew from was built with a
     // constant of its own (not the name the flag replaced).
-    auto unapplied = [&](const std::optional<int64_t>& flag, std::string_view sym, std::string_view name,
-                         IntSetting& setting, std::string_view what, int64_t orig) {
-      bool const_loader = sym == "B" && in.loader_batch && in.dims.is_const(*in.loader_batch);
+    auto unapplied = [&](const std::optional<int64_t>& flag, std::string_view sym,
+                         std::string_view name, IntSetting& setting, std::string_view what,
+                         int64_t orig) {
+      bool const_loader = sym == "B" && step_loader && in.dims.is_const(*step_loader);
       if (!flag || (orig != -1 && !const_loader) || reaches(sym)) return;
       in.note_unknown("--" + std::string(name) + " " + std::to_string(*flag) + " not applied: no tensor depends on a " +
                           std::string(what) + " the script names; estimated at the script's own shapes",
@@ -199,14 +204,15 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
     // The batch-size setting is the first value a batch-size name held; the
     // DataLoader the step drew from may use another (a config class names
     // 96, the loader is built with a dict's 40). Report the loader's.
-    if (!reaches("B") && in.loader_batch && in.dims.is_const(*in.loader_batch) &&
-        in.cfg.batch_size.value != in.dims.value(*in.loader_batch)) {
+    if (!reaches("B") && step_loader && in.dims.is_const(*step_loader) &&
+        in.cfg.batch_size.value != in.dims.value(*step_loader)) {
       // The value the script's own name held (before any --batch-size).
       int64_t named = in.orig_batch != -1 ? in.orig_batch : in.cfg.batch_size.value.value_or(-1);
       std::string was = in.cfg.batch_size.origin.line && named != -1
                             ? " (not " + std::to_string(named) + ", line " + std::to_string(in.cfg.batch_size.origin.line) + ")"
                             : "";
-      in.cfg.batch_size = {in.dims.value(*in.loader_batch), {in.loader_line, "DataLoader(batch_size=...)" + was}};
+      in.cfg.batch_size = {in.dims.value(*step_loader),
+                           {step_loader_line, "DataLoader(batch_size=...)" + was}};
     }
     unapplied(opt.batch_size, "B", "batch-size", in.cfg.batch_size, "batch size", in.orig_batch);
     unapplied(opt.seq_len, "T", "seq-len", in.cfg.seq_len, "sequence length", in.orig_seq);

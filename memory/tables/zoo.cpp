@@ -19,6 +19,7 @@ namespace tpf::memory {
 
 std::string_view zoo_source(std::string_view name);
 Value create_timm(Interp& in, std::string_view q, Args& a);  // zoo_timm.cpp
+Value timm_is_model(Interp& in, Args& a);                    // zoo_timm.cpp
 Value construct_peft(Interp& in, std::string_view q, Args& a, bool& handled);  // zoo_peft.cpp
 bool quantize_pretrained(Interp& in, Value m, Args& a);                       // zoo_peft.cpp
 Value construct_diffusers(Interp& in, std::string_view q, Args& a, bool& handled, Value self);  // zoo_diffusers.cpp
@@ -523,6 +524,7 @@ Value construct_zoo(Interp& in, StrId qualname, Args& a, bool& handled, Value se
     return from_config(in, cls, a, handled);
   }
   if (q == "timm.create_model" || q == "timm.models.create_model") return create_timm(in, q, a);
+  if (q == "timm.is_model" || q == "timm.models.is_model") return timm_is_model(in, a);
   for (const ZooRow& r : kTimmTrain) {
     if (r.qualname != q) continue;
     // Only the optimizers zoo/timm_train.py maps to torch's: another name

@@ -58,7 +58,35 @@ std::string close_names(std::string_view name) {
   return out;
 }
 
+/// The table row of a model name as create_model takes it (`name` loses
+/// its hub prefix), and the pretrained tag: "hf-hub:timm/resnet50.a1_in1k",
+/// "timm/resnet50.a1_in1k" and "resnet50.a1_in1k" name the same
+/// architecture and tag.
+const TimmRow* timm_row(std::string_view& name, std::string_view* arch_out,
+                        std::string_view* tag_out) {
+  for (std::string_view p : {"hf-hub:", "hf_hub:", "timm/"})
+    if (name.starts_with(p)) name.remove_prefix(p.size());
+  std::string_view arch = name.substr(0, name.find('.'));
+  if (arch_out) *arch_out = arch;
+  if (tag_out)
+    *tag_out = arch.size() < name.size() ? name.substr(arch.size() + 1) : std::string_view{};
+  for (const TimmRow& r : kTimm)
+    if (r.name == arch) return &r;
+  return nullptr;
+}
+
 }  // namespace
+
+/// timm.is_model(name) / timm.models.is_model: true for a name of the
+/// table (timm registers every one of them); another name may be one of
+/// timm's that the table lacks, so it is unknown, never false (timm's
+/// benchmark.py treats a name that is no model as a wildcard filter).
+Value timm_is_model(Interp& in, Args& a) {
+  auto given = in.as_str(a.get(in, 0, "model_name").value_or(Value::unknown()));
+  if (!given) return Value::unknown();
+  std::string_view name = *given;
+  return timm_row(name, nullptr, nullptr) ? Value::boolean(true) : Value::unknown();
+}
 
 /// timm.create_model(name, pretrained=..., num_classes=..., in_chans=...,
 /// drop_rate=..., img_size=...), also as timm.models.create_model.
@@ -69,16 +97,8 @@ Value create_timm(Interp& in, std::string_view q, Args& a) {
     in.note_unknown("`" + std::string(q) + "` with a model name the interpreter cannot follow", a.span, true);
     return Value::unknown();
   }
-  // "hf-hub:timm/resnet50.a1_in1k", "timm/resnet50.a1_in1k" and
-  // "resnet50.a1_in1k" name the same architecture and tag.
-  std::string_view name = *given;
-  for (std::string_view p : {"hf-hub:", "hf_hub:", "timm/"})
-    if (name.starts_with(p)) name.remove_prefix(p.size());
-  std::string_view arch = name.substr(0, name.find('.'));
-  std::string_view tag = arch.size() < name.size() ? name.substr(arch.size() + 1) : std::string_view{};
-  const TimmRow* row = nullptr;
-  for (const TimmRow& r : kTimm)
-    if (r.name == arch) row = &r;
+  std::string_view name = *given, arch, tag;
+  const TimmRow* row = timm_row(name, &arch, &tag);
   if (!row) {
     std::string near = close_names(arch);
     in.note_unknown("timm model `" + std::string(*given) + "` is not in the built-in table (timm 1.0, " +

@@ -514,6 +514,45 @@ TEST_CASE("interp: timm.create_model reads the tag, the head and the input from 
   }
 }
 
+TEST_CASE("interp: timm.is_model is true for a table name and unknown for another") {
+  // pytorch-image-models benchmark.py: `elif not is_model(args.model):` takes a
+  // name that is no model as a wildcard for list_models. A table name is a
+  // registered model; another may be one of timm's that the table lacks.
+  auto sweep = [](const std::string& arch) {
+    return R"(
+import argparse
+import timm, torch
+p = argparse.ArgumentParser()
+p.add_argument('--arch', default=')" +
+           arch + R"(')
+args = p.parse_args()
+if not timm.models.is_model(args.arch):
+    archs = timm.list_models(args.arch)
+else:
+    archs = [args.arch]
+for arch in archs:
+    net = timm.create_model(arch, num_classes=100)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    x = torch.randn(32, 3, 224, 224)
+    net(x).logsumexp(-1).mean().backward()
+    opt.step()
+    break
+)";
+  };
+  memory::Estimate e = est(sweep("hf-hub:timm/convnext_tiny.fb_in1k"));
+  // convnext_tiny's 28,589,128 with a 100-class head: - 769,000 + 76,900.
+  CHECK(e.params == 27897028);
+  CHECK(e.verdict != memory::Verdict::Unknown);
+  for (const auto& u : e.config.unknowns) CHECK(u.what.find("timm") == std::string::npos);
+  // Not a table name: is_model says nothing, and nothing is guessed.
+  e = est(sweep("convnext_tiniest"));
+  CHECK(e.verdict == memory::Verdict::Unknown);
+  bool named = false;
+  for (const auto& u : e.config.unknowns)
+    named = named || (u.blocking && u.what.find("timm") != std::string::npos);
+  CHECK(named);
+}
+
 TEST_CASE("interp: timm zoo models save what torch saves running the same zoo code") {
   // Measured with torch 1.13 on CPU: `tools/check_timm_zoo.py --saved NAME 2
   // 64` builds memory/tables/zoo/timm_models.py with the row's arguments and runs

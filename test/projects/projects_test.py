@@ -6,6 +6,7 @@ golden file next to the script: `<script>.imports` (--dump-facts=imports),
 `<script>.out` (the findings, concise, and the estimate for --target h100).
 Set TPF_UPDATE_GOLDEN=1 to rewrite the goldens. Exact byte comparison.
 """
+import json
 import os
 import subprocess
 import sys
@@ -30,6 +31,7 @@ CASES = [
     ("star_import", "evaluate.py"),
     ("foreign_eval", "train.py"),
     ("legacy_volatile", "evaluate.py"),
+    ("hooked_trainer/runs", "sum_digits.py"),
 ]
 
 
@@ -291,6 +293,46 @@ class Projects(unittest.TestCase):
             self.assertEqual(p.returncode, 2, p.stderr)
             self.assertIn("pyproject.toml:14:1: unknown key `batch` in `scripts.\"eval.py\"` (expected args, "
                           "target, dtype, batch-size, seq-len or world-size)", p.stderr)
+
+    def test_batch_is_the_loader_that_reaches_the_backward(self):
+        # toolkit/engine.py's Engine trains with its own loader (Settings.batch_size
+        # 48, a collate function of its own, so no tensor carries the setting's
+        # symbol); the script's hooks draw held-out loaders of 500 (before the step,
+        # between the engine's draw and its backward) and 250 (after it), both under
+        # no_grad. The run's batch is the engine's: it was 250, the last loader drawn.
+        cwd = os.path.join(HERE, "hooked_trainer/runs")
+        rc, out, _ = run(cwd, "--target", "h100", "sum_digits.py")
+        self.assertIn("parameters   151,753 (151,753 trainable)", out)  # torch 1.13: 151,753
+        self.assertIn("batch size   48 (line 55, DataLoader(batch_size=...))\n", out)
+        rc, out, _ = run(cwd, "--target", "h100", "--format", "json", "sum_digits.py")
+        est = json.loads(out)["estimates"][0]
+        self.assertEqual((est["params"], est["config"]["batch_size"]["value"]), (151753, 48))
+        # --batch-size sizes that loader's batches.
+        rc, out, _ = run(cwd, "--target", "h100", "--batch-size", "16", "sum_digits.py")
+        self.assertIn("batch size   16 (line 55, --batch-size (was 48, DataLoader(batch_size=...)))", out)
+
+    def test_survey_selects_scripts_that_train_through_project_modules(self):
+        # tools/realcode/survey_estimates.py: runs/sum_digits.py calls no `.backward(`;
+        # its step is toolkit/engine.py's, a module of its project it imports (as
+        # tpf-analyze resolves it). engine.py itself is no script (no __main__
+        # guard, no command line, no top-level loop statement).
+        sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "realcode"))
+        import survey_estimates as survey
+        script = os.path.join(HERE, "hooked_trainer", "runs", "sum_digits.py")
+        engine = os.path.join(HERE, "hooked_trainer", "toolkit", "engine.py")
+        with open(script) as f:
+            text = f.read()
+        self.assertNotIn(".backward(", text)
+        self.assertTrue(survey.is_script(text))
+        self.assertEqual([os.path.relpath(m, os.path.join(HERE, "hooked_trainer"))
+                          for m in survey.project_modules(TPF, script)],
+                         ["toolkit/engine.py", "toolkit/nets.py", "toolkit/settings.py"])
+        self.assertTrue(survey.trains(TPF, script, text))
+        with open(engine) as f:
+            self.assertFalse(survey.is_script(f.read()))
+        # A docstring line that starts with "for " is no loop at the top level.
+        self.assertFalse(survey.is_script('"""Helpers\nfor this set of tests."""\nimport torch\n'))
+        self.assertTrue(survey.is_script("import torch\nfor step in range(3):\n    pass\n"))
 
     def test_config_turns_it_off(self):
         import tempfile, shutil

@@ -4,9 +4,16 @@ checks that each unknown verdict names its cause (issue 24).
 
 usage: survey_estimates.py [--args ARGS_TSV] [--only SURVEY_TSV] TPF_ANALYZE REPOS_DIR [TARGET]
 REPOS_DIR holds one folder per repository, named owner+name (made by
-export_repo.py from a fetched mirror). A script is a .py file that calls
-`.backward(` and has a `__main__` guard, `parse_args` or a loop at the top
-level (library modules that only define a training function are left out). Each is
+export_repo.py from a fetched mirror). A script is a .py file with a
+`__main__` guard, `parse_args` or a loop statement at the top level
+(library modules that only define a training function are left out)
+whose training step is its own (it calls `.backward(`) or is in a module
+of its own project that it imports, directly or through other such
+modules (minGPT's projects/adder/adder.py trains in mingpt/trainer.py,
+pytorch/examples mnist_hogwild/main.py in train.py). Which modules those
+are is tpf-analyze's own resolution (--dump-facts=imports): the
+project's files only, never the libraries it models or what is
+installed. Each is
 analyzed from its own folder with --target TARGET (default a100) and
 --format json. Prints the verdict counts, one line per estimate (verdict,
 path, its first blocking reason), and exits 1 when an unknown verdict has
@@ -16,8 +23,9 @@ no reason in config.unknowns.
 (path, then tpf-analyze's options and `-- SCRIPT_ARGS` as one field, then
 why the script requires them); the script is analyzed with them and its
 line says so. --only SURVEY_TSV: estimate only the scripts that survey
-lists (its second column), e.g. survey_h100.tsv's 84 scripts.
+lists (its second column), e.g. survey_h100.tsv's 93 scripts.
 """
+import ast
 import collections
 import json
 import shlex
@@ -50,6 +58,53 @@ def estimate(tpf, root, rel, extra, target):
         return None, r.stderr.strip()
 
 
+def is_script(text):
+    """A script, not a library module: a __main__ guard, a command line, or
+    a loop statement at the top level (by the AST: a docstring line that
+    starts with "for " is none; timm's tests/test_models.py has one)."""
+    if "__main__" in text or "parse_args" in text:
+        return True
+    try:
+        body = ast.parse(text).body
+    except (SyntaxError, ValueError):  # newer syntax than this Python's
+        return any(l.startswith(("for ", "while ")) for l in text.splitlines())
+    return any(isinstance(n, (ast.For, ast.AsyncFor, ast.While)) for n in body)
+
+
+def project_modules(tpf, path):
+    """The files of the project's own modules that script `path` imports,
+    directly or through each other, as tpf-analyze resolves them
+    (--dump-facts=imports, run from the script's folder): its `module NAME
+    PATH` lines past `__main__`, PATH relative to the project root (or
+    absolute when outside it)."""
+    path = os.path.abspath(path)
+    dp, f = os.path.split(path)
+    r = subprocess.run([tpf, "--dump-facts=imports", f], cwd=dp, capture_output=True, text=True, timeout=120)
+    lines = r.stdout.splitlines()
+    rels = [l.split(" ", 2)[2] for l in lines if l.startswith("module ") and l.count(" ") >= 2]
+    if not rels:
+        return []
+    # The first module line is the script itself: the folder it is relative
+    # to is the project root.
+    main_rel, rels = rels[0], rels[1:]
+    root = path[: -len(main_rel)] if path.endswith(main_rel) else dp
+    return [m if os.path.isabs(m) else os.path.join(root, m) for m in rels]
+
+
+def trains(tpf, path, text):
+    """Whether the script's training step is its own or a project module's."""
+    if ".backward(" in text:
+        return True
+    for m in project_modules(tpf, path):
+        try:
+            with open(m, errors="ignore") as fh:
+                if ".backward(" in fh.read():
+                    return True
+        except OSError:
+            continue
+    return False
+
+
 def main():
     argv = sys.argv[1:]
     script_args, only = {}, None
@@ -72,10 +127,7 @@ def main():
                 continue
             with open(path, errors="ignore") as fh:
                 text = fh.read()
-            # A script, not a library module: a __main__ guard, a command
-            # line, or a loop at the top level.
-            top_loop = any(l.startswith(("for ", "while ")) for l in text.splitlines())
-            if ".backward(" not in text or not ("__main__" in text or "parse_args" in text or top_loop):
+            if not is_script(text) or not trains(tpf, path, text):
                 continue
             extra = script_args.get(rel, [])
             doc, err = estimate(tpf, root, rel, extra, target)
