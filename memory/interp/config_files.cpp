@@ -171,6 +171,238 @@ Value f_json_loads(Interp& in, Args& a) {
 Value f_yaml_load(Interp& in, Args& a) { return load_yaml(in, a, false); }
 Value f_omegaconf_load(Interp& in, Args& a) { return load_yaml(in, a, true); }
 
+// ------------------------------------------------------------------ hydra
+//
+// `@hydra.main(config_path="conf", config_name="train")` over `def main(cfg)`,
+// called as `main()`: hydra composes the config and calls the function
+// with it. Composition as hydra 1.1+ does it, for the forms scripts use:
+// the primary config `<config_path>/<config_name>.yaml` next to the file
+// that decorates; its `defaults:` list, each `group: option` entry the
+// file `<config_path>/<group>/<option>.yaml` placed under key `group`, a
+// bare name a file of the same folder merged at the top, `_self_` where it
+// is listed (else last, so the primary's own keys win); then the run's
+// command line: `group=option` picks a defaults entry's option,
+// `key.sub=value` replaces a value, `+key=value` adds one, `~key` deletes
+// one. Entries of hydra's own groups (`hydra/...`, `override hydra/...`)
+// and hydra's own options (`hydra.run.dir=...`, `--multirun`) change no
+// value a model or batch reads and are left; a packaged entry
+// (`group@pkg: option`) is named as not composed.
+
+std::string_view type_of(Interp& in, Value v) {
+  Obj* ob = in.instance(v);
+  return ob && ob->type != kNone32 ? in.str(ob->type) : std::string_view();
+}
+
+/// A DictConfig's keys merged into another's, recursively (hydra's merge).
+void merge_into(Interp& in, Value dst, Value src) {
+  Obj* d = in.instance(dst);
+  Obj* s = in.instance(src);
+  if (!d || !s) return;
+  for (const auto& [k, v] : s->attrs.items) {
+    const Value* had = d->attrs.find(k);
+    if (had && type_of(in, *had) == "omegaconf.DictConfig" && type_of(in, v) == "omegaconf.DictConfig")
+      merge_into(in, *had, v);
+    else
+      in.o(dst).attrs.set(k, v);
+  }
+}
+
+/// One YAML file of the config folder, parsed (nullopt: not read, and the
+/// report says why). `shown` is its path from the script's folder.
+std::optional<YAML::Node> hydra_file(Interp& in, const fs::path& file, const std::string& shown, Span at) {
+  std::error_code ec;
+  if (!fs::exists(file, ec)) {
+    // A group's option that is not there: name the ones that are.
+    std::string options;
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(file.parent_path(), ec))
+      if (e.path().extension() == ".yaml" || e.path().extension() == ".yml") names.push_back(e.path().stem().string());
+    std::sort(names.begin(), names.end());
+    for (const std::string& n : names) options += (options.empty() ? "" : ", ") + n;
+    in.note_unknown("hydra config `" + shown + "` is not found" +
+                        (options.empty() ? std::string() : " (the folder has: " + options + ")"),
+                    at, true);
+    return std::nullopt;
+  }
+  auto text = read_text(in, file.string(), "hydra config", at);
+  if (!text) return std::nullopt;
+  try {
+    YAML::Node n = YAML::Load(*text);
+    if (n.IsNull()) return YAML::Node(YAML::NodeType::Map);
+    if (!n.IsMap()) {
+      in.note_unknown("hydra config `" + shown + "` is not a mapping", at, false);
+      return std::nullopt;
+    }
+    return n;
+  } catch (const YAML::Exception& e) {
+    in.note_unknown("hydra config `" + shown + "` is not valid YAML: " + e.what(), at, false);
+    return std::nullopt;
+  }
+}
+
+std::string yaml_name(std::string n) { return n.ends_with(".yaml") || n.ends_with(".yml") ? n : n + ".yaml"; }
+
+/// The value of a command-line override, as hydra's grammar reads it
+/// (YAML scalars: 64, 3e-4, true, null, [1,2], a string otherwise).
+Value override_value(Interp& in, const std::string& text, const std::string& shown) {
+  try {
+    return from_yaml(in, YAML::Load(text), shown, true);
+  } catch (const YAML::Exception&) {
+    return in.str_value(text);
+  }
+}
+
+Value hydra_compose(Interp& in, Value task, Span at) {
+  in.argv_read = true;
+  const std::vector<std::string>& argv = in.opt.argv;
+  std::vector<bool> used(argv.size(), false);
+  auto attr_str = [&](const char* k) -> std::optional<std::string> {
+    const Value* v = in.o(task).attrs.find(in.intern(k));
+    if (v && in.as_str(*v)) return std::string(*in.as_str(*v));
+    return std::nullopt;
+  };
+  const std::optional<std::string> cpath = attr_str("config_path"), cname = attr_str("config_name"),
+                                   dir = attr_str("__dir__");
+  Value cfg = new_instance(in, "omegaconf.DictConfig");
+  if (cname && dir) {
+    const fs::path conf = fs::path(*dir) / cpath.value_or(".");
+    const std::string rel = (fs::path(cpath.value_or(".")) / yaml_name(*cname)).lexically_normal().string();
+    auto primary = hydra_file(in, conf / yaml_name(*cname), rel, at);
+    if (!primary) return Value::unknown();
+    // The defaults list, in order; the files are converted in composition
+    // order, so a later file's value is the setting's source.
+    std::vector<std::pair<std::string, std::string>> entries;  // (group or "", option); ("_self_", "")
+    // Read through a const node: yaml-cpp's non-const operator[] would add
+    // the key it looks up.
+    const YAML::Node& pn = *primary;
+    if (const YAML::Node dl = pn["defaults"]; dl && dl.IsSequence()) {
+      for (const YAML::Node& it : dl) {
+        if (it.IsScalar()) {
+          const std::string name = it.Scalar();
+          entries.emplace_back(name == "_self_" ? "_self_" : "", name);
+        } else if (it.IsMap() && it.size() == 1) {
+          std::string group = it.begin()->first.Scalar();
+          const YAML::Node v = it.begin()->second;
+          if (v.IsNull()) continue;
+          if (group.starts_with("override ")) group = group.substr(9);
+          if (group.starts_with("hydra/") || group == "hydra") continue;
+          if (!v.IsScalar() || group.find('@') != std::string::npos) {
+            in.note_unknown("hydra defaults entry `" + group + "` of `" + rel + "` is not composed", at, false);
+            continue;
+          }
+          entries.emplace_back(group, v.Scalar());
+        }
+      }
+    }
+    if (pn["defaults"]) primary->remove("defaults");
+    if (pn["hydra"]) primary->remove("hydra");
+    if (std::none_of(entries.begin(), entries.end(), [](auto& e) { return e.first == "_self_"; }))
+      entries.emplace_back("_self_", "");
+    for (auto& [group, option] : entries) {
+      if (group == "_self_") {
+        merge_into(in, cfg, from_yaml(in, *primary, rel, true));
+        continue;
+      }
+      std::string opt = option;
+      for (size_t k = 0; k < argv.size(); ++k)
+        if (!group.empty() && argv[k].starts_with(group + "=")) {
+          opt = argv[k].substr(group.size() + 1);
+          used[k] = true;
+        }
+      const fs::path file = group.empty() ? conf / yaml_name(opt) : conf / group / yaml_name(opt);
+      const std::string shown = (fs::path(cpath.value_or(".")) / fs::relative(file, conf)).lexically_normal().string();
+      auto node = hydra_file(in, file, shown, at);
+      if (!node) continue;
+      const Value part = from_yaml(in, *node, shown, true);
+      if (group.empty()) {
+        merge_into(in, cfg, part);
+        continue;
+      }
+      // `group: option` under the group's key (a nested group a/b under a.b).
+      Value at_key = cfg;
+      std::string_view rest = group;
+      while (true) {
+        size_t slash = rest.find('/');
+        StrId key = in.intern(rest.substr(0, slash));
+        Value* child = in.o(at_key).attrs.find(key);
+        if (slash == std::string_view::npos) {
+          if (child && type_of(in, *child) == "omegaconf.DictConfig") merge_into(in, *child, part);
+          else in.o(at_key).attrs.set(key, part);
+          break;
+        }
+        if (!child || type_of(in, *child) != "omegaconf.DictConfig") {
+          Value fresh = new_instance(in, "omegaconf.DictConfig");
+          in.o(at_key).attrs.set(key, fresh);
+          child = in.o(at_key).attrs.find(key);
+        }
+        at_key = *child;
+        rest = rest.substr(slash + 1);
+      }
+    }
+  }
+  // The command line's value overrides.
+  for (size_t k = 0; k < argv.size(); ++k) {
+    if (used[k]) continue;
+    std::string arg = argv[k];
+    if (arg.starts_with('-')) continue;  // --multirun, -m, --cfg job: hydra's own
+    const bool del = arg.starts_with('~');
+    const bool add = arg.starts_with('+');
+    std::string body = arg.substr(arg.find_first_not_of("+~"));
+    size_t eq = body.find('=');
+    std::string key = body.substr(0, eq);
+    if (key.empty() || key == "hydra" || key.starts_with("hydra.")) continue;
+    if (!del && eq == std::string::npos) {
+      in.note_unknown("argument `" + arg + "` of the run's command line is not a hydra override (key=value): not applied",
+                      at, false);
+      continue;
+    }
+    Value node = cfg;
+    bool ok = true;
+    size_t from = 0;
+    while (true) {
+      size_t dot = key.find('.', from);
+      StrId part = in.intern(std::string_view(key).substr(from, dot == std::string::npos ? std::string::npos : dot - from));
+      Value* child = in.o(node).attrs.find(part);
+      if (dot == std::string::npos) {
+        if (del) {
+          if (child) in.o(node).attrs.erase(part);
+        } else if (!child && !add) {
+          ok = false;
+        } else {
+          Value v = override_value(in, body.substr(eq + 1), "argv " + arg);
+          if (v.kind == VKind::Int) v = in.override_source(in.str(part), v, in.user_line(), "argv " + arg);
+          in.o(node).attrs.set(part, v);
+        }
+        break;
+      }
+      if (!child || type_of(in, *child) != "omegaconf.DictConfig") {
+        if (!add) {
+          ok = false;
+          break;
+        }
+        Value fresh = new_instance(in, "omegaconf.DictConfig");
+        in.o(node).attrs.set(part, fresh);
+        child = in.o(node).attrs.find(part);
+      }
+      node = *child;
+      from = dot + 1;
+    }
+    if (!ok)
+      in.note_unknown("argument `" + arg + "` of the run's command line overrides a key the composed config does not "
+                      "have (hydra would stop: append with `+" + body + "`): not applied",
+                      at, false);
+  }
+  return cfg;
+}
+
+Value f_hydra_main(Interp& in, Args& a) {
+  Value d = new_instance(in, "hydra.main_decorator");
+  Obj& ob = in.o(d);
+  ob.attrs.set(in.intern("config_path"), a.get(in, 0, "config_path").value_or(Value::none()));
+  ob.attrs.set(in.intern("config_name"), a.get(in, 1, "config_name").value_or(Value::none()));
+  return d;
+}
+
 }  // namespace
 
 std::optional<fs::path> project_file(Interp& in, std::string_view path, std::string_view what, Span at) {
@@ -211,10 +443,40 @@ std::optional<fs::path> project_file(Interp& in, std::string_view path, std::str
 }
 
 /// OmegaConf's DictConfig read like a dict too: cfg["train"], cfg.get("x", d).
+/// hydra.main's decorator, and the task it makes: called with no
+/// arguments, it composes the config and calls the function with it.
 Value config_method(Interp& in, Value self, std::string_view n, Args& a, bool& handled) {
   handled = false;
   Obj* ob = in.instance(self);
-  if (!ob || ob->type == kNone32 || in.str(ob->type) != "omegaconf.DictConfig") return Value::unknown();
+  if (!ob || ob->type == kNone32) return Value::unknown();
+  const std::string_view type = in.str(ob->type);
+  if (type == "hydra.main_decorator" && n == "__call__" && a.pos.size() > 1 && in.is_obj(a.pos[1], OKind::Function)) {
+    handled = true;
+    Value task = new_instance(in, "hydra.Task");
+    Obj& to = in.o(task);
+    to.attrs = in.o(self).attrs;
+    to.attrs.set(in.intern("__wrapped__"), a.pos[1]);
+    std::error_code ec;
+    const fs::path file = fs::absolute(in.unit(in.o(a.pos[1]).module).ir->src->path, ec);
+    to.attrs.set(in.intern("__dir__"), in.str_value(file.parent_path().string()));
+    return task;
+  }
+  if (type == "hydra.Task" && n == "__call__") {
+    handled = true;
+    const Value fn = *in.o(self).attrs.find(in.intern("__wrapped__"));
+    // Called with its config (a test, another entry point): hydra is not involved.
+    Args ca;
+    ca.span = a.span;
+    ca.pos.assign(a.pos.begin() + 1, a.pos.end());
+    ca.kw = a.kw;
+    if (ca.pos.empty() && ca.kw.empty()) {
+      Value cfg = hydra_compose(in, self, a.span);
+      if (!cfg.known()) return Value::unknown();
+      ca.pos.push_back(cfg);
+    }
+    return in.call(fn, ca);
+  }
+  if (type != "omegaconf.DictConfig") return Value::unknown();
   handled = true;
   if ((n == "__getitem__" || n == "get") && a.pos.size() > 1) {
     if (auto k = in.as_str(a.pos[1]))
@@ -232,6 +494,7 @@ void register_config_files(Builtins& b) {
   f["yaml.load"] = f_yaml_load;
   f["yaml.full_load"] = f_yaml_load;
   f["omegaconf.OmegaConf.load"] = f_omegaconf_load;
+  f["hydra.main"] = f_hydra_main;
 }
 
 }  // namespace tpf::memory

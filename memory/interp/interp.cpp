@@ -490,11 +490,17 @@ Value Interp::exec(Frame& fr, const std::shared_ptr<Frame>& self, const ir::Inst
         ir::Symbol name = f.kw_names[ci.kw_first + k];
         Value v = val(1 + ci.npos + k);
         if (name == ir::kNoSymbol) {
-          unknown_splat = unknown_splat || !is_obj(v, OKind::Dict);
+          // OmegaConf's DictConfig unpacks as the mapping it is (hydra's
+          // `GPTConfig(**cfg["gpt_config"])`).
+          Obj* dc = instance(v);
+          const bool config = dc && dc->type != kNone32 && str(dc->type) == "omegaconf.DictConfig";
+          unknown_splat = unknown_splat || (!is_obj(v, OKind::Dict) && !config);
           if (is_obj(v, OKind::Dict)) {
             Obj& d = o(v);
             for (size_t j = 0; j + 1 < d.items.size(); j += 2)
               if (auto s = as_str(d.items[j])) a.kw.emplace_back(intern(*s), d.items[j + 1]);
+          } else if (config) {
+            for (const auto& [k, x] : dc->attrs.items) a.kw.emplace_back(k, x);
           }
           continue;
         }

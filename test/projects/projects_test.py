@@ -233,6 +233,36 @@ class Projects(unittest.TestCase):
         self.assertIn("grad accum   4 (line 27, argv --gradient_accumulation_steps=4 (via globals()) "
                       "(was 1, line 27))", out)
 
+    def test_hydra_main_composes_groups_and_overrides(self):
+        # @hydra.main(config_path="conf", config_name="train") over train(cfg), called
+        # as train(): the defaults list puts conf/model/<option>.yaml under cfg.model and
+        # conf/data/cifar.yaml under cfg.data; the primary's own keys come last (_self_),
+        # so its data.batch_size 96 wins over the group's 64. The command line picks
+        # a group's option and replaces values; hydra's own options are left.
+        cwd = os.path.join(HERE, "hydra_groups")
+        rc, out, _ = run(cwd, "--target", "h100", "run.py")
+        self.assertIn("parameters   620,810 (620,810 trainable)", out)  # torch 1.13: 620,810
+        self.assertIn("batch size   96 (line 42, conf/train.yaml: batch_size (was 64, line 42))", out)
+        self.assertIn("image size   32 (line 42, conf/data/cifar.yaml: image_size)", out)
+        rc, out, _ = run(cwd, "--target", "h100", "run.py", "--", "model=conv_wide", "data.batch_size=256",
+                         "+optim.betas=[0.9,0.95]", "hydra.run.dir=/tmp/x", "--multirun")
+        self.assertIn("parameters   7,136,778 (7,136,778 trainable)", out)  # torch 1.13: 7,136,778
+        self.assertIn("batch size   256 (line 42, argv data.batch_size=256 (was 96, line 42))", out)
+        self.assertNotIn("not applied", out)
+        rc, out, _ = run(cwd, "--target", "h100", "run.py", "--", "dropout=0.1", "model=conv_huge")
+        self.assertIn("unknown      hydra config `conf/model/conv_huge.yaml` is not found "
+                      "(the folder has: conv_small, conv_wide) (line 42)", out)
+        self.assertIn("argument `dropout=0.1` of the run's command line overrides a key the composed config "
+                      "does not have (hydra would stop: append with `+dropout=0.1`): not applied", out)
+        self.assertIn("verdict             ? unknown", out)
+        # A config with no defaults list is the whole config (`_self_` alone).
+        rc, out, _ = run(cwd, "--target", "h100", "flat.py")
+        self.assertIn("parameters   591,360 (591,360 trainable)", out)  # 4 x Linear(384, 384)
+        self.assertIn("batch size   48 (line 19, conf/flat.yaml: batch)", out)
+        rc, out, _ = run(cwd, "--target", "h100", "flat.py", "--", "width=512", "batch=16")
+        self.assertIn("parameters   1,050,624 (1,050,624 trainable)", out)  # 4 x Linear(512, 512)
+        self.assertIn("batch size   16 (line 19, argv batch=16 (was 48, line 19))", out)
+
     def test_config_files_named_on_the_command_line(self):
         # yaml.safe_load / json.load of open(args.config), OmegaConf.load: the
         # document's values size the model, and its batch and image keys are sources.
