@@ -709,6 +709,7 @@ Value cli_method(Interp& in, Value self, std::string_view n, Args& a, bool& hand
 struct DataclassField {
   StrId name = kNone32;
   std::string_view type;
+  std::string_view annotation;  ///< the annotation's whole text (`List[int]`), "" when none
   bool has_default = false;
   uint32_t line = 0;
 };
@@ -741,6 +742,22 @@ Value new_instance(Interp& in, std::string_view type);
 Value instance_method(Interp& in, Value self, std::string_view name, Args& args, bool& handled);
 Value instance_method_stdlib(Interp& in, Value self, std::string_view name, Args& args, bool& handled);
 Value argparse_method(Interp& in, Value self, std::string_view name, Args& args, bool& handled);
+/// One field option of a simple_parsing dataclass after argparse parsed the
+/// run's command line: its spec (an argparse.Action carrying `__sp_dest__`),
+/// the value, whether the command line gave it, and the source text.
+struct DataclassOption {
+  Value spec;
+  Value value;
+  bool given = false;
+  std::string how;
+};
+/// `parser.add_arguments(Config, dest="config")` of simple_parsing: one
+/// argparse option per field (memory/interp/py_simple_parsing.cpp).
+Value simple_parsing_add_arguments(Interp& in, Args& a);
+/// Sets each dest of `fields` on the namespace to its dataclass, built from
+/// the options the command line gave (the rest keep the class's defaults).
+void simple_parsing_build(Interp& in, Value ns, const std::vector<DataclassOption>& fields);
+void register_simple_parsing(Builtins& b);
 /// Whether the tensor's elements are laid out row-major without gaps (a
 /// `.view()` is possible; `reshape` and batched matmul copy otherwise).
 bool is_contiguous(Interp& in, const TensorObj& t);

@@ -171,6 +171,7 @@ static std::vector<DataclassField> own_dataclass_fields(Interp& in, ObjId cls) {
     if (ann.valid() && m.src) {
       const Span sp = a[ann].span;
       std::string_view text(m.src->text.data() + sp.begin, sp.end - sp.begin);
+      f.annotation = text;
       for (std::string_view k : {"bool", "int", "float", "str"})
         if (text.find(k) != std::string_view::npos) {
           f.type = k;
@@ -183,8 +184,11 @@ static std::vector<DataclassField> own_dataclass_fields(Interp& in, ObjId cls) {
     if (value.valid() && a[value].kind == ast::NodeKind::Call && m.src) {
       const Span sp = a[value].span;
       std::string_view text(m.src->text.data() + sp.begin, sp.end - sp.begin);
-      if ((text.starts_with("field(") || text.starts_with("dataclasses.field(")) &&
-          text.find("default") == std::string_view::npos)
+      // dataclasses.field, and simple_parsing's field (`simple_parsing.field`,
+      // `helpers.field`), which also takes the default as its first positional.
+      std::string_view callee = text.substr(0, text.find('('));
+      if ((callee == "field" || callee.ends_with(".field")) && text.find("default") == std::string_view::npos &&
+          a.children(value, ast::slot::Call::args).empty())
         f.has_default = false;
     }
     fields.push_back(f);

@@ -480,3 +480,174 @@ TEST_CASE("script args: jsonargparse binds parameters, positionals and dataclass
                   "no subcommand `{fit,eval}` is given: pass one after `--` (`tpf-analyze ... SCRIPT -- fit`)") !=
         w.end());
 }
+
+// simple_parsing (issue 24): `parser.add_arguments(Config, dest=...)` makes
+// one option per field, named as the field (`--batch_size`; a one-letter
+// field also `-d`), over a tiny language model whose widths come from one
+// dataclass and whose batch from another; a plain add_argument sits beside
+// them. A field name two dataclasses share takes `--dest.` before it.
+constexpr std::string_view kSimpleParsing = R"py(from dataclasses import dataclass
+from typing import List
+import torch, torch.nn as nn
+import simple_parsing
+from simple_parsing import field
+
+@dataclass
+class Widths:
+    vocab: int = 512
+    d: int = 64
+    blocks: List[int] = field(default_factory=lambda: [1])
+    tied: bool = False
+
+@dataclass
+class Run:
+    batch_size: int = 16
+    block_size: int = field(default=32)
+
+parser = simple_parsing.ArgumentParser()
+parser.add_argument("--seed", type=int, default=0)
+parser.add_arguments(Widths, dest="widths")
+parser.add_arguments(Run, "run")
+args = parser.parse_args()
+w, r = args.widths, args.run
+torch.manual_seed(args.seed)
+layers = [nn.Embedding(w.vocab, w.d)]
+for _ in range(sum(w.blocks)):
+    layers.append(nn.Linear(w.d, w.d))
+head = nn.Linear(w.d, w.vocab, bias=not w.tied)
+model = nn.Sequential(*layers, head)
+opt = torch.optim.AdamW(model.parameters())
+for step in range(4):
+    x = torch.randint(0, w.vocab, (r.batch_size, r.block_size))
+    loss = model(x).logsumexp(-1).mean()
+    loss.backward()
+    opt.step()
+    opt.zero_grad()
+)py";
+
+uint64_t tiny_lm(uint64_t vocab, uint64_t d, uint64_t blocks, bool bias) {
+  return vocab * d + blocks * (d * d + d) + d * vocab + (bias ? vocab : 0);
+}
+
+TEST_CASE("script args: simple_parsing fills each dataclass from the options named like its fields") {
+  memory::Estimate e = run(kSimpleParsing, {});
+  CHECK(e.params == tiny_lm(512, 64, 1, true));
+  CHECK(*e.config.batch_size.value == 16);
+  CHECK(*e.config.seq_len.value == 32);
+  CHECK(whats(e).empty());
+
+  e = run(kSimpleParsing, {"--batch_size", "4", "-d", "128", "--blocks", "1", "2", "--tied", "--block_size=64",
+                           "--seed", "3"});
+  CHECK(e.params == tiny_lm(512, 128, 3, false));
+  CHECK(*e.config.batch_size.value == 4);
+  CHECK(e.config.batch_size.origin.source == "argv --batch_size 4 (was 16, line 16)");
+  CHECK(e.config.batch_size.origin.line == 16);
+  CHECK(*e.config.seq_len.value == 64);
+  CHECK(e.config.seq_len.origin.source == "argv --block_size=64 (was 32, line 17)");
+  CHECK(whats(e).empty());
+
+  // A bool field: `--tied false` and `--notied` are False; `--d` is `-d`.
+  e = run(kSimpleParsing, {"--tied", "false", "--d=32"});
+  CHECK(e.params == tiny_lm(512, 32, 1, true));
+  e = run(kSimpleParsing, {"--tied", "--notied", "--vocab", "100"});
+  CHECK(e.params == tiny_lm(100, 64, 1, true));
+}
+
+TEST_CASE("script args: simple_parsing notes an option no field or argument has, and applies none") {
+  memory::Estimate e = run(kSimpleParsing, {"--batch-size", "4", "--width=9", "--tied", "maybe"});
+  CHECK(*e.config.batch_size.value == 16);
+  CHECK(e.params == tiny_lm(512, 64, 1, false));
+  CHECK(whats(e) == std::vector<std::string>{
+                        "`--batch-size` on the script's command line is not an argument of its parser",
+                        "`4` on the script's command line is not an argument of its parser",
+                        "`--width` on the script's command line is not an argument of its parser",
+                        "`maybe` on the script's command line is not an argument of its parser"});
+}
+
+TEST_CASE("script args: simple_parsing prefixes a field name two dataclasses share with their dests") {
+  std::string two(kSimpleParsing);
+  two.replace(two.find("parser.add_arguments(Run, \"run\")"), 32,
+              "parser.add_arguments(Run, dest=\"run\")\nparser.add_arguments(Run, dest=\"probe\")");
+  memory::Estimate e = run(two, {"--run.batch_size", "2", "--d", "16"});
+  CHECK(e.params == tiny_lm(512, 16, 1, true));
+  CHECK(*e.config.batch_size.value == 2);
+  CHECK(e.config.batch_size.origin.source == "argv --run.batch_size 2 (was 16, line 16)");
+  e = run(two, {"--probe.block_size", "8", "--vocab=256"});
+  CHECK(e.params == tiny_lm(256, 64, 1, true));
+  CHECK(whats(e).empty());
+  e = run(two, {"--batch_size", "2"});
+  CHECK(*e.config.batch_size.value == 16);
+  CHECK(whats(e) == std::vector<std::string>{
+                        "`--batch_size` on the script's command line is not an argument of its parser",
+                        "`2` on the script's command line is not an argument of its parser"});
+}
+
+// simple_parsing.parse(Config): the same options, the dataclass returned;
+// `args=` (a string or a list) replaces the run's command line, a field
+// with no default is a required option.
+constexpr std::string_view kSimpleParse = R"py(from dataclasses import dataclass
+import torch, torch.nn as nn
+from simple_parsing import parse
+
+@dataclass
+class Config:
+    width: int
+    batch_size: int = 8
+
+cfg = parse(Config)
+model = nn.Linear(cfg.width, cfg.width)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+model(torch.randn(cfg.batch_size, cfg.width)).sum().backward()
+opt.step()
+)py";
+
+TEST_CASE("script args: simple_parsing.parse returns the dataclass; a field with no default is required") {
+  memory::Estimate e = run(kSimpleParse, {"--width", "256", "--batch_size=32"});
+  CHECK(e.params == 256 * 256 + 256);
+  CHECK(*e.config.batch_size.value == 32);
+  CHECK(e.config.batch_size.origin.source == "argv --batch_size=32 (was 8, line 8)");
+  CHECK(e.verdict == memory::Verdict::Fits);
+
+  e = run(kSimpleParse, {"--batch_size", "4"});
+  CHECK(!e.params_exact);
+  auto w = whats(e);
+  CHECK(std::find(w.begin(), w.end(),
+                  "the required argument `--width` is not given: pass it after `--` (`tpf-analyze ... SCRIPT -- "
+                  "--width VALUE`)") != w.end());
+
+  std::string given(kSimpleParse);
+  given.replace(given.find("parse(Config)"), 13, "parse(Config, args=\"--width 64 --batch_size 2\")");
+  e = run(given, {"--width", "9999"});
+  CHECK(e.params == 64 * 64 + 64);
+  CHECK(*e.config.batch_size.value == 2);
+  CHECK(e.config.batch_size.origin.source == "argv --batch_size 2 (was 8, line 8)");
+}
+
+TEST_CASE("script args: simple_parsing add_arguments of what is not a dataclass is named, not followed") {
+  memory::Estimate e = run(R"py(import torch, torch.nn as nn
+import simple_parsing
+
+class Plain:
+    width = 64
+
+parser = simple_parsing.ArgumentParser()
+parser.add_argument("--width", type=int, default=32)
+parser.add_arguments(Plain, dest="plain")
+parser.add_arguments({"width": 1}, dest="d")
+parser.add_arguments(Plain)
+args = parser.parse_args()
+model = nn.Linear(args.width, 10)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+model(torch.randn(4, args.width)).sum().backward()
+opt.step()
+)py",
+                           {"--width", "16"});
+  CHECK(e.params == 16 * 10 + 10);
+  CHECK(whats(e) == std::vector<std::string>{
+                        "simple_parsing add_arguments: the run's command line could not be read for `plain`: its "
+                        "argument is not a dataclass the estimate follows",
+                        "simple_parsing add_arguments: the run's command line could not be read for `d`: its "
+                        "argument is not a dataclass the estimate follows",
+                        "simple_parsing add_arguments: the run's command line could not be read for "
+                        "`add_arguments`: its argument is not a dataclass the estimate follows"});
+}
