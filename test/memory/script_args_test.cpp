@@ -651,3 +651,157 @@ opt.step()
                         "simple_parsing add_arguments: the run's command line could not be read for "
                         "`add_arguments`: its argument is not a dataclass the estimate follows"});
 }
+
+// A click group (issue 24): the group's options, then the subcommand's name
+// (the function's, `_` as `-`, or the name given), then its own options;
+// the group's callback runs first and leaves `ctx.obj` for the command.
+constexpr std::string_view kClickGroup = R"py(import click
+import torch
+import torch.nn as nn
+
+@click.group()
+@click.option("--width", type=int, default=128)
+@click.pass_context
+def cli(ctx, width):
+    ctx.ensure_object(dict)
+    ctx.obj["width"] = width
+
+@cli.command()
+@click.option("--batch-size", "-b", default=32)
+@click.option("--amp/--no-amp", default=False)
+@click.pass_context
+def train(ctx, batch_size, amp):
+    w = ctx.obj["width"]
+    model = nn.Sequential(nn.Embedding(1000, w), nn.Linear(w, 1000))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step in range(10):
+        tokens = torch.randint(0, 1000, (batch_size, 16))
+        with torch.autocast("cuda", dtype=torch.float16, enabled=amp):
+            loss = model(tokens).logsumexp(-1).mean()
+        loss.backward()
+        opt.step()
+
+@cli.command()
+@click.pass_obj
+def eval_model(obj):
+    w = obj["width"] * 2
+    model = nn.Sequential(nn.Embedding(1000, w), nn.Linear(w, 1000))
+    with torch.no_grad():
+        model(torch.randint(0, 1000, (4, 16)))
+
+@click.command("tune")
+@click.argument("steps", type=int)
+def finetune(steps):
+    pass
+
+cli.add_command(finetune)
+
+if __name__ == "__main__":
+    cli()
+)py";
+
+TEST_CASE("script args: a click group runs the subcommand the run names, after the group's callback") {
+  memory::Estimate e = run(kClickGroup, {"--width", "256", "train", "-b", "8", "--amp"});
+  CHECK(e.params == emb_lm(256));
+  CHECK(*e.config.batch_size.value == 8);
+  CHECK(e.config.batch_size.origin.source == "argv -b 8");
+  CHECK(e.config.autocast == memory::Dtype::Float16);
+  CHECK(whats(e).empty());
+
+  e = run(kClickGroup, {"train"});
+  CHECK(e.params == emb_lm(128));
+  CHECK(*e.config.batch_size.value == 32);
+  CHECK(!e.config.autocast);
+
+  // `eval_model` is `eval-model` on the command line (click 7+).
+  e = run(kClickGroup, {"--width=64", "eval-model"});
+  CHECK(e.params == emb_lm(128));
+  CHECK(e.config.optimizers.empty());
+
+  // `cli(args)` (click's main(args=...)) parses its list, not the run's words.
+  std::string listed(kClickGroup);
+  listed.replace(listed.find("    cli()"), 9, R"(    cli(["--width", "32", "train", "-b", "2"]))");
+  e = run(listed, {"eval-model"});
+  CHECK(e.params == emb_lm(32));
+  CHECK(*e.config.batch_size.value == 2);
+  CHECK(e.config.batch_size.origin.source == "argv -b 2");
+}
+
+TEST_CASE("script args: a click group with no subcommand says so and names its commands") {
+  memory::Estimate e = run(kClickGroup, {});
+  CHECK(e.verdict == memory::Verdict::Unknown);
+  CHECK(whats(e) == std::vector<std::string>{
+                        "the script is a click group (`cli`) and the run gives no subcommand: pass one of its "
+                        "commands (train, eval-model, tune) after `--` (`tpf-analyze ... SCRIPT -- train ...`) "
+                        "[blocking]"});
+  CHECK(e.config.unknowns[0].line == 43);
+
+  e = run(kClickGroup, {"--width", "64"});
+  CHECK(whats(e).size() == 1);
+  CHECK(whats(e)[0].starts_with("the script is a click group (`cli`) and the run gives no subcommand"));
+
+  e = run(kClickGroup, {"eval_model"});
+  CHECK(whats(e) == std::vector<std::string>{
+                        "the click group `cli`: the command `eval_model` of the run's command line is not one of its "
+                        "commands (train, eval-model, tune): did you mean `eval-model`? [blocking]"});
+
+  // A group option after the subcommand is the subcommand's, which has none.
+  e = run(kClickGroup, {"train", "--width", "512"});
+  CHECK(e.params == emb_lm(128));
+  CHECK(whats(e) == std::vector<std::string>{
+                        "argument `--width` of the run's command line is not an option of the click command: not "
+                        "applied",
+                        "argument `512` of the run's command line is not an option of the click command: not applied"});
+}
+
+TEST_CASE("script args: click groups without commands, or run without one, are named, never a crash") {
+  memory::Estimate e = run(R"py(import click
+
+@click.group()
+def cli():
+    pass
+
+cli()
+)py",
+                           {"train"});
+  CHECK(whats(e) == std::vector<std::string>{
+                        "the script's click group `cli` has no commands the estimate follows: the run's command line "
+                        "could not be read, and nothing runs [blocking]"});
+
+  // invoke_without_command=True: the group's callback runs alone.
+  constexpr std::string_view kAlone = R"py(import click, torch, torch.nn as nn
+
+@click.group(invoke_without_command=True)
+@click.option("--width", default=32)
+@click.pass_context
+def main(ctx, width):
+    if ctx.invoked_subcommand is None:
+        model = nn.Linear(width, width)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        model(torch.randn(2, width)).sum().backward()
+        opt.step()
+
+@main.command(name="noop")
+def nothing():
+    pass
+
+@main.command()
+def warmup_cmd():
+    pass
+
+main()
+)py";
+  e = run(kAlone, {"--width", "48"});
+  CHECK(e.params == 48 * 48 + 48);
+  CHECK(whats(e).empty());
+  // click 8.2+ names `warmup_cmd` `warmup`; `warmup-cmd` (click 7.0-8.1) is taken too.
+  e = run(kAlone, {"warm"});
+  CHECK(whats(e) == std::vector<std::string>{
+                        "the click group `main`: the command `warm` of the run's command line is not one of its "
+                        "commands (noop, warmup) [blocking]"});
+  for (std::string_view word : {"warmup", "warmup-cmd"}) {
+    e = run(kAlone, {std::string(word)});
+    CHECK(!e.model_found);
+    for (const std::string& u : whats(e)) CHECK(u.find("click group") == std::string::npos);
+  }
+}
