@@ -710,6 +710,9 @@ struct DataclassField {
   StrId name = kNone32;
   std::string_view type;
   std::string_view annotation;  ///< the annotation's whole text (`List[int]`), "" when none
+  /// simple_parsing's `field(..., alias="-b")` / `alias=["-b", "--bs"]`: the
+  /// literal strings, as written.
+  std::vector<std::string> aliases;
   bool has_default = false;
   uint32_t line = 0;
 };

@@ -190,6 +190,20 @@ static std::vector<DataclassField> own_dataclass_fields(Interp& in, ObjId cls) {
       if ((callee == "field" || callee.ends_with(".field")) && text.find("default") == std::string_view::npos &&
           a.children(value, ast::slot::Call::args).empty())
         f.has_default = false;
+      for (ast::NodeId kw : a.children(value, ast::slot::Call::keywords)) {
+        const ast::Node& k = a[kw];
+        if (k.f[ast::slot::keyword::arg] == ast::kNoSymbol || a.name(k.f[ast::slot::keyword::arg]) != "alias") continue;
+        ast::NodeId v = a.child(kw, ast::slot::keyword::value);
+        auto take = [&](ast::NodeId e) {
+          if (a[e].kind != ast::NodeKind::Constant) return;
+          const ast::Constant& c = a.constants[a[e].f[ast::slot::Constant::value]];
+          if (c.kind == ast::Constant::Kind::Str) f.aliases.push_back(c.text);
+        };
+        if (a[v].kind == ast::NodeKind::List || a[v].kind == ast::NodeKind::Tuple)
+          for (ast::NodeId e : a.children(v, ast::slot::List::elts)) take(e);
+        else
+          take(v);
+      }
     }
     fields.push_back(f);
   }

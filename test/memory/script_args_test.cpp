@@ -652,6 +652,68 @@ opt.step()
                         "`add_arguments`: its argument is not a dataclass the estimate follows"});
 }
 
+// simple_parsing's field(alias=...), flag() and a nested dataclass: the
+// nested fields are flat options too (`--lr`), and one whose name its
+// parent also has takes the nested field's name before it (`--optim.width`).
+constexpr std::string_view kSimpleParsingNested = R"py(from dataclasses import dataclass
+import torch, torch.nn as nn
+import simple_parsing as sp
+
+@dataclass
+class Optim:
+    lr: float = 1e-3
+    width: int = 8
+
+@dataclass
+class Net:
+    channels: int = sp.field(default=16, alias=["-c", "--chans"])
+    width: int = 32
+    batch_size: int = sp.field(64, alias="-b")
+    optim: Optim = sp.field(default_factory=Optim)
+    norm: bool = sp.flag(default=True)
+
+p = sp.ArgumentParser()
+p.add_arguments(Net, dest="net")
+cfg = p.parse_args().net
+model = nn.Sequential(
+    nn.Conv2d(3, cfg.channels, 3, padding=1), nn.ReLU(),
+    nn.Conv2d(cfg.channels, cfg.width, 3, padding=1),
+    nn.BatchNorm2d(cfg.width) if cfg.norm else nn.Identity(),
+    nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(cfg.width, cfg.optim.width))
+opt = torch.optim.SGD(model.parameters(), lr=cfg.optim.lr)
+for step in range(3):
+    loss = model(torch.randn(cfg.batch_size, 3, 32, 32)).sum()
+    loss.backward()
+    opt.step()
+)py";
+
+uint64_t small_cnn(uint64_t c, uint64_t w, uint64_t o, bool norm) {
+  return (3 * 9 * c + c) + (c * 9 * w + w) + (norm ? 2 * w : 0) + (w * o + o);
+}
+
+TEST_CASE("script args: simple_parsing aliases, flag() and nested dataclasses") {
+  memory::Estimate e = run(kSimpleParsingNested, {});
+  CHECK(e.params == small_cnn(16, 32, 8, true));
+  CHECK(*e.config.batch_size.value == 64);
+  CHECK(whats(e).empty());
+
+  e = run(kSimpleParsingNested, {"-c", "4", "--width", "12", "--optim.width", "5", "-b", "2", "--nonorm", "--lr",
+                                 "0.5"});
+  CHECK(e.params == small_cnn(4, 12, 5, false));
+  CHECK(*e.config.batch_size.value == 2);
+  CHECK(e.config.batch_size.origin.source == "argv -b 2 (was 64, line 14)");
+  CHECK(whats(e).empty());
+
+  e = run(kSimpleParsingNested, {"--chans=6", "--norm", "false"});
+  CHECK(e.params == small_cnn(6, 32, 8, false));
+  // The nested width has no flat option: its parent's took it.
+  e = run(kSimpleParsingNested, {"--net.width", "3"});
+  CHECK(e.params == small_cnn(16, 32, 8, true));
+  CHECK(whats(e) == std::vector<std::string>{
+                        "`--net.width` on the script's command line is not an argument of its parser",
+                        "`3` on the script's command line is not an argument of its parser"});
+}
+
 // A click group (issue 24): the group's options, then the subcommand's name
 // (the function's, `_` as `-`, or the name given), then its own options;
 // the group's callback runs first and leaves `ctx.obj` for the command.
