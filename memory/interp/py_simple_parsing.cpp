@@ -321,8 +321,31 @@ Value sp_parse(Interp& in, Args& a) { return sp_parse_fn(in, a, false); }
 Value sp_parse_known(Interp& in, Args& a) { return sp_parse_fn(in, a, true); }
 
 /// simple_parsing.ArgumentParser(): an argparse parser that also takes
-/// add_arguments.
-Value sp_parser(Interp& in, Args&) { return new_instance(in, "argparse.ArgumentParser"); }
+/// add_arguments. `add_config_path_arg=True` (or a name) adds
+/// `--config_path`, whose file is not read: the report says so when the run
+/// gives one, as for `config_path=`.
+Value sp_parser(Interp& in, Args& a) {
+  Value p = new_instance(in, "argparse.ArgumentParser");
+  if (auto cp = a.kwarg(in, "config_path"); cp && cp->kind != VKind::None)
+    in.note_unknown("simple_parsing.ArgumentParser: the config file of `config_path` is not read: give its values "
+                    "after `--`",
+                    a.span, false);
+  Value flag = a.kwarg(in, "add_config_path_arg").value_or(Value::none());
+  std::string name(in.as_str(flag).value_or(in.truth(flag).value_or(false) ? "config_path" : ""));
+  if (!name.empty()) {
+    Args aa;
+    aa.span = a.span;
+    aa.pos = {p, in.str_value("--" + name)};
+    aa.kw.emplace_back(in.intern("nargs"), in.str_value("*"));
+    bool handled = false;
+    Value spec = argparse_method(in, p, "add_argument", aa, handled);
+    if (in.instance(spec)) {
+      in.o(spec).attrs.set(in.intern("__sp_dest__"), Value::none());
+      in.o(spec).attrs.set(in.intern("__sp_config__"), Value::boolean(true));
+    }
+  }
+  return p;
+}
 
 /// simple_parsing.field(default, alias, ...) / flag(default) at class-body
 /// time: the default the dataclass field gets.
@@ -364,6 +387,13 @@ void simple_parsing_build(Interp& in, Value ns, const std::vector<DataclassOptio
   // (`config.optim`) is set on the object its parent dest built.
   std::vector<std::string> dests;
   for (const DataclassOption& o : fields) {
+    if (in.o(o.spec).attrs.find(in.intern("__sp_config__"))) {
+      if (o.given)
+        in.note_unknown("simple_parsing: the config file of `" + o.how.substr(o.how.find(' ') + 1) +
+                            "` is not read: give its values after `--`",
+                        {}, false);
+      continue;
+    }
     std::string d = spec_str(in, o.spec, "__sp_dest__");
     if (std::find(dests.begin(), dests.end(), d) == dests.end()) dests.push_back(d);
   }

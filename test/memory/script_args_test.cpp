@@ -714,6 +714,36 @@ TEST_CASE("script args: simple_parsing aliases, flag() and nested dataclasses") 
                         "`3` on the script's command line is not an argument of its parser"});
 }
 
+TEST_CASE("script args: simple_parsing's --config_path file is named as not read; the options still apply") {
+  constexpr std::string_view kConfigPath = R"py(from dataclasses import dataclass
+import torch, torch.nn as nn
+from simple_parsing import ArgumentParser
+from simple_parsing.helpers import Serializable
+
+@dataclass
+class Config(Serializable):
+    width: int = 32
+    batch_size: int = 4
+
+parser = ArgumentParser(add_config_path_arg=True)
+parser.add_arguments(Config, dest="cfg")
+cfg = parser.parse_args().cfg
+model = nn.Linear(cfg.width, cfg.width)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+model(torch.randn(cfg.batch_size, cfg.width)).sum().backward()
+opt.step()
+)py";
+  memory::Estimate e = run(kConfigPath, {"--width", "64", "--config_path", "configs/run.yaml"});
+  CHECK(e.params == 64 * 64 + 64);
+  CHECK(whats(e) == std::vector<std::string>{
+                        "simple_parsing: the config file of `--config_path configs/run.yaml` is not read: give its "
+                        "values after `--`"});
+  e = run(kConfigPath, {"--batch_size=2"});
+  CHECK(*e.config.batch_size.value == 2);
+  CHECK(e.config.batch_size.origin.source == "argv --batch_size=2 (was 4, line 9)");
+  CHECK(whats(e).empty());
+}
+
 // A click group (issue 24): the group's options, then the subcommand's name
 // (the function's, `_` as `-`, or the name given), then its own options;
 // the group's callback runs first and leaves `ctx.obj` for the command.
