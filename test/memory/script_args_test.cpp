@@ -562,6 +562,11 @@ TEST_CASE("script args: simple_parsing notes an option no field or argument has,
                         "`4` on the script's command line is not an argument of its parser",
                         "`--width` on the script's command line is not an argument of its parser",
                         "`maybe` on the script's command line is not an argument of its parser"});
+  e = run(kSimpleParsing, {"--tied=maybe"});
+  CHECK(e.params == tiny_lm(512, 64, 1, true));
+  CHECK(whats(e) == std::vector<std::string>{
+                        "`--tied=maybe` on the script's command line is not a boolean simple_parsing reads: not "
+                        "applied"});
 }
 
 TEST_CASE("script args: simple_parsing prefixes a field name two dataclasses share with their dests") {
@@ -859,6 +864,30 @@ cli()
   CHECK(whats(e) == std::vector<std::string>{
                         "the script's click group `cli` has no commands the estimate follows: the run's command line "
                         "could not be read, and nothing runs [blocking]"});
+
+  // A group's own argument comes before the subcommand's name.
+  e = run(R"py(import click, torch, torch.nn as nn
+
+@click.group()
+@click.argument("width", type=int)
+@click.option("--scale", default=1)
+@click.pass_context
+def cli(ctx, width, scale):
+    ctx.obj = width * scale
+
+@cli.command()
+@click.pass_obj
+def fit(width):
+    model = nn.Linear(width, 4)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    model(torch.randn(3, width)).sum().backward()
+    opt.step()
+
+cli()
+)py",
+          {"--scale", "2", "20", "fit"});
+  CHECK(e.params == 40 * 4 + 4);
+  CHECK(whats(e).empty());
 
   // invoke_without_command=True: the group's callback runs alone.
   constexpr std::string_view kAlone = R"py(import click, torch, torch.nn as nn
