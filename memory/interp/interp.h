@@ -687,7 +687,8 @@ void register_builtins(Builtins& b);
 void register_stdlib(Builtins& b);
 void register_argparse(Builtins& b);
 void register_exec(Builtins& b);
-void register_cli(Builtins& b);
+void register_cli(Builtins& b);    ///< fire, jsonargparse (py_cli.cpp)
+void register_click(Builtins& b);  ///< py_click.cpp
 void register_peft(Builtins& b);  ///< zoo_peft.cpp
 /// A word of a command line or a config file as the number it spells: an
 /// int (unless `ints` is false: then a float), a float, or nullopt (empty,
@@ -701,7 +702,9 @@ void register_config_files(Builtins& b);
 std::optional<std::filesystem::path> project_file(Interp& in, std::string_view path, std::string_view what, Span at);
 /// OmegaConf DictConfig's dict-style reads.
 Value config_method(Interp& in, Value self, std::string_view n, Args& a, bool& handled);
-/// `__call__` of click's decorators and commands (memory/interp/py_cli.cpp).
+/// `__call__` of click's decorators and commands, a group's `command` /
+/// `group` / `add_command`, a context's `ensure_object`
+/// (memory/interp/py_click.cpp).
 Value cli_method(Interp& in, Value self, std::string_view n, Args& a, bool& handled);
 /// One field of a user @dataclass: its name, the scalar type its
 /// annotation names ("int", "float", "bool", "str", or ""), whether it has
