@@ -165,7 +165,8 @@ void print_help(const po::options_description& visible) {
                "and estimates peak VRAM, without importing torch or running the script.\n"
                "PATH is a file, a directory (its .py files, recursively) or - for stdin.\n"
                "SCRIPT_ARGS, after `--`, are the script's own command line for the memory\n"
-               "estimate: its argparse parser and sys.argv read them as `python PATH ...` would.\n\n"
+               "estimate: its parser (argparse, HfArgumentParser, simple_parsing, click, fire,\n"
+               "jsonargparse) and sys.argv read them as `python PATH ...` would.\n\n"
             << visible
             << "\nexamples:\n"
                "  tpf-analyze train.py\n"

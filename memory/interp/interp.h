@@ -697,7 +697,8 @@ void register_builtins(Builtins& b);
 void register_stdlib(Builtins& b);
 void register_argparse(Builtins& b);
 void register_exec(Builtins& b);
-void register_cli(Builtins& b);
+void register_cli(Builtins& b);    ///< fire, jsonargparse (py_cli.cpp)
+void register_click(Builtins& b);  ///< py_click.cpp
 void register_peft(Builtins& b);  ///< zoo_peft.cpp
 /// A word of a command line or a config file as the number it spells: an
 /// int (unless `ints` is false: then a float), a float, or nullopt (empty,
@@ -711,7 +712,9 @@ void register_config_files(Builtins& b);
 std::optional<std::filesystem::path> project_file(Interp& in, std::string_view path, std::string_view what, Span at);
 /// OmegaConf DictConfig's dict-style reads.
 Value config_method(Interp& in, Value self, std::string_view n, Args& a, bool& handled);
-/// `__call__` of click's decorators and commands (memory/interp/py_cli.cpp).
+/// `__call__` of click's decorators and commands, a group's `command` /
+/// `group` / `add_command`, a context's `ensure_object`
+/// (memory/interp/py_click.cpp).
 Value cli_method(Interp& in, Value self, std::string_view n, Args& a, bool& handled);
 /// One field of a user @dataclass: its name, the scalar type its
 /// annotation names ("int", "float", "bool", "str", or ""), whether it has
@@ -719,6 +722,10 @@ Value cli_method(Interp& in, Value self, std::string_view n, Args& a, bool& hand
 struct DataclassField {
   StrId name = kNone32;
   std::string_view type;
+  std::string_view annotation;  ///< the annotation's whole text (`List[int]`), "" when none
+  /// simple_parsing's `field(..., alias="-b")` / `alias=["-b", "--bs"]`: the
+  /// literal strings, as written.
+  std::vector<std::string> aliases;
   bool has_default = false;
   uint32_t line = 0;
 };
@@ -751,6 +758,22 @@ Value new_instance(Interp& in, std::string_view type);
 Value instance_method(Interp& in, Value self, std::string_view name, Args& args, bool& handled);
 Value instance_method_stdlib(Interp& in, Value self, std::string_view name, Args& args, bool& handled);
 Value argparse_method(Interp& in, Value self, std::string_view name, Args& args, bool& handled);
+/// One field option of a simple_parsing dataclass after argparse parsed the
+/// run's command line: its spec (an argparse.Action carrying `__sp_dest__`),
+/// the value, whether the command line gave it, and the source text.
+struct DataclassOption {
+  Value spec;
+  Value value;
+  bool given = false;
+  std::string how;
+};
+/// `parser.add_arguments(Config, dest="config")` of simple_parsing: one
+/// argparse option per field (memory/interp/py_simple_parsing.cpp).
+Value simple_parsing_add_arguments(Interp& in, Args& a);
+/// Sets each dest of `fields` on the namespace to its dataclass, built from
+/// the options the command line gave (the rest keep the class's defaults).
+void simple_parsing_build(Interp& in, Value ns, const std::vector<DataclassOption>& fields);
+void register_simple_parsing(Builtins& b);
 /// Whether the tensor's elements are laid out row-major without gaps (a
 /// `.view()` is possible; `reshape` and batched matmul copy otherwise).
 bool is_contiguous(Interp& in, const TensorObj& t);

@@ -171,6 +171,7 @@ static std::vector<DataclassField> own_dataclass_fields(Interp& in, ObjId cls) {
     if (ann.valid() && m.src) {
       const Span sp = a[ann].span;
       std::string_view text(m.src->text.data() + sp.begin, sp.end - sp.begin);
+      f.annotation = text;
       for (std::string_view k : {"bool", "int", "float", "str"})
         if (text.find(k) != std::string_view::npos) {
           f.type = k;
@@ -183,9 +184,26 @@ static std::vector<DataclassField> own_dataclass_fields(Interp& in, ObjId cls) {
     if (value.valid() && a[value].kind == ast::NodeKind::Call && m.src) {
       const Span sp = a[value].span;
       std::string_view text(m.src->text.data() + sp.begin, sp.end - sp.begin);
-      if ((text.starts_with("field(") || text.starts_with("dataclasses.field(")) &&
-          text.find("default") == std::string_view::npos)
+      // dataclasses.field, and simple_parsing's field (`simple_parsing.field`,
+      // `helpers.field`), which also takes the default as its first positional.
+      std::string_view callee = text.substr(0, text.find('('));
+      if ((callee == "field" || callee.ends_with(".field")) && text.find("default") == std::string_view::npos &&
+          a.children(value, ast::slot::Call::args).empty())
         f.has_default = false;
+      for (ast::NodeId kw : a.children(value, ast::slot::Call::keywords)) {
+        const ast::Node& k = a[kw];
+        if (k.f[ast::slot::keyword::arg] == ast::kNoSymbol || a.name(k.f[ast::slot::keyword::arg]) != "alias") continue;
+        ast::NodeId v = a.child(kw, ast::slot::keyword::value);
+        auto take = [&](ast::NodeId e) {
+          if (a[e].kind != ast::NodeKind::Constant) return;
+          const ast::Constant& c = a.constants[a[e].f[ast::slot::Constant::value]];
+          if (c.kind == ast::Constant::Kind::Str) f.aliases.push_back(c.text);
+        };
+        if (a[v].kind == ast::NodeKind::List || a[v].kind == ast::NodeKind::Tuple)
+          for (ast::NodeId e : a.children(v, ast::slot::List::elts)) take(e);
+        else
+          take(v);
+      }
     }
     fields.push_back(f);
   }

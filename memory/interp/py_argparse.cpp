@@ -9,6 +9,7 @@
 // estimate needs them.
 // requires: interp.h. produces: handlers for argparse.
 #include <algorithm>
+#include <cctype>
 
 #include "memory/interp/interp.h"
 
@@ -33,7 +34,9 @@ struct Spec {
   Value obj;
   std::vector<std::string> flags;  ///< option strings; one name for a positional
   std::string dest;
-  std::string action;               ///< "", store_true, store_false, store_const, count, append, bool_optional
+  std::string action;               ///< "", store_true, store_false, store_const, count, append, bool_optional,
+                                    ///< sp_bool (simple_parsing's BooleanOptionalAction: `--x`, `--x false`, `--nox`)
+  std::vector<std::string> negatives;  ///< sp_bool: the negative option strings (`--nox`)
   std::string nargs;                ///< "", "?", "*", "+", or a count
   bool required = false;
   bool positional = false;
@@ -56,6 +59,9 @@ Spec read_spec(Interp& in, Value sp) {
       if (auto t = in.as_str(f)) s.flags.emplace_back(*t);
   if (auto d = in.as_str(spec_attr(in, sp, "dest"))) s.dest = *d;
   if (auto d = in.as_str(spec_attr(in, sp, "action"))) s.action = *d;
+  if (auto* ng = in.seq(spec_attr(in, sp, "negatives")))
+    for (Value f : *ng)
+      if (auto t = in.as_str(f)) s.negatives.emplace_back(*t);
   Value n = spec_attr(in, sp, "nargs");
   if (auto t = in.as_str(n)) s.nargs = *t;
   else if (auto c = in.as_int(n)) s.nargs = std::to_string(*c);
@@ -192,7 +198,19 @@ struct Final {
   Value value;
   uint32_t line = 0;
   std::string how;
+  Value spec = Value::none();  ///< the argument's spec (none: a set_defaults key)
 };
+
+/// simple_parsing's str2bool words (simple_parsing/utils.py TRUE_STRINGS,
+/// FALSE_STRINGS), case-insensitive.
+std::optional<bool> bool_word(std::string t) {
+  for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (std::string_view w : {"yes", "true", "t", "y", "1"})
+    if (t == w) return true;
+  for (std::string_view w : {"no", "false", "f", "n", "0"})
+    if (t == w) return false;
+  return std::nullopt;
+}
 
 struct ParseRun {
   Interp& in;
@@ -275,6 +293,7 @@ struct ParseRun {
       if (const Value* d = in.o(parser).attrs.find(in.intern(s.dest))) f.value = *d;
       f.line = s.line;
       f.how = "argparse " + s.display() + " default";
+      f.spec = s.obj;
     }
     // set_defaults(func=train) and the like for dests no argument has.
     for (auto& [key, v] : in.o(parser).attrs.items) {
@@ -308,6 +327,8 @@ struct ParseRun {
             else if (s.action == "bool_optional" && f.starts_with("--") && name == "--no-" + f.substr(2))
               hit = &s, negated = true;
           }
+          for (const std::string& f : s.negatives)
+            if (f == name) hit = &s, negated = true;
         }
         if (!hit && name.starts_with("--")) hit = unique_prefix(specs, name);
         if (!hit) {
@@ -315,7 +336,20 @@ struct ParseRun {
           continue;
         }
         const Spec& s = *hit;
-        if (s.action == "store_true" || s.action == "store_false" || s.action == "bool_optional") {
+        if (s.action == "sp_bool") {
+          // `--x`, `--x=false`, `--x no`, `--nox` (a negative takes no value).
+          std::string text = name;
+          std::optional<bool> b = !negated;
+          if (!negated && has_inline) {
+            text += "=" + inline_value;
+            b = bool_word(inline_value);
+          } else if (!negated && k < toks.size() && bool_word(toks[k])) {
+            text += " " + toks[k];
+            b = bool_word(toks[k++]);
+          }
+          if (b) set(s, Value::boolean(*b), text);
+          else in.note_unknown("`" + text + "` on the script's command line is not a boolean simple_parsing reads: not applied", {}, false);
+        } else if (s.action == "store_true" || s.action == "store_false" || s.action == "bool_optional") {
           set(s, Value::boolean(s.action == "store_false" ? false : !negated), name);
         } else if (s.action == "store_const") {
           set(s, spec_attr(in, s.obj, "const"), name);
@@ -389,10 +423,17 @@ Value ap_parse(Interp& in, Args& a, bool known) {
   }
   ParseRun run{in, ns, {}, {}};
   run.parse(p, toks, 0);
+  std::vector<DataclassOption> fields;  // simple_parsing's: they build dataclasses
   for (Final& f : run.finals) {
+    if (f.spec.kind == VKind::Obj && in.o(f.spec).attrs.find(in.intern("__sp_dest__"))) {
+      bool given = std::find(run.given.begin(), run.given.end(), f.dest) != run.given.end();
+      fields.push_back({f.spec, f.value, given, f.how});
+      continue;
+    }
     Value v = in.named_source(f.dest, f.value, f.line, f.how);
     in.o(ns).attrs.set(in.intern(f.dest), v);
   }
+  if (!fields.empty()) simple_parsing_build(in, ns, fields);
   if (known) return in.make_list({ns, in.make_list({})}, OKind::Tuple);
   return ns;
 }
@@ -586,6 +627,7 @@ Value argparse_method(Interp& in, Value self, std::string_view n, Args& a, bool&
     if (n == "add_subparsers") return ap_add_subparsers(in, a);
     if (n == "parse_args") return ap_parse(in, a, false);
     if (n == "parse_known_args") return ap_parse(in, a, true);
+    if (n == "add_arguments") return simple_parsing_add_arguments(in, a);
     return Value::unknown();
   }
   if (is_type(in, self, "transformers.HfArgumentParser")) {

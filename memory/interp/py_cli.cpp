@@ -1,10 +1,6 @@
-// Command-line libraries other than argparse, as one run of the script
-// parses its command line (EstimateOptions::argv, what follows `--` on
-// tpf-analyze's):
-// - click: `@click.command()` over `@click.option("--batch-size",
-//   default=32)` / `@click.argument("data")`; calling the command parses the
-//   run's arguments into the function's keywords (defaults, flags,
-//   `--x/--no-x`, types from `type=` or the default).
+// Command-line libraries other than argparse and click, as one run of the
+// script parses its command line (EstimateOptions::argv, what follows `--`
+// on tpf-analyze's):
 // - fire: `fire.Fire(fn)` calls fn with the positional and `--name=value`
 //   arguments (Python literals); `fire.Fire(Class)` builds it and calls the
 //   method the first positional names; `fire.Fire({"train": fn})` and
@@ -13,25 +9,26 @@
 //   `--name value`, required parameters positionally and `--arg.field value`
 //   into a dataclass default (litgpt's `litgpt pretrain --model_name X`).
 // Each integer value goes through override_source with where it came from.
-// requires: interp.h. produces: handlers for click, fire and jsonargparse.
+// requires: interp.h, cli_words.h. produces: handlers for fire and
+// jsonargparse, and the words helpers of cli_words.h.
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "memory/interp/cli_words.h"
 #include "memory/interp/interp.h"
 
 namespace tpf::memory {
-namespace {
 
-bool is_kind(Interp& in, Value v, std::string_view type) {
+bool is_library_type(Interp& in, Value v, std::string_view type) {
   Obj* ob = in.instance(v);
   return ob && ob->cls == kNone32 && ob->type != kNone32 && in.str(ob->type) == type;
 }
 
-/// A command-line word as a Python literal (fire), or as `type` says (click).
-Value literal(Interp& in, const std::string& t, std::string_view type = {}) {
+Value word_value(Interp& in, const std::string& t, std::string_view type) {
   if (type == "str") return in.str_value(t);
   if (type.empty() || type == "bool") {
     if (t == "True" || t == "true") return Value::boolean(true);
@@ -41,164 +38,27 @@ Value literal(Interp& in, const std::string& t, std::string_view type = {}) {
   return number_word(in, t, type != "float").value_or(in.str_value(t));
 }
 
-std::string dest(std::string_view flag) {
+std::string option_dest(std::string_view flag) {
   while (!flag.empty() && flag.front() == '-') flag.remove_prefix(1);
   std::string d(flag);
   for (char& c : d) c = c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return d;
 }
 
-Value named(Interp& in, const std::string& name, Value v, const std::string& shown) {
+Value argv_source(Interp& in, const std::string& name, Value v, const std::string& shown) {
   return v.kind == VKind::Int ? in.override_source(name, v, in.user_line(), "argv " + shown) : v;
 }
 
-// ------------------------------------------------------------------ click
-
-/// click.option(...) / click.argument(...): a decorator carrying its spec.
-Value click_param(Interp& in, Args& a, bool argument) {
-  Value d = new_instance(in, "click.param_decorator");
-  Obj& ob = in.o(d);
-  std::vector<Value> decls;
-  for (Value v : a.pos)
-    if (in.as_str(v)) decls.push_back(v);
-  ob.attrs.set(in.intern("decls"), in.make_list(decls));
-  ob.attrs.set(in.intern("argument"), Value::boolean(argument));
-  for (auto& [k, v] : a.kw) ob.attrs.set(k, v);
-  ob.index = in.user_line();
-  return d;
-}
-Value click_option(Interp& in, Args& a) { return click_param(in, a, false); }
-Value click_argument(Interp& in, Args& a) { return click_param(in, a, true); }
-
-Value make_command(Interp& in, Value fn) {
-  Value c = new_instance(in, "click.Command");
-  in.o(c).attrs.set(in.intern("fn"), fn);
-  return c;
+std::string function_name(Interp& in, Value fn) {
+  if (!in.is_obj(fn, OKind::Function)) return {};
+  const Obj& fo = in.o(fn);
+  const ir::Module& m = *in.unit(fo.module).ir;
+  std::string q(m.names.str(m.fn(ir::FunctionId(fo.index)).qualname));
+  return q.substr(q.rfind('.') + 1);
 }
 
-/// click.command() / click.group(): the decorator, or the command itself
-/// when applied bare (`@click.command`).
-Value click_command(Interp& in, Args& a) {
-  if (!a.pos.empty() && in.is_obj(a.pos[0], OKind::Function)) return make_command(in, a.pos[0]);
-  return new_instance(in, "click.command_decorator");
-}
 
-/// The parameters a function's click decorators recorded, outermost first.
-std::vector<Value> click_params(Interp& in, Value fn) {
-  const Value* p = in.o(fn).attrs.find(in.intern("__click_params__"));
-  return p && in.seq(*p) ? *in.seq(*p) : std::vector<Value>{};
-}
-
-Value attr(Interp& in, Value o, std::string_view k) {
-  const Value* v = in.o(o).attrs.find(in.intern(k));
-  return v ? *v : Value::unknown();
-}
-
-/// Calling the command: the run's arguments parsed as click does.
-Value click_invoke(Interp& in, Value cmd, Args& a) {
-  Value fn = attr(in, cmd, "fn");
-  if (!in.is_obj(fn, OKind::Function)) return Value::unknown();
-  in.argv_read = true;
-  const std::vector<std::string>& argv = in.opt.argv;
-  std::vector<bool> used(argv.size(), false);
-  Args ca;
-  ca.span = a.span;
-  std::vector<Value> params = click_params(in, fn);
-  // Decorators apply innermost first, so the list is bottom-up; click's
-  // arguments take positionals in the order written (top-down).
-  std::reverse(params.begin(), params.end());
-  // Options take their words first; the arguments then take the words left.
-  std::stable_partition(params.begin(), params.end(),
-                        [&](Value p) { return !in.truth(attr(in, p, "argument")).value_or(false); });
-  size_t next_positional = 0;
-  for (Value p : params) {
-    std::vector<std::string> flags, off;
-    std::string name;
-    for (Value d : *in.seq(attr(in, p, "decls"))) {
-      std::string s(*in.as_str(d));
-      if (!s.starts_with('-')) {
-        name = s;
-        continue;
-      }
-      if (size_t sl = s.find('/'); sl != std::string::npos) {  // "--amp/--no-amp"
-        off.push_back(s.substr(sl + 1));
-        s.resize(sl);
-      }
-      flags.push_back(s);
-    }
-    if (name.empty()) {
-      std::string longest;
-      for (const std::string& f : flags)
-        if (f.size() > longest.size()) longest = f;
-      name = dest(longest);
-    }
-    const bool argument = in.truth(attr(in, p, "argument")).value_or(false);
-    const bool flag = in.truth(attr(in, p, "is_flag")).value_or(false) || !off.empty();
-    Value type = attr(in, p, "type");
-    Value dflt = attr(in, p, "default");
-    std::string_view ty;
-    if (type.kind == VKind::Ext) {
-      std::string_view q = in.str(type.a);
-      ty = q == "builtins.int" ? "int" : q == "builtins.float" ? "float" : q == "builtins.str" ? "str" : "";
-    } else if (dflt.kind == VKind::Int) {
-      ty = "int";
-    } else if (dflt.kind == VKind::Float) {
-      ty = "float";
-    }
-    std::optional<Value> got;
-    std::string shown;
-    if (argument) {
-      for (size_t k = next_positional; k < argv.size(); ++k) {
-        if (used[k] || argv[k].starts_with('-')) continue;
-        used[k] = true;
-        next_positional = k + 1;
-        got = literal(in, argv[k], ty.empty() ? "str" : ty);
-        shown = argv[k];
-        break;
-      }
-    } else {
-      for (size_t k = 0; k < argv.size(); ++k) {
-        if (used[k]) continue;
-        const std::string& t = argv[k];
-        size_t eq = t.find('=');
-        std::string head = t.substr(0, eq);
-        if (std::find(off.begin(), off.end(), head) != off.end()) {
-          used[k] = true, got = Value::boolean(false), shown = t;
-          continue;
-        }
-        if (std::find(flags.begin(), flags.end(), head) == flags.end()) continue;
-        used[k] = true;
-        if (flag) {
-          got = Value::boolean(true), shown = t;
-        } else if (eq != std::string::npos) {
-          got = literal(in, t.substr(eq + 1), ty.empty() ? "str" : ty), shown = t;
-        } else if (k + 1 < argv.size()) {
-          used[k + 1] = true;
-          got = literal(in, argv[k + 1], ty.empty() ? "str" : ty), shown = t + " " + argv[k + 1];
-        }
-      }
-    }
-    Value v;
-    if (got) {
-      v = named(in, name, *got, shown);
-    } else if (dflt.known() || dflt.kind == VKind::None) {
-      v = dflt;
-    } else if (flag) {
-      v = Value::boolean(false);
-    } else {
-      if (argument || in.truth(attr(in, p, "required")).value_or(false))
-        in.missing_args.push_back({argument ? name : (flags.empty() ? name : flags.back()),
-                                   in.o(p).index, argument});
-      v = argument ? Value::unknown() : Value::none();
-    }
-    ca.kw.emplace_back(in.intern(name), v);
-  }
-  for (size_t k = 0; k < argv.size(); ++k)
-    if (!used[k])
-      in.note_unknown("argument `" + argv[k] + "` of the run's command line is not an option of the click command: not applied",
-                      a.span, false);
-  return in.call(fn, ca);
-}
+namespace {
 
 /// A `--flag` token of the run's command line at argv[k], as fire and
 /// jsonargparse read it: its value after `=` or in the next token (which
@@ -215,9 +75,9 @@ FlagToken read_flag(Interp& in, const std::vector<std::string>& argv, size_t& k)
   size_t eq = t.find('=');
   FlagToken out{t.substr(0, eq), std::nullopt, t};
   if (eq != std::string::npos) {
-    out.value = literal(in, t.substr(eq + 1));
+    out.value = word_value(in, t.substr(eq + 1));
   } else if (k + 1 < argv.size() && !argv[k + 1].starts_with("--")) {
-    out.value = literal(in, argv[k + 1]);
+    out.value = word_value(in, argv[k + 1]);
     out.shown = t + " " + argv[++k];
   }
   return out;
@@ -255,7 +115,7 @@ Value fire_fire(Interp& in, Args& a) {
       continue;
     }
     FlagToken ft = read_flag(in, argv, k);
-    std::string name = dest(ft.flag);
+    std::string name = option_dest(ft.flag);
     Value v = Value::boolean(true);
     if (ft.value) {
       v = *ft.value;
@@ -263,11 +123,11 @@ Value fire_fire(Interp& in, Args& a) {
       v = Value::boolean(false);  // --noflag
       name = name.substr(2);
     }
-    ca.kw.emplace_back(in.intern(name), named(in, name, v, ft.shown));
+    ca.kw.emplace_back(in.intern(name), argv_source(in, name, v, ft.shown));
   }
   Value comp = a.get(in, 0, "component").value_or(Value::none());
   auto take_positionals = [&](Args& args) {
-    for (const std::string& p : positional) args.pos.push_back(named(in, "", literal(in, p), p));
+    for (const std::string& p : positional) args.pos.push_back(argv_source(in, "", word_value(in, p), p));
     positional.clear();
   };
   // A dict of commands, or the module's functions: the first positional picks.
@@ -333,14 +193,6 @@ std::vector<std::pair<std::string, Value>> function_params(Interp& in, Value fn)
   return out;
 }
 
-/// A project function's own name (its qualified name's last part).
-std::string function_name(Interp& in, Value fn) {
-  if (!in.is_obj(fn, OKind::Function)) return {};
-  const Obj& fo = in.o(fn);
-  const ir::Module& m = *in.unit(fo.module).ir;
-  std::string q(m.names.str(m.fn(ir::FunctionId(fo.index)).qualname));
-  return q.substr(q.rfind('.') + 1);
-}
 
 /// jsonargparse.CLI(components, args=None): the run's arguments as the
 /// function's parameters: `--name value` / `--name=value`, a required one
@@ -438,12 +290,12 @@ Value jsonargparse_cli(Interp& in, Args& a) {
       dotted.push_back({key, {v, shown}});
       continue;
     }
-    given[static_cast<size_t>(pi)] = named(in, head, v, shown);
+    given[static_cast<size_t>(pi)] = argv_source(in, head, v, shown);
   }
   // Required parameters may be given positionally, in order.
   for (size_t k = 0; k < params.size() && !positional.empty(); ++k) {
     if (given[k] || params[k].second.kind != VKind::Unbound) continue;
-    given[k] = named(in, params[k].first, literal(in, positional.front()), positional.front());
+    given[k] = argv_source(in, params[k].first, word_value(in, positional.front()), positional.front());
     positional.erase(positional.begin());
   }
   for (const std::string& p : positional)
@@ -461,7 +313,7 @@ Value jsonargparse_cli(Interp& in, Args& a) {
                       a.span, false);
       continue;
     }
-    in.setattr(base, in.intern(field), named(in, field, vs.first, vs.second));
+    in.setattr(base, in.intern(field), argv_source(in, field, vs.first, vs.second));
     given[pi] = base;
   }
   // A required parameter left out: jsonargparse stops with an error, and
@@ -482,38 +334,8 @@ Value jsonargparse_cli(Interp& in, Args& a) {
 
 }  // namespace
 
-Value cli_method(Interp& in, Value self, std::string_view n, Args& a, bool& handled) {
-  handled = false;
-  if (n != "__call__") return Value::unknown();
-  // a.pos[0] is self; the decorated function follows.
-  if (is_kind(in, self, "click.param_decorator") && a.pos.size() > 1 && in.is_obj(a.pos[1], OKind::Function)) {
-    handled = true;
-    Obj& fo = in.o(a.pos[1]);
-    const Value* p = fo.attrs.find(in.intern("__click_params__"));
-    std::vector<Value> list = p && in.seq(*p) ? *in.seq(*p) : std::vector<Value>{};
-    list.push_back(self);
-    in.o(a.pos[1]).attrs.set(in.intern("__click_params__"), in.make_list(std::move(list)));
-    return a.pos[1];
-  }
-  if (is_kind(in, self, "click.command_decorator") && a.pos.size() > 1) {
-    handled = true;
-    return make_command(in, a.pos[1]);
-  }
-  if (is_kind(in, self, "click.Command")) {
-    handled = true;
-    Args ca = a;
-    ca.pos.erase(ca.pos.begin());
-    return click_invoke(in, self, ca);
-  }
-  return Value::unknown();
-}
-
 void register_cli(Builtins& b) {
   auto& f = b.functions;
-  f["click.option"] = click_option;
-  f["click.argument"] = click_argument;
-  f["click.command"] = click_command;
-  f["click.group"] = click_command;
   f["fire.Fire"] = fire_fire;
   f["jsonargparse.CLI"] = jsonargparse_cli;
   f["jsonargparse.auto_cli"] = jsonargparse_cli;

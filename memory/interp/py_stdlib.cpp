@@ -461,6 +461,8 @@ void register_stdlib(Builtins& b) {
   register_argparse(b);
   register_exec(b);
   register_cli(b);
+  register_click(b);
+  register_simple_parsing(b);
   register_config_files(b);
   f["math.sqrt"] = m_sqrt;
   f["math.log"] = m_log;

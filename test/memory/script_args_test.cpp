@@ -480,3 +480,449 @@ TEST_CASE("script args: jsonargparse binds parameters, positionals and dataclass
                   "no subcommand `{fit,eval}` is given: pass one after `--` (`tpf-analyze ... SCRIPT -- fit`)") !=
         w.end());
 }
+
+// simple_parsing (issue 24): `parser.add_arguments(Config, dest=...)` makes
+// one option per field, named as the field (`--batch_size`; a one-letter
+// field also `-d`), over a tiny language model whose widths come from one
+// dataclass and whose batch from another; a plain add_argument sits beside
+// them. A field name two dataclasses share takes `--dest.` before it.
+constexpr std::string_view kSimpleParsing = R"py(from dataclasses import dataclass
+from typing import List
+import torch, torch.nn as nn
+import simple_parsing
+from simple_parsing import field
+
+@dataclass
+class Widths:
+    vocab: int = 512
+    d: int = 64
+    blocks: List[int] = field(default_factory=lambda: [1])
+    tied: bool = False
+
+@dataclass
+class Run:
+    batch_size: int = 16
+    block_size: int = field(default=32)
+
+parser = simple_parsing.ArgumentParser()
+parser.add_argument("--seed", type=int, default=0)
+parser.add_arguments(Widths, dest="widths")
+parser.add_arguments(Run, "run")
+args = parser.parse_args()
+w, r = args.widths, args.run
+torch.manual_seed(args.seed)
+layers = [nn.Embedding(w.vocab, w.d)]
+for _ in range(sum(w.blocks)):
+    layers.append(nn.Linear(w.d, w.d))
+head = nn.Linear(w.d, w.vocab, bias=not w.tied)
+model = nn.Sequential(*layers, head)
+opt = torch.optim.AdamW(model.parameters())
+for step in range(4):
+    x = torch.randint(0, w.vocab, (r.batch_size, r.block_size))
+    loss = model(x).logsumexp(-1).mean()
+    loss.backward()
+    opt.step()
+    opt.zero_grad()
+)py";
+
+uint64_t tiny_lm(uint64_t vocab, uint64_t d, uint64_t blocks, bool bias) {
+  return vocab * d + blocks * (d * d + d) + d * vocab + (bias ? vocab : 0);
+}
+
+TEST_CASE("script args: simple_parsing fills each dataclass from the options named like its fields") {
+  memory::Estimate e = run(kSimpleParsing, {});
+  CHECK(e.params == tiny_lm(512, 64, 1, true));
+  CHECK(*e.config.batch_size.value == 16);
+  CHECK(*e.config.seq_len.value == 32);
+  CHECK(whats(e).empty());
+
+  e = run(kSimpleParsing, {"--batch_size", "4", "-d", "128", "--blocks", "1", "2", "--tied", "--block_size=64",
+                           "--seed", "3"});
+  CHECK(e.params == tiny_lm(512, 128, 3, false));
+  CHECK(*e.config.batch_size.value == 4);
+  CHECK(e.config.batch_size.origin.source == "argv --batch_size 4 (was 16, line 16)");
+  CHECK(e.config.batch_size.origin.line == 16);
+  CHECK(*e.config.seq_len.value == 64);
+  CHECK(e.config.seq_len.origin.source == "argv --block_size=64 (was 32, line 17)");
+  CHECK(whats(e).empty());
+
+  // A bool field: `--tied false` and `--notied` are False; `--d` is `-d`.
+  e = run(kSimpleParsing, {"--tied", "false", "--d=32"});
+  CHECK(e.params == tiny_lm(512, 32, 1, true));
+  e = run(kSimpleParsing, {"--tied", "--notied", "--vocab", "100"});
+  CHECK(e.params == tiny_lm(100, 64, 1, true));
+}
+
+TEST_CASE("script args: simple_parsing notes an option no field or argument has, and applies none") {
+  memory::Estimate e = run(kSimpleParsing, {"--batch-size", "4", "--width=9", "--tied", "maybe"});
+  CHECK(*e.config.batch_size.value == 16);
+  CHECK(e.params == tiny_lm(512, 64, 1, false));
+  CHECK(whats(e) == std::vector<std::string>{
+                        "`--batch-size` on the script's command line is not an argument of its parser",
+                        "`4` on the script's command line is not an argument of its parser",
+                        "`--width` on the script's command line is not an argument of its parser",
+                        "`maybe` on the script's command line is not an argument of its parser"});
+  e = run(kSimpleParsing, {"--tied=maybe"});
+  CHECK(e.params == tiny_lm(512, 64, 1, true));
+  CHECK(whats(e) == std::vector<std::string>{
+                        "`--tied=maybe` on the script's command line is not a boolean simple_parsing reads: not "
+                        "applied"});
+}
+
+TEST_CASE("script args: simple_parsing prefixes a field name two dataclasses share with their dests") {
+  std::string two(kSimpleParsing);
+  two.replace(two.find("parser.add_arguments(Run, \"run\")"), 32,
+              "parser.add_arguments(Run, dest=\"run\")\nparser.add_arguments(Run, dest=\"probe\")");
+  memory::Estimate e = run(two, {"--run.batch_size", "2", "--d", "16"});
+  CHECK(e.params == tiny_lm(512, 16, 1, true));
+  CHECK(*e.config.batch_size.value == 2);
+  CHECK(e.config.batch_size.origin.source == "argv --run.batch_size 2 (was 16, line 16)");
+  e = run(two, {"--probe.block_size", "8", "--vocab=256"});
+  CHECK(e.params == tiny_lm(256, 64, 1, true));
+  CHECK(whats(e).empty());
+  e = run(two, {"--batch_size", "2"});
+  CHECK(*e.config.batch_size.value == 16);
+  CHECK(whats(e) == std::vector<std::string>{
+                        "`--batch_size` on the script's command line is not an argument of its parser",
+                        "`2` on the script's command line is not an argument of its parser"});
+}
+
+// simple_parsing.parse(Config): the same options, the dataclass returned;
+// `args=` (a string or a list) replaces the run's command line, a field
+// with no default is a required option.
+constexpr std::string_view kSimpleParse = R"py(from dataclasses import dataclass
+import torch, torch.nn as nn
+from simple_parsing import parse
+
+@dataclass
+class Config:
+    width: int
+    batch_size: int = 8
+
+cfg = parse(Config)
+model = nn.Linear(cfg.width, cfg.width)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+model(torch.randn(cfg.batch_size, cfg.width)).sum().backward()
+opt.step()
+)py";
+
+TEST_CASE("script args: simple_parsing.parse returns the dataclass; a field with no default is required") {
+  memory::Estimate e = run(kSimpleParse, {"--width", "256", "--batch_size=32"});
+  CHECK(e.params == 256 * 256 + 256);
+  CHECK(*e.config.batch_size.value == 32);
+  CHECK(e.config.batch_size.origin.source == "argv --batch_size=32 (was 8, line 8)");
+  CHECK(e.verdict == memory::Verdict::Fits);
+
+  e = run(kSimpleParse, {"--batch_size", "4"});
+  CHECK(!e.params_exact);
+  auto w = whats(e);
+  CHECK(std::find(w.begin(), w.end(),
+                  "the required argument `--width` is not given: pass it after `--` (`tpf-analyze ... SCRIPT -- "
+                  "--width VALUE`)") != w.end());
+
+  std::string given(kSimpleParse);
+  given.replace(given.find("parse(Config)"), 13, "parse(Config, args=\"--width 64 --batch_size 2\")");
+  e = run(given, {"--width", "9999"});
+  CHECK(e.params == 64 * 64 + 64);
+  CHECK(*e.config.batch_size.value == 2);
+  CHECK(e.config.batch_size.origin.source == "argv --batch_size 2 (was 8, line 8)");
+}
+
+TEST_CASE("script args: simple_parsing add_arguments of what is not a dataclass is named, not followed") {
+  memory::Estimate e = run(R"py(import torch, torch.nn as nn
+import simple_parsing
+
+class Plain:
+    width = 64
+
+parser = simple_parsing.ArgumentParser()
+parser.add_argument("--width", type=int, default=32)
+parser.add_arguments(Plain, dest="plain")
+parser.add_arguments({"width": 1}, dest="d")
+parser.add_arguments(Plain)
+args = parser.parse_args()
+model = nn.Linear(args.width, 10)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+model(torch.randn(4, args.width)).sum().backward()
+opt.step()
+)py",
+                           {"--width", "16"});
+  CHECK(e.params == 16 * 10 + 10);
+  CHECK(whats(e) == std::vector<std::string>{
+                        "simple_parsing add_arguments: the run's command line could not be read for `plain`: its "
+                        "argument is not a dataclass the estimate follows",
+                        "simple_parsing add_arguments: the run's command line could not be read for `d`: its "
+                        "argument is not a dataclass the estimate follows",
+                        "simple_parsing add_arguments: the run's command line could not be read for "
+                        "`add_arguments`: its argument is not a dataclass the estimate follows"});
+}
+
+// simple_parsing's field(alias=...), flag() and a nested dataclass: the
+// nested fields are flat options too (`--lr`), and one whose name its
+// parent also has takes the nested field's name before it (`--optim.width`).
+constexpr std::string_view kSimpleParsingNested = R"py(from dataclasses import dataclass
+import torch, torch.nn as nn
+import simple_parsing as sp
+
+@dataclass
+class Optim:
+    lr: float = 1e-3
+    width: int = 8
+
+@dataclass
+class Net:
+    channels: int = sp.field(default=16, alias=["-c", "--chans"])
+    width: int = 32
+    batch_size: int = sp.field(64, alias="-b")
+    optim: Optim = sp.field(default_factory=Optim)
+    norm: bool = sp.flag(default=True)
+
+p = sp.ArgumentParser()
+p.add_arguments(Net, dest="net")
+cfg = p.parse_args().net
+model = nn.Sequential(
+    nn.Conv2d(3, cfg.channels, 3, padding=1), nn.ReLU(),
+    nn.Conv2d(cfg.channels, cfg.width, 3, padding=1),
+    nn.BatchNorm2d(cfg.width) if cfg.norm else nn.Identity(),
+    nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(cfg.width, cfg.optim.width))
+opt = torch.optim.SGD(model.parameters(), lr=cfg.optim.lr)
+for step in range(3):
+    loss = model(torch.randn(cfg.batch_size, 3, 32, 32)).sum()
+    loss.backward()
+    opt.step()
+)py";
+
+uint64_t small_cnn(uint64_t c, uint64_t w, uint64_t o, bool norm) {
+  return (3 * 9 * c + c) + (c * 9 * w + w) + (norm ? 2 * w : 0) + (w * o + o);
+}
+
+TEST_CASE("script args: simple_parsing aliases, flag() and nested dataclasses") {
+  memory::Estimate e = run(kSimpleParsingNested, {});
+  CHECK(e.params == small_cnn(16, 32, 8, true));
+  CHECK(*e.config.batch_size.value == 64);
+  CHECK(whats(e).empty());
+
+  e = run(kSimpleParsingNested, {"-c", "4", "--width", "12", "--optim.width", "5", "-b", "2", "--nonorm", "--lr",
+                                 "0.5"});
+  CHECK(e.params == small_cnn(4, 12, 5, false));
+  CHECK(*e.config.batch_size.value == 2);
+  CHECK(e.config.batch_size.origin.source == "argv -b 2 (was 64, line 14)");
+  CHECK(whats(e).empty());
+
+  e = run(kSimpleParsingNested, {"--chans=6", "--norm", "false"});
+  CHECK(e.params == small_cnn(6, 32, 8, false));
+  // The nested width has no flat option: its parent's took it.
+  e = run(kSimpleParsingNested, {"--net.width", "3"});
+  CHECK(e.params == small_cnn(16, 32, 8, true));
+  CHECK(whats(e) == std::vector<std::string>{
+                        "`--net.width` on the script's command line is not an argument of its parser",
+                        "`3` on the script's command line is not an argument of its parser"});
+}
+
+TEST_CASE("script args: simple_parsing's --config_path file is named as not read; the options still apply") {
+  constexpr std::string_view kConfigPath = R"py(from dataclasses import dataclass
+import torch, torch.nn as nn
+from simple_parsing import ArgumentParser
+from simple_parsing.helpers import Serializable
+
+@dataclass
+class Config(Serializable):
+    width: int = 32
+    batch_size: int = 4
+
+parser = ArgumentParser(add_config_path_arg=True)
+parser.add_arguments(Config, dest="cfg")
+cfg = parser.parse_args().cfg
+model = nn.Linear(cfg.width, cfg.width)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+model(torch.randn(cfg.batch_size, cfg.width)).sum().backward()
+opt.step()
+)py";
+  memory::Estimate e = run(kConfigPath, {"--width", "64", "--config_path", "configs/run.yaml"});
+  CHECK(e.params == 64 * 64 + 64);
+  CHECK(whats(e) == std::vector<std::string>{
+                        "simple_parsing: the config file of `--config_path configs/run.yaml` is not read: give its "
+                        "values after `--`"});
+  e = run(kConfigPath, {"--batch_size=2"});
+  CHECK(*e.config.batch_size.value == 2);
+  CHECK(e.config.batch_size.origin.source == "argv --batch_size=2 (was 4, line 9)");
+  CHECK(whats(e).empty());
+}
+
+// A click group (issue 24): the group's options, then the subcommand's name
+// (the function's, `_` as `-`, or the name given), then its own options;
+// the group's callback runs first and leaves `ctx.obj` for the command.
+constexpr std::string_view kClickGroup = R"py(import click
+import torch
+import torch.nn as nn
+
+@click.group()
+@click.option("--width", type=int, default=128)
+@click.pass_context
+def cli(ctx, width):
+    ctx.ensure_object(dict)
+    ctx.obj["width"] = width
+
+@cli.command()
+@click.option("--batch-size", "-b", default=32)
+@click.option("--amp/--no-amp", default=False)
+@click.pass_context
+def train(ctx, batch_size, amp):
+    w = ctx.obj["width"]
+    model = nn.Sequential(nn.Embedding(1000, w), nn.Linear(w, 1000))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step in range(10):
+        tokens = torch.randint(0, 1000, (batch_size, 16))
+        with torch.autocast("cuda", dtype=torch.float16, enabled=amp):
+            loss = model(tokens).logsumexp(-1).mean()
+        loss.backward()
+        opt.step()
+
+@cli.command()
+@click.pass_obj
+def eval_model(obj):
+    w = obj["width"] * 2
+    model = nn.Sequential(nn.Embedding(1000, w), nn.Linear(w, 1000))
+    with torch.no_grad():
+        model(torch.randint(0, 1000, (4, 16)))
+
+@click.command("tune")
+@click.argument("steps", type=int)
+def finetune(steps):
+    pass
+
+cli.add_command(finetune)
+
+if __name__ == "__main__":
+    cli()
+)py";
+
+TEST_CASE("script args: a click group runs the subcommand the run names, after the group's callback") {
+  memory::Estimate e = run(kClickGroup, {"--width", "256", "train", "-b", "8", "--amp"});
+  CHECK(e.params == emb_lm(256));
+  CHECK(*e.config.batch_size.value == 8);
+  CHECK(e.config.batch_size.origin.source == "argv -b 8");
+  CHECK(e.config.autocast == memory::Dtype::Float16);
+  CHECK(whats(e).empty());
+
+  e = run(kClickGroup, {"train"});
+  CHECK(e.params == emb_lm(128));
+  CHECK(*e.config.batch_size.value == 32);
+  CHECK(!e.config.autocast);
+
+  // `eval_model` is `eval-model` on the command line (click 7+).
+  e = run(kClickGroup, {"--width=64", "eval-model"});
+  CHECK(e.params == emb_lm(128));
+  CHECK(e.config.optimizers.empty());
+
+  // `cli(args)` (click's main(args=...)) parses its list, not the run's words.
+  std::string listed(kClickGroup);
+  listed.replace(listed.find("    cli()"), 9, R"(    cli(["--width", "32", "train", "-b", "2"]))");
+  e = run(listed, {"eval-model"});
+  CHECK(e.params == emb_lm(32));
+  CHECK(*e.config.batch_size.value == 2);
+  CHECK(e.config.batch_size.origin.source == "argv -b 2");
+}
+
+TEST_CASE("script args: a click group with no subcommand says so and names its commands") {
+  memory::Estimate e = run(kClickGroup, {});
+  CHECK(e.verdict == memory::Verdict::Unknown);
+  CHECK(whats(e) == std::vector<std::string>{
+                        "the script is a click group (`cli`) and the run gives no subcommand: pass one of its "
+                        "commands (train, eval-model, tune) after `--` (`tpf-analyze ... SCRIPT -- train ...`) "
+                        "[blocking]"});
+  CHECK(e.config.unknowns[0].line == 43);
+
+  e = run(kClickGroup, {"--width", "64"});
+  CHECK(whats(e).size() == 1);
+  CHECK(whats(e)[0].starts_with("the script is a click group (`cli`) and the run gives no subcommand"));
+
+  e = run(kClickGroup, {"eval_model"});
+  CHECK(whats(e) == std::vector<std::string>{
+                        "the click group `cli`: the command `eval_model` of the run's command line is not one of its "
+                        "commands (train, eval-model, tune): did you mean `eval-model`? [blocking]"});
+
+  // A group option after the subcommand is the subcommand's, which has none.
+  e = run(kClickGroup, {"train", "--width", "512"});
+  CHECK(e.params == emb_lm(128));
+  CHECK(whats(e) == std::vector<std::string>{
+                        "argument `--width` of the run's command line is not an option of the click command: not "
+                        "applied",
+                        "argument `512` of the run's command line is not an option of the click command: not applied"});
+}
+
+TEST_CASE("script args: click groups without commands, or run without one, are named, never a crash") {
+  memory::Estimate e = run(R"py(import click
+
+@click.group()
+def cli():
+    pass
+
+cli()
+)py",
+                           {"train"});
+  CHECK(whats(e) == std::vector<std::string>{
+                        "the script's click group `cli` has no commands the estimate follows: the run's command line "
+                        "could not be read, and nothing runs [blocking]"});
+
+  // A group's own argument comes before the subcommand's name.
+  e = run(R"py(import click, torch, torch.nn as nn
+
+@click.group()
+@click.argument("width", type=int)
+@click.option("--scale", default=1)
+@click.pass_context
+def cli(ctx, width, scale):
+    ctx.obj = width * scale
+
+@cli.command()
+@click.pass_obj
+def fit(width):
+    model = nn.Linear(width, 4)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    model(torch.randn(3, width)).sum().backward()
+    opt.step()
+
+cli()
+)py",
+          {"--scale", "2", "20", "fit"});
+  CHECK(e.params == 40 * 4 + 4);
+  CHECK(whats(e).empty());
+
+  // invoke_without_command=True: the group's callback runs alone.
+  constexpr std::string_view kAlone = R"py(import click, torch, torch.nn as nn
+
+@click.group(invoke_without_command=True)
+@click.option("--width", default=32)
+@click.pass_context
+def main(ctx, width):
+    if ctx.invoked_subcommand is None:
+        model = nn.Linear(width, width)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        model(torch.randn(2, width)).sum().backward()
+        opt.step()
+
+@main.command(name="noop")
+def nothing():
+    pass
+
+@main.command()
+def warmup_cmd():
+    pass
+
+main()
+)py";
+  e = run(kAlone, {"--width", "48"});
+  CHECK(e.params == 48 * 48 + 48);
+  CHECK(whats(e).empty());
+  // click 8.2+ names `warmup_cmd` `warmup`; `warmup-cmd` (click 7.0-8.1) is taken too.
+  e = run(kAlone, {"warm"});
+  CHECK(whats(e) == std::vector<std::string>{
+                        "the click group `main`: the command `warm` of the run's command line is not one of its "
+                        "commands (noop, warmup) [blocking]"});
+  for (std::string_view word : {"warmup", "warmup-cmd"}) {
+    e = run(kAlone, {std::string(word)});
+    CHECK(!e.model_found);
+    for (const std::string& u : whats(e)) CHECK(u.find("click group") == std::string::npos);
+  }
+}
