@@ -166,7 +166,8 @@ void print_help(const po::options_description& visible) {
                "PATH is a file, a directory (its .py files, recursively) or - for stdin.\n"
                "SCRIPT_ARGS, after `--`, are the script's own command line for the memory\n"
                "estimate: its parser (argparse, HfArgumentParser, simple_parsing, click, fire,\n"
-               "jsonargparse) and sys.argv read them as `python PATH ...` would.\n\n"
+               "jsonargparse, hydra overrides) and sys.argv read them as `python PATH ...`\n"
+               "would, e.g. `tpf-analyze --target a100 train.py -- --batch-size 64`.\n\n"
             << visible
             << "\nexamples:\n"
                "  tpf-analyze train.py\n"
