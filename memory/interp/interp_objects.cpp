@@ -578,6 +578,16 @@ std::optional<std::vector<Value>> Interp::iterate(Value v) {
       a.pos = {v};
       Value r = call_method(v, intern("__iter__"), a);
       if (is_obj(r, OKind::Iter) || seq(r)) return iterate(r);
+      // An iterator object of the script's (`__iter__` returns one whose
+      // class defines `__next__`: litgpt's CycleIterator over a loader):
+      // its first item, as a loader gives its first batch; the rest would
+      // repeat the step.
+      if (Obj* it = instance(r); it && it->cls != kNone32 && class_lookup(it->cls, intern("__next__"))) {
+        Args na;
+        na.pos = {r};
+        Value first = call_method(r, intern("__next__"), na);
+        if (first.known()) return std::vector<Value>{first};
+      }
       return std::nullopt;
     }
     default: return std::nullopt;

@@ -353,6 +353,36 @@ Value b_getattr(Interp& in, Args& a) {
   return r;
 }
 
+/// __import__(name, fromlist=[...]) and importlib.import_module(name) of a
+/// name the run knows: the module `import name` binds (the top package
+/// for `__import__` without a fromlist), the project's own or a library's.
+Value import_by_name(Interp& in, Args& a, bool top_package) {
+  auto n = a.pos.empty() ? std::nullopt : in.as_str(a.pos[0]);
+  if (!n || n->empty() || n->starts_with('.') || in.stack.empty()) return Value::unknown();
+  std::string q(*n);
+  if (top_package) {
+    Value from = a.get(in, 3, "fromlist").value_or(Value::none());
+    std::vector<Value>* names = in.seq(from);
+    if (!names || names->empty()) q = q.substr(0, q.find('.'));
+  }
+  Value m = in.import_value(in.stack.back()->module, q);
+  // Named by a value the run gives it here (a literal, an argument's or an
+  // environment variable's default): the static note on this line says
+  // which module was followed, not that none was.
+  if (m.known()) {
+    const uint32_t line = in.user_line();
+    for (TrainingConfig::Unknown& u : in.cfg.unknowns) {
+      size_t at = u.what.find(" imports a module named at run time: its definitions are not seen");
+      if (u.line == line && at != std::string::npos)
+        u.what = u.what.substr(0, at) + " names its module at run time: followed as `" + q +
+                 "`, the name this run gives it";
+    }
+  }
+  return m;
+}
+Value b_import(Interp& in, Args& a) { return import_by_name(in, a, true); }
+Value b_import_module(Interp& in, Args& a) { return import_by_name(in, a, false); }
+
 Value b_hasattr(Interp& in, Args& a) {
   if (a.pos.size() < 2) return Value::unknown();
   auto n = in.as_str(a.pos[1]);
@@ -494,6 +524,8 @@ Value b_divmod(Interp& in, Args& a) {
 void register_builtins(Builtins& b) {
   auto& f = b.functions;
   f["builtins.len"] = b_len;
+  f["builtins.__import__"] = b_import;
+  f["importlib.import_module"] = b_import_module;
   f["builtins.range"] = b_range;
   f["builtins.enumerate"] = b_enumerate;
   f["builtins.zip"] = b_zip;

@@ -3,6 +3,7 @@
 // functools.partial, copy; and the methods of str, list, dict and numbers.
 // requires: interp.h. produces: handlers for those names.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <unordered_map>
 
@@ -263,17 +264,75 @@ Value call_builtin_method(Interp& in, Value self, std::string_view n, Args& a, b
       }
       return in.str_value(out);
     }
-    if (n == "split") {
-      std::string sep = a.pos.size() > 1 && in.as_str(arg(1)) ? std::string(*in.as_str(arg(1))) : " ";
-      std::vector<Value> parts;
-      size_t start = 0;
-      while (true) {
-        size_t at = s.find(sep, start);
-        parts.push_back(in.str_value(s.substr(start, at - start)));
-        if (at == std::string::npos) break;
-        start = at + sep.size();
+    if ((n == "split" || n == "rsplit") && a.pos.size() <= 3) {
+      // str.split / str.rsplit with a separator and maxsplit, as Python's;
+      // no separator splits on runs of whitespace.
+      std::optional<Value> sv = a.get(in, 1, "sep");
+      std::optional<Value> mv = a.get(in, 2, "maxsplit");
+      int64_t max = mv && in.as_int(*mv) ? *in.as_int(*mv) : -1;
+      if (mv && !in.as_int(*mv)) return Value::unknown();
+      std::vector<std::string> parts;
+      if (!sv || sv->kind == VKind::None) {
+        std::vector<std::pair<size_t, size_t>> words;  // [begin, end)
+        for (size_t k = 0; k < s.size();) {
+          while (k < s.size() && std::isspace(static_cast<unsigned char>(s[k]))) ++k;
+          if (k == s.size()) break;
+          size_t e = k;
+          while (e < s.size() && !std::isspace(static_cast<unsigned char>(s[e]))) ++e;
+          words.emplace_back(k, e);
+          k = e;
+        }
+        if (max < 0 || static_cast<size_t>(max) + 1 >= words.size()) {
+          for (auto [b, e] : words) parts.push_back(s.substr(b, e - b));
+        } else if (n == "split") {
+          for (size_t k = 0; k < static_cast<size_t>(max); ++k) parts.push_back(s.substr(words[k].first, words[k].second - words[k].first));
+          parts.push_back(s.substr(words[static_cast<size_t>(max)].first));  // the rest, trailing space kept
+        } else {
+          const size_t keep = words.size() - static_cast<size_t>(max);
+          parts.push_back(s.substr(0, words[keep - 1].second));  // the rest, leading space kept
+          for (size_t k = keep; k < words.size(); ++k) parts.push_back(s.substr(words[k].first, words[k].second - words[k].first));
+        }
+      } else {
+        auto sep = in.as_str(*sv);
+        if (!sep || sep->empty()) return Value::unknown();
+        const std::string sp(*sep);
+        if (n == "split") {
+          size_t start = 0;
+          for (int64_t cut = 0;; ++cut) {
+            size_t at = max >= 0 && cut >= max ? std::string::npos : s.find(sp, start);
+            parts.push_back(s.substr(start, at - start));
+            if (at == std::string::npos) break;
+            start = at + sp.size();
+          }
+        } else {
+          size_t end = s.size();
+          for (int64_t cut = 0;; ++cut) {
+            size_t at = (max >= 0 && cut >= max) || end < sp.size() ? std::string::npos : s.rfind(sp, end - sp.size());
+            if (at == std::string::npos) {
+              parts.insert(parts.begin(), s.substr(0, end));
+              break;
+            }
+            parts.insert(parts.begin(), s.substr(at + sp.size(), end - at - sp.size()));
+            end = at;
+          }
+        }
       }
-      return in.make_list(std::move(parts));
+      std::vector<Value> out;
+      for (std::string& p : parts) out.push_back(in.str_value(p));
+      return in.make_list(std::move(out));
+    }
+    if ((n == "partition" || n == "rpartition") && a.pos.size() == 2) {
+      auto sep = in.as_str(arg(1));
+      if (!sep || sep->empty()) return Value::unknown();
+      size_t at = n == "partition" ? s.find(*sep) : s.rfind(*sep);
+      std::vector<Value> out;
+      if (at == std::string::npos) {
+        out = n == "partition" ? std::vector<Value>{in.str_value(s), in.str_value(""), in.str_value("")}
+                               : std::vector<Value>{in.str_value(""), in.str_value(""), in.str_value(s)};
+      } else {
+        out = {in.str_value(s.substr(0, at)), in.str_value(std::string(*sep)), in.str_value(s.substr(at + sep->size()))};
+      }
+      return in.make_list(std::move(out), OKind::Tuple);
     }
     if (n == "format") {
       // `{}`, `{0}` and `{name}` fields of strings and numbers, `{{`/`}}`

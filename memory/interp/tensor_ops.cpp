@@ -525,6 +525,12 @@ void register_tensor_ops(Builtins& b) {
   both("add", f_add);
   both("sub", f_sub);
   both("mul", f_mul);
+  // Elementwise max/min broadcast as mul does and keep both inputs for
+  // backward (which of the two each element came from).
+  both("maximum", f_mul);
+  both("minimum", f_mul);
+  both("fmax", f_mul);
+  both("fmin", f_mul);
   both("div", f_div);
   both("matmul", f_matmul);
   both("mm", f_bmm);

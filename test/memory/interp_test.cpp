@@ -2278,3 +2278,22 @@ for x, y in loader:
   CHECK(e.config.batch_size.known());
   CHECK(*e.config.batch_size.value == 32);
 }
+
+TEST_CASE("interp: str.split and rsplit with maxsplit, partition and rpartition are Python's") {
+  // Each case sizes a layer by its parts' count and lengths: 10 per part
+  // plus the characters, as CPython 3.11 gives them.
+  const std::pair<const char*, int> cases[] = {
+      {R"("a.b.c".rsplit(".", 1))", 24},      {R"("a.b.c".split(".", 1))", 24},
+      {R"("  x  y z ".split())", 33},         {R"(" x  y z ".split(None, 1))", 25},
+      {R"(" x  y z ".rsplit(None, 1))", 26},  {R"("a,,b".split(","))", 32},
+      {R"("torch.optim.AdamW".rpartition("."))", 47}, {R"("abc".partition("."))", 33},
+      {R"("abc".rpartition("."))", 33},       {R"("a.b.c".rsplit("."))", 33},
+  };
+  for (const auto& [expr, want] : cases) {
+    CAPTURE(expr);
+    std::string code = std::string("import torch, torch.nn as nn\nc = ") + expr +
+                       "\nn = len(c) * 10 + sum(len(p) for p in c)\nm = nn.Linear(n, 1, bias=False).cuda()\n"
+                       "m(torch.randn(2, n, device=\"cuda\")).sum().backward()\n";
+    CHECK(est(code).params == static_cast<uint64_t>(want));
+  }
+}
