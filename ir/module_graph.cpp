@@ -483,6 +483,10 @@ ModuleContext script_context(const std::string& path, bool follow) {
   return c;
 }
 
+ImportEdge resolve_module_name(const ModuleContext& ctx, const std::string& dotted) {
+  return Resolver(ctx).resolve(dotted, 0, "", false, {}, "import " + dotted);
+}
+
 std::vector<ImportEdge> scan_imports(const ast::Module& a, const SourceFile& src, ModuleContext& ctx) {
   (void)src;
   // sys.path changes first: they apply to every import of the module (a

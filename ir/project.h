@@ -117,6 +117,9 @@ ModuleContext script_context(const std::string& path, bool follow);
 /// Scans a parsed module for its imports and resolves each against ctx.
 /// `sys.path` insertions of the module itself are added to ctx.search first.
 std::vector<ImportEdge> scan_imports(const ast::Module& ast, const SourceFile& src, ModuleContext& ctx);
+/// `import dotted` resolved against ctx as scan_imports resolves one: a
+/// module named at run time (importlib.import_module, hydra's `_target_`).
+ImportEdge resolve_module_name(const ModuleContext& ctx, const std::string& dotted);
 /// The top-level name of a library the tool models (never followed).
 bool is_modeled_library(std::string_view top);
 

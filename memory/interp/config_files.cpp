@@ -8,6 +8,7 @@
 // key named like a configuration setting (batch_size, max_seq_len) is a
 // source of it, with the file's name.
 // requires: interp.h, nlohmann-json, yaml-cpp. produces: project_file, loaders.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -395,6 +396,65 @@ Value hydra_compose(Interp& in, Value task, Span at) {
   return cfg;
 }
 
+/// hydra.utils.instantiate(config, *args, **kwargs) (and hydra.utils.call):
+/// the callable `_target_` names (a class or function of the project's or
+/// of a library, by its dotted path) called with the config's other keys
+/// as keywords, nested configs with a `_target_` instantiated first (hydra's
+/// `_recursive_` default), then the call's own arguments. `_partial_` and
+/// `_args_` are named as not followed.
+Value f_instantiate(Interp& in, Args& a) {
+  if (a.pos.empty() || in.stack.empty()) return Value::unknown();
+  Value node = a.pos[0];
+  if (type_of(in, node) != "omegaconf.DictConfig") return Value::unknown();
+  const StrId target_key = in.intern("_target_");
+  const Value* t = in.o(node).attrs.find(target_key);
+  auto target = t ? in.as_str(*t) : std::nullopt;
+  if (!target) {
+    in.note_unknown("hydra.utils.instantiate of a config without a `_target_` string: not followed", a.span, false);
+    return Value::unknown();
+  }
+  const std::string path(*target);
+  const size_t dot = path.rfind('.');
+  if (dot == std::string::npos) return Value::unknown();
+  for (const char* k : {"_partial_", "_args_"})
+    if (in.o(node).attrs.find(in.intern(k))) {
+      in.note_unknown("hydra.utils.instantiate with `" + std::string(k) + "` (`" + path + "`): not followed", a.span,
+                      false);
+      return Value::unknown();
+    }
+  // The dotted path as Python resolves it: its top package, then each
+  // name an attribute or a submodule of the one before (a project module
+  // no import of the script names is loaded then).
+  const std::string top = path.substr(0, path.find('.'));
+  Value fn = in.import_value(in.stack.back()->module, top);
+  for (size_t from = top.size() + 1; fn.known() && from <= path.size();) {
+    size_t next = std::min(path.find('.', from), path.size());
+    fn = in.getattr(fn, in.intern(path.substr(from, next - from)));
+    from = next + 1;
+  }
+  if (!fn.known()) return Value::unknown();
+  Args ca;
+  ca.span = a.span;
+  ca.pos.assign(a.pos.begin() + 1, a.pos.end());
+  const std::vector<std::pair<StrId, Value>> items = in.o(node).attrs.items;
+  for (const auto& [k, v] : items) {
+    const std::string_view name = in.str(k);
+    if (name.starts_with('_') && name.ends_with('_')) continue;  // _target_, _recursive_, _convert_
+    Value arg = v;
+    if (type_of(in, v) == "omegaconf.DictConfig" && in.o(v).attrs.find(target_key)) {
+      Args na{{v}, {}, a.span};
+      arg = f_instantiate(in, na);
+    }
+    ca.kw.emplace_back(k, arg);
+  }
+  for (const auto& [k, v] : a.kw) {
+    auto it = std::find_if(ca.kw.begin(), ca.kw.end(), [&](auto& p) { return p.first == k; });
+    if (it != ca.kw.end()) it->second = v;
+    else ca.kw.emplace_back(k, v);
+  }
+  return in.call(fn, ca);
+}
+
 Value f_hydra_main(Interp& in, Args& a) {
   Value d = new_instance(in, "hydra.main_decorator");
   Obj& ob = in.o(d);
@@ -495,6 +555,8 @@ void register_config_files(Builtins& b) {
   f["yaml.full_load"] = f_yaml_load;
   f["omegaconf.OmegaConf.load"] = f_omegaconf_load;
   f["hydra.main"] = f_hydra_main;
+  f["hydra.utils.instantiate"] = f_instantiate;
+  f["hydra.utils.call"] = f_instantiate;
 }
 
 }  // namespace tpf::memory

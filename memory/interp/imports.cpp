@@ -120,6 +120,14 @@ Value Interp::import_value(uint16_t u, std::string_view q) {
   ir::ProjectName pn = un.view.name(q);
   if (!pn.module)
     if (auto pkg = package_of_import(u, q)) return *pkg;
+  if (!pn.module && opt.project) {
+    // A module of the project no import statement names (one named at
+    // run time): resolved and loaded as `import q` in this module would be.
+    ir::ImportEdge e = ir::resolve_module_name(*un.view.ctx, std::string(q));
+    if ((e.how == ir::ImportHow::Module || e.how == ir::ImportHow::Package) && !e.file.empty())
+      if (const ir::LoadedModule* m = opt.project->project->store.get(*un.view.ctx, e); m && m->ir)
+        if (uint16_t mu = project_unit(m); mu != kNone16) return module_value(mu);
+  }
   if (!pn.module) {
     // The project's own import that cannot be followed: say which.
     Span at = stack.empty() ? Span{} : stack.back()->cur_span;

@@ -263,6 +263,17 @@ class Projects(unittest.TestCase):
         self.assertIn("parameters   1,050,624 (1,050,624 trainable)", out)  # 4 x Linear(512, 512)
         self.assertIn("batch size   16 (line 19, argv batch=16 (was 48, line 19))", out)
 
+    def test_hydra_instantiate_builds_the_target(self):
+        # hydra.utils.instantiate(cfg.net): `_target_` names a class of a project module
+        # no import statement names (nets.mlp.ResidualMLP), loaded when instantiate runs;
+        # the nested `norm` config (torch.nn.LayerNorm) is instantiated first and passed in.
+        cwd = os.path.join(HERE, "hydra_groups")
+        rc, out, _ = run(cwd, "--target", "h100", "targets.py")
+        self.assertIn("parameters   1,576,960 (1,576,960 trainable)", out)  # torch 1.13: 1,576,960 (one shared norm)
+        self.assertIn("batch size   40 (line 20, conf/targets.yaml: batch)", out)
+        rc, out, _ = run(cwd, "--target", "h100", "targets.py", "--", "net.depth=2")
+        self.assertIn("parameters   526,336 (526,336 trainable)", out)  # torch 1.13: 526,336
+
     def test_config_files_named_on_the_command_line(self):
         # yaml.safe_load / json.load of open(args.config), OmegaConf.load: the
         # document's values size the model, and its batch and image keys are sources.
