@@ -424,6 +424,19 @@ Value cast_to(Interp& in, Args& a, Dtype d) {
   if (self_t(in, a)->dtype == d) return a.pos[0];
   return tensor_copy(in, a.pos[0], d);
 }
+/// numpy's `arr.astype(dtype)` on an array modeled as a tensor (a slice of
+/// an np.memmap): a copy, even to the same dtype (copy=True, numpy's default).
+Value m_astype(Interp& in, Args& a) {
+  auto d = a.get(in, 1, "dtype");
+  std::optional<Dtype> dt = d ? numpy_dtype(in, *d) : std::nullopt;
+  return dt ? tensor_copy(in, a.pos[0], *dt) : Value::unknown();
+}
+/// An in-place op the table models as returning its receiver: a 0-dim
+/// index it changes is no longer the value its offsets were taken from.
+Value m_same_inplace(Interp& in, Args& a) {
+  forget_index(in, a.pos[0]);
+  return a.pos[0];
+}
 Value m_float(Interp& in, Args& a) { return cast_to(in, a, Dtype::Float32); }
 Value m_half(Interp& in, Args& a) { return cast_to(in, a, Dtype::Float16); }
 Value m_bf16(Interp& in, Args& a) { return cast_to(in, a, Dtype::BFloat16); }
@@ -612,10 +625,12 @@ void register_tensor_views(Builtins& b) {
   m["retain_grad"] = m_none;
   m["__iter__"] = m_iter;
   m["__setitem__"] = m_none;
-  for (const char* n : {"fill_", "zero_", "normal_", "uniform_", "copy_", "bernoulli_",
-                        "random_", "exponential_", "clamp_", "mul_", "add_", "sub_", "div_",
-                        "masked_fill_", "index_fill_", "scatter_", "data_ptr"})
-    if (!m.count(n)) m[n] = m_same;
+  m["astype"] = m_astype;
+  for (const char* n :
+       {"fill_", "zero_", "normal_", "uniform_", "copy_", "bernoulli_", "random_", "exponential_",
+        "clamp_", "mul_", "add_", "sub_", "div_", "masked_fill_", "index_fill_", "scatter_"})
+    if (!m.count(n)) m[n] = m_same_inplace;
+  if (!m.count("data_ptr")) m["data_ptr"] = m_same;
   auto& f = b.functions;
   f["torch.cat"] = t_cat;
   f["torch.concat"] = t_cat;
