@@ -122,7 +122,11 @@ std::optional<Dtype> dtype_of(Interp& in, const Args& a, size_t i, Dtype dflt,
   auto v = arg(in, a, i, "dtype");
   if (!v) return dflt;
   if (auto d = numpy_dtype(in, *v)) return d;
-  in.note_unknown("the dtype `" + in.repr(*v) + "` of `" + std::string(call) + "`", a.span, false);
+  in.note_unknown(
+      v->known() ? "the dtype `" + in.repr(*v) + "` of `" + std::string(call) +
+                       "`, not one the estimator reads"
+                 : "the dtype of `" + std::string(call) + "`, a value the estimator does not know",
+      a.span, false);
   return std::nullopt;
 }
 
