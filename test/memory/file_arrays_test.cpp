@@ -165,3 +165,28 @@ def get_batch():
     CHECK(e.phases.size() == 1);
   }
 }
+
+TEST_CASE("file arrays: the truth of a file array is unknown, never True") {
+  // What torch.load read may be an empty dict or a tensor of many elements
+  // (whose truth raises); an np.memmap's truth is its one element's. The
+  // interpreter must not take `if ckpt:` as given (the branch it then
+  // follows is a guess: a width of 64 would be the True branch).
+  for (const char* load :
+       {"torch.load(\"ckpt.pt\")", "np.memmap(\"flag.bin\", dtype=np.uint8, mode=\"r\")"}) {
+    CAPTURE(load);
+    memory::Estimate e = est(std::string(R"(
+import numpy as np
+import torch
+import torch.nn as nn
+
+ckpt = )") + load + R"(
+width = 64 if ckpt else 32
+model = nn.Linear(width, width).cuda()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for it in range(10):
+    model(torch.randn(8, width, device="cuda")).sum().backward()
+    opt.step()
+)");
+    CHECK(e.params != 64 * 64 + 64);
+  }
+}
