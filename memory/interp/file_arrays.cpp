@@ -156,6 +156,18 @@ Value f_np_fromfile(Interp& in, Args& a) {
   return make_file_array(in, "np.fromfile", dt, len);
 }
 
+/// np.frombuffer(buffer, dtype=float, count=-1, offset=0): the bytes of a
+/// file read whole (llm.c's `np.frombuffer(f.read(), dtype=np.uint16)`),
+/// which the interpreter never sees: the length is unknown unless a count
+/// of at least 0 is given.
+Value f_np_frombuffer(Interp& in, Args& a) {
+  std::optional<Dtype> dt = dtype_of(in, a, 1, Dtype::Float64, "np.frombuffer");
+  Value len = Value::unknown();
+  if (auto c = arg(in, a, 2, "count"); c && c->kind == VKind::Int && in.dims.value(c->dim()) >= 0)
+    len = *c;
+  return make_file_array(in, "np.frombuffer", dt, len);
+}
+
 /// torch.load(path): what the file holds is unknown (a checkpoint's dict,
 /// most often), except that a slice of it with a decided length,
 /// `data[i : i + block_size + 1]`, is a 1-D tensor of that length: the
@@ -188,6 +200,22 @@ Value f_np_join(Interp& in, Args& a) {
   }
   Handler h = in.builtin.function(kStack ? "torch.stack" : "torch.cat");
   return h ? h(in, ta) : Value::unknown();
+}
+
+/// np.array(a, dtype=None) / np.asarray / np.ascontiguousarray of an array
+/// modeled as a tensor (a window of a token file): np.array copies, the
+/// others only to change the dtype. Anything else (a list of numbers, a
+/// text) is unknown.
+template <bool kCopy>
+Value f_np_array(Interp& in, Args& a) {
+  auto x = a.get(in, 0, "object");
+  TensorObj* t = x ? in.tensor(*x) : nullptr;
+  if (!t) return Value::unknown();
+  std::optional<Dtype> dt = t->dtype;
+  if (auto d = arg(in, a, 1, "dtype")) dt = numpy_dtype(in, *d);
+  if (!dt) return Value::unknown();
+  if (!kCopy && *dt == t->dtype) return *x;
+  return tensor_copy(in, *x, *dt);
 }
 
 }  // namespace
@@ -261,7 +289,11 @@ void register_file_arrays(Builtins& b) {
   b.functions["torch.load"] = f_torch_load;
   b.functions["numpy.memmap"] = f_np_memmap;
   b.functions["numpy.fromfile"] = f_np_fromfile;
+  b.functions["numpy.frombuffer"] = f_np_frombuffer;
   b.functions["numpy.random.randint"] = f_np_randint;
+  b.functions["numpy.array"] = f_np_array<true>;
+  b.functions["numpy.asarray"] = f_np_array<false>;
+  b.functions["numpy.ascontiguousarray"] = f_np_array<false>;
   b.functions["numpy.stack"] = f_np_join<true>;
   b.functions["numpy.concatenate"] = f_np_join<false>;
 }

@@ -82,6 +82,8 @@ def get_batch():
 }
 
 TEST_CASE("file arrays: shape= and count= give the length; a known stop past it is clipped") {
+  // np.frombuffer of a file read whole is llm.c's shard: unknown length, a
+  // window of known int bounds `[pos : pos + B*T + 1]`.
   memory::Estimate e = est(std::string(R"(
 import numpy as np
 import torch
@@ -97,6 +99,13 @@ assert floats[8:].shape == (56,)
 assert floats[0:4].itemsize == 4
 assert np.fromfile("raw.bin")[0:4].itemsize == 8
 assert np.memmap("raw.bin")[0:4].itemsize == 1
+assert np.array(fixed[0:4], dtype=np.int64).itemsize == 8
+assert np.asarray(fixed[0:4]).nbytes == 16
+with open("shard.bin", "rb") as f:
+    header = np.frombuffer(f.read(256 * 4), dtype=np.int32, count=256)
+    shard = np.frombuffer(f.read(), dtype=np.uint16)
+assert len(header) == 256
+assert shard[0 : 4 * 32 + 1].shape == (129,)
 
 def get_batch():
     ix = np.random.randint(0, 900, size=4)
