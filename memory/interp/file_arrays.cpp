@@ -54,13 +54,15 @@ struct Bound {
 
 Bound bound_of(Interp& in, Value v) {
   if (v.kind == VKind::Int) return {true, kNone32, v.dim()};
-  if (TensorObj* t = in.tensor(v); t && t->shape.empty() && !is_floating(t->dtype) &&
-                                   !is_complex(t->dtype) && t->dtype != Dtype::Bool) {
+  if (is_index_tensor(in, v)) {
     IndexRelation r = index_relation_of(in, v);
     return {true, r.anchor, r.offset};
   }
   return {};
 }
+
+constexpr std::string_view kNotRelated =
+    "its bounds are not one index plus known offsets, so its length is not known";
 
 /// `arr[key]` of a file array: a tensor of the slice's length, else
 /// unknown (a slice with a note naming the reason).
@@ -89,8 +91,7 @@ Value file_array_getitem(Interp& in, Value arr, Value key, Span at) {
   if (!lo.readable || !hi.readable)
     return unknown(std::string("its ") + (!lo.readable ? "start" : "stop") +
                    " is not a known int nor a tensor index plus a known offset");
-  if (lo.anchor != hi.anchor)
-    return unknown("its bounds are not one index plus known offsets, so its length is not known");
+  if (lo.anchor != hi.anchor) return unknown(std::string(kNotRelated));
   // Python counts a negative bound from the end, which is unknown here.
   if (lo.anchor == kNone32 && (in.dims.value(lo.offset) < 0 || in.dims.value(hi.offset) < 0) &&
       len.kind != VKind::Int)
@@ -219,6 +220,36 @@ Value f_np_array(Interp& in, Args& a) {
 }
 
 }  // namespace
+
+bool is_index_tensor(Interp& in, Value v) {
+  TensorObj* t = in.tensor(v);
+  return t && t->shape.empty() && !is_floating(t->dtype) && !is_complex(t->dtype) &&
+         t->dtype != Dtype::Bool;
+}
+
+std::optional<DimId> index_window_len(Interp& in, DimId size, Value lo, Value hi, Value step,
+                                      std::string& why) {
+  if (step.kind != VKind::None && in.as_int(step) != 1) {
+    why = "its step is not 1";
+    return std::nullopt;
+  }
+  if (!is_index_tensor(in, lo) || !is_index_tensor(in, hi)) {
+    why = "one bound is an index tensor, the other is not, so its length is not known";
+    return std::nullopt;
+  }
+  IndexRelation a = index_relation_of(in, lo), b = index_relation_of(in, hi);
+  if (a.anchor != b.anchor) {
+    why = kNotRelated;
+    return std::nullopt;
+  }
+  DimId n = in.dims.sub(b.offset, a.offset);
+  if (in.dims.value(n) <= 0) {
+    why = "it is empty (" + in.dims.str(n) + " elements)";
+    return std::nullopt;
+  }
+  // A window longer than the dimension is cut at its end (the index is 0 at best).
+  return in.dims.value(n) > in.dims.value(size) ? size : n;
+}
 
 IndexRelation index_relation_of(Interp& in, Value t) {
   auto it = in.index_relation.find(t.a);

@@ -759,6 +759,13 @@ void register_file_arrays(Builtins& b);  ///< file_arrays.cpp
 Value file_array_method(Interp& in, Value self, std::string_view name, Args& args, bool& handled);
 /// A numpy element type (`np.uint16`, `"int32"`, `int`, a torch dtype), or nullopt.
 std::optional<Dtype> numpy_dtype(Interp& in, Value v);
+/// A 0-dim integer tensor: an index a slice bound can be.
+bool is_index_tensor(Interp& in, Value v);
+/// The length of a slice `lo:hi:step` over an extent `size` whose bound is
+/// an index tensor: both bounds one index plus known offsets, step 1
+/// (clipped to `size`); else nullopt and `why` says what is missing.
+std::optional<DimId> index_window_len(Interp& in, DimId size, Value lo, Value hi, Value step,
+                                      std::string& why);
 /// The relation of 0-dim integer tensor `t` (made on first ask: a fresh anchor).
 IndexRelation index_relation_of(Interp& in, Value t);
 /// `out` is `t + delta` (tensor_binop's `+` / `-` of a 0-dim integer tensor and an int).

@@ -371,7 +371,22 @@ Value m_getitem(Interp& in, Args& a) {
     }
     if (in.is_obj(k, OKind::Slice)) {
       std::vector<Value> s = in.o(k).items;
-      DimId len = slice_len(in, t->shape[dim], s[0], s[1], s[2]);
+      DimId len;
+      if (is_index_tensor(in, s[0]) || is_index_tensor(in, s[1])) {
+        // `data[i : i + block]` at an index drawn by torch.randint: the
+        // length is the offsets' difference whatever `i` is, else unknown
+        // (never the whole dimension).
+        std::string why;
+        auto n = index_window_len(in, t->shape[dim], s[0], s[1], s[2], why);
+        if (!n) {
+          in.note_unknown("a slice of a tensor with an index tensor for a bound: " + why, a.span,
+                          false);
+          return Value::unknown();
+        }
+        len = *n;
+      } else {
+        len = slice_len(in, t->shape[dim], s[0], s[1], s[2]);
+      }
       cur = narrow_view(in, cur, dim, len);
       if (s[2].kind == VKind::Int && in.dims.value(s[2].dim()) > 1) in.tensor(cur)->dense = false;
       ++dim;

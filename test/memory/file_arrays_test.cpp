@@ -199,3 +199,47 @@ for it in range(10):
     CHECK(e.params != 64 * 64 + 64);
   }
 }
+
+TEST_CASE(
+    "file arrays: a tensor sliced at an index tensor has the window's length, never the whole "
+    "dim") {
+  // The same windows cut from a tensor of known length (ids already on the
+  // device): `ids[i : i + block_size + 1]` is block_size + 1 long; before,
+  // an index tensor as a bound read as no bound, so each window was the
+  // whole 5000.
+  memory::Estimate e = est(std::string(R"(
+import torch
+import torch.nn as nn
+
+batch_size = 8
+block_size = 32
+ids = torch.arange(5000, device="cuda")
+
+def get_batch():
+    ix = torch.randint(ids.numel() - block_size - 1, (batch_size,))
+    w = torch.stack([ids[i : i + block_size + 1] for i in ix])
+    assert w.shape == (8, 33)
+    return w[:, :-1], w[:, 1:]
+)") + std::string(kStep));
+  CAPTURE(unknowns(e));
+  CHECK(e.phases.size() == 1);
+  CHECK(e.config.unknowns.empty());
+  // A bound that is an index and one that is not: unknown, said so.
+  memory::Estimate tail = est(std::string(R"(
+import torch
+import torch.nn as nn
+
+batch_size = 8
+seq_len = 32
+ids = torch.arange(5000, device="cuda")
+
+def get_batch():
+    ix = torch.randint(4000, (batch_size,))
+    w = torch.stack([ids[i:] for i in ix])
+    return w, w
+)") + std::string(kStep));
+  CAPTURE(unknowns(tail));
+  CHECK(has_unknown(tail,
+                    "a slice of a tensor with an index tensor for a bound: one bound is an "
+                    "index tensor, the other is not, so its length is not known"));
+}
