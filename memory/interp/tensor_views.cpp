@@ -549,8 +549,18 @@ Value join_impl(Interp& in, Args& a, bool stack) {
                                                  ? t->shape[static_cast<size_t>(*d)]
                                                  : in.dims.constant(0));
   }
-  if (stack) shape.insert(shape.begin() + *d, in.dims.constant(static_cast<int64_t>(items->size())));
-  else shape[static_cast<size_t>(*d)] = total;
+  if (stack) {
+    // A list a comprehension built over the rows of a tensor of symbolic
+    // length keeps that symbol while it has that many items.
+    DimId n = in.dims.constant(static_cast<int64_t>(items->size()));
+    if (list->kind == VKind::Obj)
+      if (const Value* e = in.o(*list).attrs.find(in.intern("__extent__"));
+          e && e->kind == VKind::Int &&
+          in.dims.value(e->dim()) == static_cast<int64_t>(items->size()))
+        n = e->dim();
+    shape.insert(shape.begin() + *d, n);
+  } else
+    shape[static_cast<size_t>(*d)] = total;
   Value out = in.new_tensor(shape, dt);
   in.link(out, *items);
   return out;

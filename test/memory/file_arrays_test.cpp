@@ -79,6 +79,11 @@ def get_batch():
   CHECK(e.config.unknowns.empty());
   CHECK(*e.config.batch_size.value == 6);
   CHECK(*e.config.seq_len.value == 48);
+  // The stacked comprehension over the (batch_size,) indices keeps the
+  // batch symbol: the embedding saves its (B, T) int64 ids.
+  bool ids = false;
+  for (const auto& r : e.layers) ids = ids || (r.module.ends_with(".0") && r.formula == "B*T*8");
+  CHECK(ids);
 }
 
 TEST_CASE("file arrays: shape= and count= give the length; a known stop past it is clipped") {
