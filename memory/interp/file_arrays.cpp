@@ -68,8 +68,9 @@ constexpr std::string_view kNotRelated =
 /// unknown (a slice with a note naming the reason).
 Value file_array_getitem(Interp& in, Value arr, Value key, Span at) {
   if (!in.is_obj(key, OKind::Slice)) return Value::unknown();  // one element, a field: not an array
-  const std::string what = "`" + std::string(*in.as_str(attr(in, arr, "__what__"))) + "` (line " +
-                           std::to_string(in.o(arr).line) + ")";
+  const std::string what = "`" +
+                           std::string(in.as_str(attr(in, arr, "__what__")).value_or("a file")) +
+                           "` (line " + std::to_string(in.o(arr).line) + ")";
   auto unknown = [&](std::string why) {
     in.note_unknown("a slice of the file array " + what + ": " + why, at, false);
     return Value::unknown();
