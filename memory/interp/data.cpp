@@ -73,28 +73,6 @@ Value first_sample(Interp& in, Value ds) {
   return Value::unknown();
 }
 
-/// torch.load(path): what the file holds is unknown (a checkpoint's dict,
-/// most often), except that a slice of it with known bounds,
-/// `data[i : i + block_size + 1]`, is a 1-D tensor of that length: the
-/// token file a language-model Dataset cuts its samples from (torch.save of
-/// a LongTensor of ids, so int64). Any other use stays unknown.
-Value f_torch_load(Interp& in, Args&) { return new_instance(in, "data.loaded_file"); }
-
-/// `data[start:stop]` of a torch.load'ed file with both bounds known ints
-/// (stop over start) and no step: a [stop - start] int64 tensor, else
-/// unknown.
-Value loaded_file_slice(Interp& in, Value key) {
-  if (!in.is_obj(key, OKind::Slice)) return Value::unknown();
-  std::vector<Value> s = in.o(key).items;
-  if (s[0].kind != VKind::Int && s[0].kind != VKind::None) return Value::unknown();
-  if (s[1].kind != VKind::Int || (s[2].kind != VKind::None && in.as_int(s[2]) != 1)) return Value::unknown();
-  DimId start = s[0].kind == VKind::Int ? s[0].dim() : in.dims.constant(0);
-  if (in.dims.value(start) < 0) return Value::unknown();
-  DimId len = in.dims.sub(s[1].dim(), start);
-  if (in.dims.value(len) <= 0) return Value::unknown();
-  return in.new_tensor({len}, Dtype::Int64);
-}
-
 Value c_tensor_dataset(Interp& in, Args& a) {
   Value ds = new_instance(in, "torch.utils.data.TensorDataset");
   in.o(ds).items = a.pos;
@@ -426,10 +404,8 @@ Value data_method(Interp& in, Value self, std::string_view n, Args& a, bool& han
     return Value::unknown();
   }
   if (t == "gym.env") return gym_env_method(in, self, n);
-  if (t == "data.loaded_file") {
-    if (n == "__getitem__" && a.pos.size() > 1) return loaded_file_slice(in, a.pos[1]);
-    return Value::unknown();
-  }
+  if (Value r = file_array_method(in, self, n, a, handled); handled) return r;
+  handled = true;
   if (t == "tokenizer") {
     // Prompts encoded for a model: ids of a length the texts decide
     // (memory/interp/inference.cpp). A batch padded to max_length is the
@@ -586,7 +562,6 @@ Value synthesize_input(Interp& in, Value model) {
 void register_data(Builtins& b) {
   b.functions["torch.utils.data.random_split"] = f_random_split;
   b.functions["torch.utils.data.ConcatDataset"] = f_first;
-  b.functions["torch.load"] = f_torch_load;
   // An observation (a tensor here) shares its memory with the array.
   b.functions["torch.from_numpy"] = [](Interp& in, Args& a) {
     return !a.pos.empty() && in.tensor(a.pos[0]) ? a.pos[0] : Value::unknown();

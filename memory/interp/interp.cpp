@@ -176,6 +176,24 @@ static bool grows_container(const ir::Function& f, ir::BlockId s) {
   return false;
 }
 
+// A comprehension over the rows of a tensor of symbolic length
+// (`[data[i:i+T] for i in torch.randint(n, (batch_size,))]`) has as many
+// items as the tensor's first dimension: when its loop ends, one append per
+// pass in the body block, the list keeps that extent (`__extent__`), so
+// torch.stack of it has the symbol B, not the number it stands for.
+static void comprehension_extent(Interp& in, const ir::Function& f, const Frame& fr,
+                                 ir::BlockId body, Obj& iter) {
+  const Value* ext = iter.attrs.find(in.intern("__extent__"));
+  if (!ext || !body.valid()) return;
+  for (const ir::Inst& i : f.insts_of(body)) {
+    if (i.op != ir::Op::ListAppend) continue;
+    const Value list = fr.vals[f.operands(i)[0].v];
+    if (auto* items = in.seq(list); items && items->size() == iter.items.size())
+      in.o(list).attrs.set(in.intern("__extent__"), *ext);
+    return;
+  }
+}
+
 // Which successor an unknown branch takes: never the one that raises (an
 // `assert` we cannot decide holds, whatever its message builds: an
 // f-string of the values compared is many ops), a loop header's condition enters the
@@ -339,6 +357,8 @@ Value Interp::run(uint16_t u, ir::FunctionId fid, std::vector<Value> args,
           } else if ((io.flags & kUnknownIter) && io.index > 0 && fr->unknown_loops > 0) {
             --fr->unknown_loops, --unknown_loops;
           }
+          if (!more && !eval_loop && !steady && io.index == io.items.size())
+            comprehension_extent(*this, f, *fr, f.block(b).succ[0], io);
         }
         next = f.block(b).succ[more ? 0 : 1];
         break;
@@ -623,6 +643,12 @@ Value Interp::exec(Frame& fr, const std::shared_ptr<Frame>& self, const ir::Inst
         const bool inexact = v.kind == VKind::Obj && (o(v).flags & kInexactLen);
         Value it = make_list(std::move(*items), OKind::Iter);
         if (range) o(it).flags |= kRangeIter;
+        // The rows of a tensor of symbolic length (the batch size B): what
+        // a comprehension over them builds keeps the symbol (comprehension_extent).
+        if (TensorObj* t = tensor(v);
+            t && !t->shape.empty() && !dims.is_const(t->shape[0]) &&
+            dims.value(t->shape[0]) == static_cast<int64_t>(o(it).items.size()))
+          o(it).attrs.set(intern("__extent__"), Value::integer(t->shape[0]));
         // Over a container of guessed length: what the loop grows is a guess too.
         if (inexact) o(it).flags |= kUnknownIter;
         return it;

@@ -318,6 +318,13 @@ struct Unit {
 
 struct Interp;
 
+/// The value of a 0-dim integer tensor the interpreter does not know, as
+/// an unknown (`anchor`, one per unknown value) plus a known `offset`.
+struct IndexRelation {
+  uint32_t anchor = 0;
+  DimId offset;
+};
+
 /// A required argparse argument the run's command line does not give.
 struct MissingArg {
   std::string name;     ///< "--data", or the positional's name
@@ -687,6 +694,13 @@ struct Interp {
   /// its text calls `.backward(...)`.
   std::unordered_map<uint64_t, bool> loop_has_backward;
   void save_segment(const SavedRecord& r);
+  /// 0-dim integer tensors whose value is unknown, each as an unknown index
+  /// plus a known offset (memory/interp/file_arrays.cpp): `i + block_size`
+  /// for `i` an element of `torch.randint(...)` is (i's anchor, block_size),
+  /// so a slice `data[i : i + block_size]` has a known length. By ObjId; a
+  /// tensor absent here is its own anchor, offset 0.
+  std::unordered_map<ObjId, IndexRelation> index_relation;
+  uint32_t next_index_anchor = 0;
   uint32_t peak_phase = 0;  ///< the phase whose backward sees the most live activations
   InferenceFacts infer;     ///< top-level forwards, generate and decode loops (inference.cpp)
 };
@@ -739,6 +753,25 @@ void register_tensor_shape(Builtins& b);
 void register_tensor_views(Builtins& b);
 void register_layer_ops(Builtins& b);
 void register_data(Builtins& b);
+void register_file_arrays(Builtins& b);  ///< file_arrays.cpp
+/// Methods of np.memmap / np.fromfile / torch.load file arrays (`handled`
+/// false for any other value).
+Value file_array_method(Interp& in, Value self, std::string_view name, Args& args, bool& handled);
+/// A numpy element type (`np.uint16`, `"int32"`, `int`, a torch dtype), or nullopt.
+std::optional<Dtype> numpy_dtype(Interp& in, Value v);
+/// A 0-dim integer tensor: an index a slice bound can be.
+bool is_index_tensor(Interp& in, Value v);
+/// The length of a slice `lo:hi:step` over an extent `size` whose bound is
+/// an index tensor: both bounds one index plus known offsets, step 1
+/// (clipped to `size`); else nullopt and `why` says what is missing.
+std::optional<DimId> index_window_len(Interp& in, DimId size, Value lo, Value hi, Value step,
+                                      std::string& why);
+/// The relation of 0-dim integer tensor `t` (made on first ask: a fresh anchor).
+IndexRelation index_relation_of(Interp& in, Value t);
+/// `out` is `t + delta` (tensor_binop's `+` / `-` of a 0-dim integer tensor and an int).
+void relate_index(Interp& in, Value out, Value t, DimId delta);
+/// `t` was changed in place by an op not modeled as an offset: a fresh anchor.
+void forget_index(Interp& in, Value t);
 void register_training(Builtins& b);
 
 // Cross-file entry points.

@@ -89,8 +89,9 @@ std::optional<bool> Interp::truth(Value v) {
             // An nn container is falsy when empty (len 0), like Python's.
             if (const Value* n = ob.attrs.find(intern("__len__"))) return truth(*n);
           }
-          // What a torch.load'ed file holds is unknown (data.cpp).
-          if (ob.type != kNone32 && str(ob.type) == "data.loaded_file") return std::nullopt;
+          // What a torch.load'ed file holds is unknown, and a numpy array's
+          // truth is its one element's (file_arrays.cpp).
+          if (ob.type != kNone32 && str(ob.type) == "data.file_array") return std::nullopt;
           return true;
         default: return true;
       }

@@ -150,6 +150,7 @@ const Builtins& builtins() {
     register_tensor_ops(b);
     register_layer_ops(b);
     register_data(b);
+    register_file_arrays(b);
     register_training(b);
     register_peft(b);
     return b;

@@ -161,6 +161,23 @@ Value tensor_binop(Interp& in, ast::Op op, Value a, Value b, bool inplace) {
     in.link(out, inputs);
   }
   if ((ta && ta->score) || (tb && tb->score)) in.tensor(out)->score = true;
+  // `i + block_size` of a 0-dim integer tensor `i` (an index drawn by
+  // torch.randint): the same unknown plus a known offset, which decides a
+  // slice's length `(i + block_size) - i` (file_arrays.cpp).
+  if ((op == Op::Add || op == Op::Sub) &&
+      ((ta && !tb && b.kind == VKind::Int) || (tb && !ta && a.kind == VKind::Int))) {
+    Value t = ta ? a : b;
+    TensorObj* tt = ta ? ta : tb;
+    DimId n = ta ? b.dim() : a.dim();
+    const bool index = tt->shape.empty() && !is_floating(tt->dtype) && !is_complex(tt->dtype) &&
+                       tt->dtype != Dtype::Bool;
+    if (index && op == Op::Add)
+      relate_index(in, out, t, n);
+    else if (index && ta)
+      relate_index(in, out, t, in.dims.mul(n, -1));  // i - n (n - i is no offset of i)
+  } else if (inplace && ta && ta->shape.empty()) {
+    forget_index(in, out);
+  }
   bool ga = ta && ta->requires_grad && in.grad_enabled;
   bool gb = tb && tb->requires_grad && in.grad_enabled;
   switch (op) {

@@ -227,6 +227,10 @@ Value tensor_attr(Interp& in, Value tv, std::string_view n, bool& handled) {
   if (n == "requires_grad") return Value::boolean(t->requires_grad);
   if (n == "is_leaf") return Value::boolean(t->leaf);
   if (n == "ndim") return in.int_value(static_cast<int64_t>(t->shape.size()));
+  // numpy's and torch 2.1+'s element and total sizes in bytes (an array
+  // modeled as a tensor: a slice of an np.memmap).
+  if (n == "itemsize") return in.int_value(dtype_size(t->dtype));
+  if (n == "nbytes") return Value::integer(in.dims.mul(in.numel(*t), dtype_size(t->dtype)));
   if (n == "is_cuda") return Value::boolean(true);
   if (n == "grad") return t->grad == kNone32 ? Value::none() : Value::obj(t->grad);
   if (n == "data") {

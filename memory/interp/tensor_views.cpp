@@ -371,7 +371,22 @@ Value m_getitem(Interp& in, Args& a) {
     }
     if (in.is_obj(k, OKind::Slice)) {
       std::vector<Value> s = in.o(k).items;
-      DimId len = slice_len(in, t->shape[dim], s[0], s[1], s[2]);
+      DimId len;
+      if (is_index_tensor(in, s[0]) || is_index_tensor(in, s[1])) {
+        // `data[i : i + block]` at an index drawn by torch.randint: the
+        // length is the offsets' difference whatever `i` is, else unknown
+        // (never the whole dimension).
+        std::string why;
+        auto n = index_window_len(in, t->shape[dim], s[0], s[1], s[2], why);
+        if (!n) {
+          in.note_unknown("a slice of a tensor with an index tensor for a bound: " + why, a.span,
+                          false);
+          return Value::unknown();
+        }
+        len = *n;
+      } else {
+        len = slice_len(in, t->shape[dim], s[0], s[1], s[2]);
+      }
       cur = narrow_view(in, cur, dim, len);
       if (s[2].kind == VKind::Int && in.dims.value(s[2].dim()) > 1) in.tensor(cur)->dense = false;
       ++dim;
@@ -423,6 +438,19 @@ Value m_to(Interp& in, Args& a) {
 Value cast_to(Interp& in, Args& a, Dtype d) {
   if (self_t(in, a)->dtype == d) return a.pos[0];
   return tensor_copy(in, a.pos[0], d);
+}
+/// numpy's `arr.astype(dtype)` on an array modeled as a tensor (a slice of
+/// an np.memmap): a copy, even to the same dtype (copy=True, numpy's default).
+Value m_astype(Interp& in, Args& a) {
+  auto d = a.get(in, 1, "dtype");
+  std::optional<Dtype> dt = d ? numpy_dtype(in, *d) : std::nullopt;
+  return dt ? tensor_copy(in, a.pos[0], *dt) : Value::unknown();
+}
+/// An in-place op the table models as returning its receiver: a 0-dim
+/// index it changes is no longer the value its offsets were taken from.
+Value m_same_inplace(Interp& in, Args& a) {
+  forget_index(in, a.pos[0]);
+  return a.pos[0];
 }
 Value m_float(Interp& in, Args& a) { return cast_to(in, a, Dtype::Float32); }
 Value m_half(Interp& in, Args& a) { return cast_to(in, a, Dtype::Float16); }
@@ -521,8 +549,18 @@ Value join_impl(Interp& in, Args& a, bool stack) {
                                                  ? t->shape[static_cast<size_t>(*d)]
                                                  : in.dims.constant(0));
   }
-  if (stack) shape.insert(shape.begin() + *d, in.dims.constant(static_cast<int64_t>(items->size())));
-  else shape[static_cast<size_t>(*d)] = total;
+  if (stack) {
+    // A list a comprehension built over the rows of a tensor of symbolic
+    // length keeps that symbol while it has that many items.
+    DimId n = in.dims.constant(static_cast<int64_t>(items->size()));
+    if (list->kind == VKind::Obj)
+      if (const Value* e = in.o(*list).attrs.find(in.intern("__extent__"));
+          e && e->kind == VKind::Int &&
+          in.dims.value(e->dim()) == static_cast<int64_t>(items->size()))
+        n = e->dim();
+    shape.insert(shape.begin() + *d, n);
+  } else
+    shape[static_cast<size_t>(*d)] = total;
   Value out = in.new_tensor(shape, dt);
   in.link(out, *items);
   return out;
@@ -612,10 +650,12 @@ void register_tensor_views(Builtins& b) {
   m["retain_grad"] = m_none;
   m["__iter__"] = m_iter;
   m["__setitem__"] = m_none;
-  for (const char* n : {"fill_", "zero_", "normal_", "uniform_", "copy_", "bernoulli_",
-                        "random_", "exponential_", "clamp_", "mul_", "add_", "sub_", "div_",
-                        "masked_fill_", "index_fill_", "scatter_", "data_ptr"})
-    if (!m.count(n)) m[n] = m_same;
+  m["astype"] = m_astype;
+  for (const char* n :
+       {"fill_", "zero_", "normal_", "uniform_", "copy_", "bernoulli_", "random_", "exponential_",
+        "clamp_", "mul_", "add_", "sub_", "div_", "masked_fill_", "index_fill_", "scatter_"})
+    if (!m.count(n)) m[n] = m_same_inplace;
+  if (!m.count("data_ptr")) m["data_ptr"] = m_same;
   auto& f = b.functions;
   f["torch.cat"] = t_cat;
   f["torch.concat"] = t_cat;
