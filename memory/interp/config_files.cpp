@@ -118,7 +118,7 @@ Value from_yaml(Interp& in, const YAML::Node& n, const std::string& file, bool a
 
 /// The path an argument names: a string, or a file `open()` gave.
 std::optional<std::string> path_of(Interp& in, Value v) {
-  if (auto s = in.as_str(v)) return std::string(*s);
+  if (auto s = fspath(in, v)) return s;
   Obj* ob = in.instance(v);
   if (ob && ob->type != kNone32 && (in.str(ob->type) == "io.file" || in.str(ob->type) == "io.file.text"))
     if (const Value* p = ob->attrs.find(in.intern("name")); p && in.as_str(*p)) return std::string(*in.as_str(*p));
@@ -463,7 +463,89 @@ Value f_hydra_main(Interp& in, Args& a) {
   return d;
 }
 
+// ---------------------------------------------------------------- pathlib
+//
+// pathlib.Path as scripts build the paths they read: Path(a, b), p / "x",
+// .name, .stem, .suffix, .parent, joinpath, with_suffix, with_name; open()
+// and the config readers take one as they take a str. Whether the file
+// exists is the file system's, never guessed (exists() is unknown).
+
+/// pathlib's normal form: "." components dropped, repeated slashes one, a
+/// trailing slash gone, "" as ".".
+std::string normal_path(std::string_view p) {
+  std::string out;
+  const bool abs = p.starts_with('/');
+  size_t k = 0;
+  while (k <= p.size()) {
+    size_t e = std::min(p.find('/', k), p.size());
+    std::string_view part = p.substr(k, e - k);
+    if (!part.empty() && part != ".") {
+      if (!out.empty() || abs) out += '/';
+      out += part;
+    }
+    k = e + 1;
+  }
+  if (out.empty()) return abs ? "/" : ".";
+  return out;
+}
+
+Value new_path(Interp& in, const std::string& p, int depth = 0) {
+  Value v = new_instance(in, "pathlib.Path");
+  const std::string n = normal_path(p);
+  const size_t slash = n.rfind('/');
+  const std::string name = n == "." || n == "/" ? "" : n.substr(slash == std::string::npos ? 0 : slash + 1);
+  const size_t dot = name.rfind('.');
+  const bool has_suffix = dot != std::string::npos && dot > 0 && dot + 1 < name.size();
+  Value parent;
+  if (depth < 16) {
+    std::string up = slash == std::string::npos ? "." : slash == 0 ? "/" : n.substr(0, slash);
+    parent = (n == "." || n == "/") ? v : new_path(in, up, depth + 1);
+  }
+  Obj& o = in.o(v);
+  o.attrs.set(in.intern("__fspath__"), in.str_value(n));
+  o.attrs.set(in.intern("name"), in.str_value(name));
+  o.attrs.set(in.intern("suffix"), in.str_value(has_suffix ? name.substr(dot) : ""));
+  o.attrs.set(in.intern("stem"), in.str_value(has_suffix ? name.substr(0, dot) : name));
+  if (parent.known()) in.o(v).attrs.set(in.intern("parent"), parent);
+  return v;
+}
+
+std::string join_path(const std::string& a, const std::string& b) {
+  if (b.starts_with('/')) return b;
+  return a == "." ? b : a + "/" + b;
+}
+
+Value f_os_fspath(Interp& in, Args& a) {
+  auto p = a.pos.empty() ? std::nullopt : fspath(in, a.pos[0]);
+  return p ? in.str_value(*p) : Value::unknown();
+}
+
+Value f_path(Interp& in, Args& a) {
+  std::string p = ".";
+  for (Value v : a.pos) {
+    auto s = fspath(in, v);
+    if (!s) return Value::unknown();
+    p = join_path(p, *s);
+  }
+  return new_path(in, p);
+}
+
 }  // namespace
+
+std::optional<std::string> fspath(Interp& in, Value v) {
+  if (auto s = in.as_str(v)) return std::string(*s);
+  if (type_of(in, v) != "pathlib.Path") return std::nullopt;
+  const Value* f = in.o(v).attrs.find(in.intern("__fspath__"));
+  if (!f || !in.as_str(*f)) return std::nullopt;
+  return std::string(*in.as_str(*f));
+}
+
+std::optional<Value> path_div(Interp& in, Value a, Value b) {
+  if (type_of(in, a) != "pathlib.Path" && type_of(in, b) != "pathlib.Path") return std::nullopt;
+  auto x = fspath(in, a), y = fspath(in, b);
+  if (!x || !y) return Value::unknown();
+  return new_path(in, join_path(*x, *y));
+}
 
 std::optional<fs::path> project_file(Interp& in, std::string_view path, std::string_view what, Span at) {
   std::string p(path);
@@ -536,6 +618,31 @@ Value config_method(Interp& in, Value self, std::string_view n, Args& a, bool& h
     }
     return in.call(fn, ca);
   }
+  if (type == "pathlib.Path") {
+    handled = true;
+    const std::string me = *fspath(in, self);
+    if (n == "__str__" || n == "__fspath__" || n == "as_posix") return in.str_value(me);
+    if (n == "resolve" || n == "absolute" || n == "expanduser") return self;
+    if (n == "joinpath") {
+      std::string p = me;
+      for (size_t k = 1; k < a.pos.size(); ++k) {
+        auto s = fspath(in, a.pos[k]);
+        if (!s) return Value::unknown();
+        p = join_path(p, *s);
+      }
+      return new_path(in, p);
+    }
+    if ((n == "with_suffix" || n == "with_name") && a.pos.size() == 2) {
+      auto s = in.as_str(a.pos[1]);
+      const Value* nm = in.o(self).attrs.find(in.intern(n == "with_suffix" ? "stem" : "name"));
+      const Value* par = in.o(self).attrs.find(in.intern("parent"));
+      if (!s || !nm || !par) return Value::unknown();
+      const std::string base = n == "with_suffix" ? std::string(*in.as_str(*nm)) + std::string(*s) : std::string(*s);
+      return new_path(in, join_path(*fspath(in, *par), base));
+    }
+    if (n == "mkdir" || n == "touch") return Value::none();
+    return Value::unknown();  // exists(), is_file(), read_text(), glob(): the file system's
+  }
   if (type != "omegaconf.DictConfig") return Value::unknown();
   handled = true;
   if ((n == "__getitem__" || n == "get") && a.pos.size() > 1) {
@@ -555,6 +662,9 @@ void register_config_files(Builtins& b) {
   f["yaml.full_load"] = f_yaml_load;
   f["omegaconf.OmegaConf.load"] = f_omegaconf_load;
   f["hydra.main"] = f_hydra_main;
+  for (const char* q : {"pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath", "pathlib.PurePosixPath"})
+    f[q] = f_path;
+  f["os.fspath"] = f_os_fspath;
   f["hydra.utils.instantiate"] = f_instantiate;
   f["hydra.utils.call"] = f_instantiate;
 }

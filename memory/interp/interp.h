@@ -726,6 +726,11 @@ void register_config_files(Builtins& b);
 std::optional<std::filesystem::path> project_file(Interp& in, std::string_view path, std::string_view what, Span at);
 /// OmegaConf DictConfig's dict-style reads.
 Value config_method(Interp& in, Value self, std::string_view n, Args& a, bool& handled);
+/// The path a str or a pathlib.Path stands for (os.fspath), else nullopt.
+std::optional<std::string> fspath(Interp& in, Value v);
+/// `a / b` where either is a pathlib.Path and the other a path: the joined
+/// Path; nullopt for any other operands.
+std::optional<Value> path_div(Interp& in, Value a, Value b);
 /// `__call__` of click's decorators and commands, a group's `command` /
 /// `group` / `add_command`, a context's `ensure_object`
 /// (memory/interp/py_click.cpp).

@@ -177,6 +177,7 @@ Value b_str(Interp& in, Args& a) {
   if (a.pos.empty()) return in.str_value("");
   Value v = a.pos[0];
   if (v.kind == VKind::Str) return v;
+  if (auto p = fspath(in, v)) return in.str_value(*p);  // str(pathlib.Path)
   if (v.kind == VKind::Int || v.kind == VKind::Float || v.kind == VKind::Bool ||
       v.kind == VKind::None)
     return in.str_value(in.repr(v));

@@ -54,10 +54,11 @@ std::string exec_how(Interp& in, std::string_view name, std::string_view file) {
 }
 
 Value b_open(Interp& in, Args& a) {
-  Value path = a.get(in, 0, "file").value_or(Value::unknown());
-  if (!in.as_str(path)) return Value::unknown();
+  auto path = fspath(in, a.get(in, 0, "file").value_or(Value::unknown()));
+  if (!path) return Value::unknown();
+  Value name = in.str_value(*path);
   Value f = new_instance(in, "io.file");
-  in.o(f).attrs.set(in.intern("name"), path);
+  in.o(f).attrs.set(in.intern("name"), name);
   return f;
 }
 

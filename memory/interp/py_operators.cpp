@@ -110,6 +110,8 @@ Value Interp::binop(ast::Op op, Value a, Value b, bool inplace) {
     for (size_t k = 0; k + 1 < ib.size(); k += 2) setitem(d, ib[k], ib[k + 1]);
     return d;
   }
+  if (op == Op::Div)
+    if (auto p = path_div(*this, a, b)) return *p;  // pathlib's `p / "x"`
   if (Obj* ia = instance(a); ia && ia->cls != kNone32) {
     static const char* kNames[] = {"__add__", "__sub__", "__mul__", "__matmul__", "__truediv__"};
     int idx = op == Op::Add ? 0 : op == Op::Sub ? 1 : op == Op::Mult ? 2 : op == Op::MatMult ? 3

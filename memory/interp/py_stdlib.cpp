@@ -142,7 +142,7 @@ Value path_same(Interp& in, Args& a) { return !a.pos.empty() && in.as_str(a.pos[
 Value path_join(Interp& in, Args& a) {
   std::string out;
   for (Value v : a.pos) {
-    auto s = in.as_str(v);
+    auto s = fspath(in, v);  // a str or a pathlib.Path
     if (!s) return Value::unknown();
     if (s->starts_with('/')) out.clear();
     if (!out.empty() && !out.ends_with('/')) out += '/';

@@ -2297,3 +2297,34 @@ TEST_CASE("interp: str.split and rsplit with maxsplit, partition and rpartition 
     CHECK(est(code).params == static_cast<uint64_t>(want));
   }
 }
+
+TEST_CASE("interp: pathlib paths join, name their parts and open as str paths do") {
+  // p.name sizes the layer: 9 characters ("vocab.txt") + 100 inputs. The
+  // asserts hold as CPython evaluates them; a false one would stop the run.
+  memory::Estimate e = est(R"(
+import torch
+from pathlib import Path
+root = Path("/srv/run") / "data"
+p = root.joinpath("tok", "vocab.bin").with_suffix(".txt")
+assert p.name == "vocab.txt" and p.stem == "vocab" and p.suffix == ".txt"
+assert str(p.parent) == "/srv/run/data/tok" and str(p.parent.parent.parent) == "/srv/run"
+assert Path("a/./b//c/").name == "c" and str(Path("a") / "/abs") == "/abs" and str(Path()) == "."
+model = torch.nn.Linear(len(p.name) + 100, 10).cuda()
+model(torch.randn(4, len(p.name) + 100, device="cuda")).sum().backward()
+)");
+  CHECK(e.params == (9 + 100) * 10 + 10);
+  CHECK(e.config.unknowns.empty());
+  // A config file named through a Path that is not there is named, with its path.
+  memory::Estimate m = est(R"(
+import yaml, torch
+from pathlib import Path
+ckpt = Path("checkpoints") / "org" / "model"
+with open(ckpt / "model_config.yaml") as fp:
+    cfg = yaml.safe_load(fp)
+model = torch.nn.Linear(cfg["n_embd"], 10).cuda()
+)");
+  bool named = false;
+  for (const auto& u : m.config.unknowns)
+    named = named || u.what == "config file `checkpoints/org/model/model_config.yaml` is not found";
+  CHECK(named);
+}
