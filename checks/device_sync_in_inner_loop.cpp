@@ -80,6 +80,9 @@ Not flagged
   - per-element loops that only some steps run (`if step % eval_every == 0:`)
   - syncs outside the training step (an evaluation helper), and under
     no_grad (a validation pass run every N steps from the step loop)
+  - per-batch reads of an evaluation loop beside the batch loop, in an
+    epoch loop that itself only steps an lr scheduler (one chosen on a
+    branch among several too)
   - `torch.cuda.synchronize()` in files not run as a program (test suites,
     libraries) and in `test_*` functions; any copy in a test suite's file
     (under `tests/`, `test_*.py`, not run as a program): its host reads are
@@ -219,7 +222,20 @@ class Rule {
   /// sampler's `step(action)` in a rollout loop does neither.
   bool trains_at(ir::InstId k) const {
     return (call_effects(ctx_, fid_, k) & (dataflow::kBackward | dataflow::kOptimizerStep)) &&
-           !steps_other_object(ctx_, fid_, k);
+           !steps_other_object(ctx_, fid_, k) && !scheduler_step(k);
+  }
+
+  /// `scheduler.step()` on an object that may be an lr scheduler and is no
+  /// optimizer: when the scheduler is one of several built on different
+  /// branches (`if args.scheduler == "cos": ... elif ...: StepLR(...)`)
+  /// the call is not told apart from an optimizer's step by its target,
+  /// but the epoch loop that runs it trains nothing itself.
+  bool scheduler_step(ir::InstId k) const {
+    const ir::Inst& in = f_.inst(k);
+    if (call_method(ctx_, f_, in) != "step") return false;
+    ir::ValueId recv = call_receiver(f_, in);
+    return recv.valid() && ctx_.facts.objects().may_be(fid_, recv, dataflow::ObjKind::Scheduler) &&
+           !optimizer_value(ctx_, fid_, recv);
   }
 
   /// Loop `l` backwards or steps anywhere, nested loops included: a loop
