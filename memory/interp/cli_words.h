@@ -10,9 +10,6 @@
 
 namespace tpf::memory {
 
-/// Whether `v` is an instance of the modelled library type `type`
-/// ("click.Group"): made by new_instance, not a class of the script.
-bool is_library_type(Interp& in, Value v, std::string_view type);
 /// A command-line word as a Python literal (fire: `""` type), or as `type`
 /// says ("str", "int", "float", "bool": click).
 Value word_value(Interp& in, const std::string& t, std::string_view type = {});

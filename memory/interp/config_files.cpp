@@ -189,11 +189,6 @@ Value f_omegaconf_load(Interp& in, Args& a) { return load_yaml(in, a, true); }
 // value a model or batch reads and are left; a packaged entry
 // (`group@pkg: option`) is named as not composed.
 
-std::string_view type_of(Interp& in, Value v) {
-  Obj* ob = in.instance(v);
-  return ob && ob->type != kNone32 ? in.str(ob->type) : std::string_view();
-}
-
 /// A DictConfig's keys merged into another's, recursively (hydra's merge).
 void merge_into(Interp& in, Value dst, Value src) {
   Obj* d = in.instance(dst);
@@ -250,6 +245,31 @@ Value override_value(Interp& in, const std::string& text, const std::string& sho
     return from_yaml(in, YAML::Load(text), shown, true);
   } catch (const YAML::Exception&) {
     return in.str_value(text);
+  }
+}
+
+/// The DictConfig that holds the last component of `path` (components split
+/// at `sep`: a group "a/b", a key "a.b"), walked down from `root`; `leaf` is
+/// set to that last component. A component that is missing or not a
+/// DictConfig is made one when `create`, else the walk gives nullopt.
+std::optional<Value> config_parent(Interp& in, Value root, std::string_view path, char sep, bool create, StrId& leaf) {
+  Value node = root;
+  while (true) {
+    const size_t cut = path.find(sep);
+    const StrId key = in.intern(path.substr(0, cut));
+    if (cut == std::string_view::npos) {
+      leaf = key;
+      return node;
+    }
+    const Value* child = in.o(node).attrs.find(key);
+    if (!child || type_of(in, *child) != "omegaconf.DictConfig") {
+      if (!create) return std::nullopt;
+      Value fresh = new_instance(in, "omegaconf.DictConfig");
+      in.o(node).attrs.set(key, fresh);
+      child = in.o(node).attrs.find(key);
+    }
+    node = *child;
+    path = path.substr(cut + 1);
   }
 }
 
@@ -320,25 +340,11 @@ Value hydra_compose(Interp& in, Value task, Span at) {
         continue;
       }
       // `group: option` under the group's key (a nested group a/b under a.b).
-      Value at_key = cfg;
-      std::string_view rest = group;
-      while (true) {
-        size_t slash = rest.find('/');
-        StrId key = in.intern(rest.substr(0, slash));
-        Value* child = in.o(at_key).attrs.find(key);
-        if (slash == std::string_view::npos) {
-          if (child && type_of(in, *child) == "omegaconf.DictConfig") merge_into(in, *child, part);
-          else in.o(at_key).attrs.set(key, part);
-          break;
-        }
-        if (!child || type_of(in, *child) != "omegaconf.DictConfig") {
-          Value fresh = new_instance(in, "omegaconf.DictConfig");
-          in.o(at_key).attrs.set(key, fresh);
-          child = in.o(at_key).attrs.find(key);
-        }
-        at_key = *child;
-        rest = rest.substr(slash + 1);
-      }
+      StrId key;
+      const Value holder = *config_parent(in, cfg, group, '/', true, key);
+      const Value* child = in.o(holder).attrs.find(key);
+      if (child && type_of(in, *child) == "omegaconf.DictConfig") merge_into(in, *child, part);
+      else in.o(holder).attrs.set(key, part);
     }
   }
   // The command line's value overrides.
@@ -357,36 +363,20 @@ Value hydra_compose(Interp& in, Value task, Span at) {
                       at, false);
       continue;
     }
-    Value node = cfg;
-    bool ok = true;
-    size_t from = 0;
-    while (true) {
-      size_t dot = key.find('.', from);
-      StrId part = in.intern(std::string_view(key).substr(from, dot == std::string::npos ? std::string::npos : dot - from));
-      Value* child = in.o(node).attrs.find(part);
-      if (dot == std::string::npos) {
-        if (del) {
-          if (child) in.o(node).attrs.erase(part);
-        } else if (!child && !add) {
-          ok = false;
-        } else {
-          Value v = override_value(in, body.substr(eq + 1), "argv " + arg);
-          if (v.kind == VKind::Int) v = in.override_source(in.str(part), v, in.user_line(), "argv " + arg);
-          in.o(node).attrs.set(part, v);
-        }
-        break;
+    StrId leaf;
+    std::optional<Value> node = config_parent(in, cfg, key, '.', add, leaf);
+    bool ok = node.has_value();
+    if (node) {
+      const bool has = in.o(*node).attrs.find(leaf) != nullptr;
+      if (del) {
+        if (has) in.o(*node).attrs.erase(leaf);
+      } else if (!has && !add) {
+        ok = false;
+      } else {
+        Value v = override_value(in, body.substr(eq + 1), "argv " + arg);
+        if (v.kind == VKind::Int) v = in.override_source(in.str(leaf), v, in.user_line(), "argv " + arg);
+        in.o(*node).attrs.set(leaf, v);
       }
-      if (!child || type_of(in, *child) != "omegaconf.DictConfig") {
-        if (!add) {
-          ok = false;
-          break;
-        }
-        Value fresh = new_instance(in, "omegaconf.DictConfig");
-        in.o(node).attrs.set(part, fresh);
-        child = in.o(node).attrs.find(part);
-      }
-      node = *child;
-      from = dot + 1;
     }
     if (!ok)
       in.note_unknown("argument `" + arg + "` of the run's command line overrides a key the composed config does not "

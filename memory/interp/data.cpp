@@ -16,11 +16,6 @@
 namespace tpf::memory {
 namespace {
 
-std::string_view type_of(Interp& in, Value v) {
-  Obj* ob = in.instance(v);
-  return ob && ob->cls == kNone32 && ob->type != kNone32 ? in.str(ob->type) : std::string_view();
-}
-
 /// default_collate of one sample under batch dimension `b`.
 Value collate(Interp& in, Value s, DimId b) {
   if (TensorObj* t = in.tensor(s)) {

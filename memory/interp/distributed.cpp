@@ -19,11 +19,6 @@ Value make_optimizer(Interp& in, std::string_view q, OptimizerKind kind, Args& a
 
 namespace {
 
-std::string_view type_of(Interp& in, Value v) {
-  Obj* ob = in.instance(v);
-  return ob && ob->cls == kNone32 && ob->type != kNone32 ? in.str(ob->type) : std::string_view();
-}
-
 /// A module wrapper: forward runs the wrapped module (named "module.*").
 Value wrap(Interp& in, std::string_view type, Value inner) {
   Value w = new_instance(in, type);

@@ -16,10 +16,7 @@ namespace {
 
 constexpr std::string_view kFileArray = "data.file_array";
 
-bool is_file_array(Interp& in, Value v) {
-  Obj* ob = in.instance(v);
-  return ob && ob->cls == kNone32 && ob->type != kNone32 && in.str(ob->type) == kFileArray;
-}
+bool is_file_array(Interp& in, Value v) { return type_of(in, v) == kFileArray; }
 
 Value attr(Interp& in, Value arr, std::string_view k) {
   const Value* v = in.o(arr).attrs.find(in.intern(k));

@@ -793,6 +793,10 @@ Value construct_external(Interp& in, StrId qualname, Args& args, bool& handled, 
 std::optional<bool> environ_contains(const Interp& in, std::string_view key);
 /// A new instance of a modelled library type ("argparse.Namespace").
 Value new_instance(Interp& in, std::string_view type);
+/// The type name new_instance gave a library object ("omegaconf.DictConfig",
+/// "torch.utils.data.DataLoader"), or "" for any other value (an instance
+/// of a class of the script's too).
+std::string_view type_of(Interp& in, Value v);
 Value instance_method(Interp& in, Value self, std::string_view name, Args& args, bool& handled);
 Value instance_method_stdlib(Interp& in, Value self, std::string_view name, Args& args, bool& handled);
 Value argparse_method(Interp& in, Value self, std::string_view name, Args& args, bool& handled);

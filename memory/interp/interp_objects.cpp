@@ -196,6 +196,11 @@ StrId ext_base(Interp& in, ObjId cls) {
 
 // -------------------------------------------------------------- attributes
 
+std::string_view type_of(Interp& in, Value v) {
+  Obj* ob = in.instance(v);
+  return ob && ob->cls == kNone32 && ob->type != kNone32 ? in.str(ob->type) : std::string_view();
+}
+
 Value new_instance(Interp& in, std::string_view type) {
   ObjId io = in.alloc(OKind::Instance);
   in.o(io).type = in.intern(type);

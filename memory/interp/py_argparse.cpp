@@ -16,11 +16,6 @@
 namespace tpf::memory {
 namespace {
 
-bool is_type(Interp& in, Value v, std::string_view type) {
-  Obj* ob = in.instance(v);
-  return ob && ob->cls == kNone32 && ob->type != kNone32 && in.str(ob->type) == type;
-}
-
 /// `--batch-size` -> batch_size; positional "lr" -> lr.
 std::string dest_of(std::string_view flag) {
   while (!flag.empty() && flag.front() == '-') flag.remove_prefix(1);
@@ -65,7 +60,7 @@ Spec read_spec(Interp& in, Value sp) {
   Value n = spec_attr(in, sp, "nargs");
   if (auto t = in.as_str(n)) s.nargs = *t;
   else if (auto c = in.as_int(n)) s.nargs = std::to_string(*c);
-  s.subcommands = is_type(in, sp, "argparse._SubParsersAction");
+  s.subcommands = type_of(in, sp) == "argparse._SubParsersAction";
   s.positional = s.subcommands || s.flags.empty() || !s.flags[0].starts_with('-');
   s.required = in.truth(spec_attr(in, sp, "required")).value_or(false) ||
                (s.positional && !s.subcommands && s.nargs != "?" && s.nargs != "*");
@@ -620,7 +615,7 @@ Value hf_fill(Interp& in, Value parser, std::vector<HfOption>& opts, Args& a, bo
 
 Value argparse_method(Interp& in, Value self, std::string_view n, Args& a, bool& handled) {
   handled = true;
-  if (is_type(in, self, "argparse.ArgumentParser")) {
+  if (type_of(in, self) == "argparse.ArgumentParser") {
     if (n == "add_argument") return ap_add_argument(in, a);
     if (n == "add_argument_group" || n == "add_mutually_exclusive_group") return ap_group(in, a);
     if (n == "set_defaults") return ap_set_defaults(in, a);
@@ -630,14 +625,14 @@ Value argparse_method(Interp& in, Value self, std::string_view n, Args& a, bool&
     if (n == "add_arguments") return simple_parsing_add_arguments(in, a);
     return Value::unknown();
   }
-  if (is_type(in, self, "transformers.HfArgumentParser")) {
+  if (type_of(in, self) == "transformers.HfArgumentParser") {
     if (n == "parse_args_into_dataclasses") return hf_parse(in, self, a);
     if (n == "parse_json_file") return hf_parse_document(in, self, a, "json");
     if (n == "parse_yaml_file") return hf_parse_document(in, self, a, "yaml");
     if (n == "parse_dict") return hf_parse_document(in, self, a, "dict");
     return Value::unknown();
   }
-  if (is_type(in, self, "argparse._SubParsersAction")) {
+  if (type_of(in, self) == "argparse._SubParsersAction") {
     if (n == "add_parser") return ap_add_parser(in, a);
     return Value::unknown();
   }

@@ -23,10 +23,6 @@
 
 namespace tpf::memory {
 
-bool is_library_type(Interp& in, Value v, std::string_view type) {
-  Obj* ob = in.instance(v);
-  return ob && ob->cls == kNone32 && ob->type != kNone32 && in.str(ob->type) == type;
-}
 
 Value word_value(Interp& in, const std::string& t, std::string_view type) {
   if (type == "str") return in.str_value(t);

@@ -121,7 +121,7 @@ Value click_group(Interp& in, Args& a) { return click_command_fn(in, a, true); }
 Value click_pass(Interp& in, Args& a, std::string_view mark) {
   if (a.pos.empty()) return Value::unknown();
   Value f = a.pos[0];
-  if (is_library_type(in, f, "click.Command") || is_library_type(in, f, "click.Group")) f = attr(in, f, "fn");
+  if (type_of(in, f) == "click.Command" || type_of(in, f) == "click.Group") f = attr(in, f, "fn");
   if (in.is_obj(f, OKind::Function)) in.o(f).attrs.set(in.intern(mark), Value::boolean(true));
   return a.pos[0];
 }
@@ -362,7 +362,7 @@ Value group_invoke(Interp& in, Value group, const std::vector<std::string>& argv
   std::vector<std::string> rest(argv.begin() + static_cast<long>(k) + 1, argv.end());
   Value child = make_context(in, attr(in, ctx, "obj"));
   in.o(child).attrs.set(in.intern("parent"), ctx);
-  if (is_library_type(in, cmd, "click.Group")) {
+  if (type_of(in, cmd) == "click.Group") {
     if (depth >= 8) return Value::unknown();  // groups nested deeper than any CLI needs
     return group_invoke(in, cmd, rest, child, at, depth + 1);
   }
@@ -382,7 +382,7 @@ Value click_invoke(Interp& in, Value cmd, Args& a) {
     argv = in.opt.argv;
   }
   Value ctx = make_context(in, a.kwarg(in, "obj").value_or(Value::none()));
-  if (is_library_type(in, cmd, "click.Group")) return group_invoke(in, cmd, argv, ctx, a.span, 0);
+  if (type_of(in, cmd) == "click.Group") return group_invoke(in, cmd, argv, ctx, a.span, 0);
   return run_callback(in, cmd, argv, ctx, a.span, "command");
 }
 
@@ -390,7 +390,7 @@ Value click_invoke(Interp& in, Value cmd, Args& a) {
 
 Value cli_method(Interp& in, Value self, std::string_view n, Args& a, bool& handled) {
   handled = false;
-  const bool group = is_library_type(in, self, "click.Group");
+  const bool group = type_of(in, self) == "click.Group";
   if (group && (n == "command" || n == "group")) {
     // `@cli.command()`, `@cli.command("fit")`, bare `@cli.command`.
     handled = true;
@@ -404,11 +404,11 @@ Value cli_method(Interp& in, Value self, std::string_view n, Args& a, bool& hand
   if (group && n == "add_command") {
     handled = true;
     Value cmd = a.get(in, 1, "cmd").value_or(Value::unknown());
-    if (is_library_type(in, cmd, "click.Command") || is_library_type(in, cmd, "click.Group"))
+    if (type_of(in, cmd) == "click.Command" || type_of(in, cmd) == "click.Group")
       add_subcommand(in, self, cmd, a.get(in, 2, "name").value_or(Value::none()));
     return Value::none();
   }
-  if (is_library_type(in, self, "click.Context") && n == "ensure_object") {
+  if (type_of(in, self) == "click.Context" && n == "ensure_object") {
     // ctx.ensure_object(dict): the obj, made from the type when there is none.
     handled = true;
     Value obj = attr(in, self, "obj");
@@ -422,7 +422,7 @@ Value cli_method(Interp& in, Value self, std::string_view n, Args& a, bool& hand
   }
   if (n != "__call__") return Value::unknown();
   // a.pos[0] is self; the decorated function follows.
-  if (is_library_type(in, self, "click.param_decorator") && a.pos.size() > 1 && in.is_obj(a.pos[1], OKind::Function)) {
+  if (type_of(in, self) == "click.param_decorator" && a.pos.size() > 1 && in.is_obj(a.pos[1], OKind::Function)) {
     handled = true;
     Obj& fo = in.o(a.pos[1]);
     const Value* p = fo.attrs.find(in.intern("__click_params__"));
@@ -431,16 +431,16 @@ Value cli_method(Interp& in, Value self, std::string_view n, Args& a, bool& hand
     in.o(a.pos[1]).attrs.set(in.intern("__click_params__"), in.make_list(std::move(list)));
     return a.pos[1];
   }
-  if (is_library_type(in, self, "click.command_decorator") && a.pos.size() > 1) {
+  if (type_of(in, self) == "click.command_decorator" && a.pos.size() > 1) {
     handled = true;
     if (!in.is_obj(a.pos[1], OKind::Function)) return Value::unknown();
     bool is_group = in.truth(attr(in, self, "__group__")).value_or(false);
     Value cmd = make_command(in, a.pos[1], attr(in, self, "name"), is_group, self);
     Value parent = attr(in, self, "__parent__");
-    if (is_library_type(in, parent, "click.Group")) add_subcommand(in, parent, cmd, Value::none());
+    if (type_of(in, parent) == "click.Group") add_subcommand(in, parent, cmd, Value::none());
     return cmd;
   }
-  if (is_library_type(in, self, "click.Command") || group) {
+  if (type_of(in, self) == "click.Command" || group) {
     handled = true;
     Args ca = a;
     ca.pos.erase(ca.pos.begin());

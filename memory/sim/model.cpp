@@ -220,10 +220,19 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   // ---- parameters: the trained roots and what optimizers update ----
   std::vector<uint32_t> params;
   std::unordered_set<uint32_t> seen;
+  // The parameters of the roots some backward reached, and of the others.
+  std::unordered_set<uint32_t> reached_roots, idle_roots;
   uint64_t buffers = 0;
   for (ObjId r : in.roots) {
-    for (auto& [n, t] : module_tensors(in, Value::obj(r), Role::Param))
-      if (seen.insert(in.tensor(t)->storage).second) params.push_back(in.tensor(t)->storage);
+    std::vector<uint32_t> mine;
+    bool reached = false;
+    for (auto& [n, t] : module_tensors(in, Value::obj(r), Role::Param)) {
+      const uint32_t s = in.tensor(t)->storage;
+      mine.push_back(s);
+      reached = reached || in.grad_reached.count(s);
+      if (seen.insert(s).second) params.push_back(s);
+    }
+    (reached ? reached_roots : idle_roots).insert(mine.begin(), mine.end());
     std::unordered_set<uint32_t> bseen;
     for (auto& [n, t] : module_tensors(in, Value::obj(r), Role::Buffer))
       if (bseen.insert(in.tensor(t)->storage).second) buffers += val(in, in.storage_bytes(in.tensor(t)->storage));
@@ -243,20 +252,9 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   // root counts whole once any of its parameters was reached (an op the
   // interpreter does not link must not drop a trained layer).
   // A parameter shared with a trained model (tied weights) stays.
-  if (in.backward_seen) {
-    std::unordered_set<uint32_t> kept, idle;
-    for (ObjId r : in.roots) {
-      std::vector<uint32_t> mine;
-      bool reached = false;
-      for (auto& [n, t] : module_tensors(in, Value::obj(r), Role::Param)) {
-        mine.push_back(in.tensor(t)->storage);
-        reached = reached || in.grad_reached.count(mine.back());
-      }
-      (reached ? kept : idle).insert(mine.begin(), mine.end());
-    }
-    for (uint32_t s : idle)
-      if (!kept.count(s)) trainable.erase(s);
-  }
+  if (in.backward_seen)
+    for (uint32_t s : idle_roots)
+      if (!reached_roots.count(s)) trainable.erase(s);
   uint64_t weight_bytes = 0, grad_bytes = 0, trainable_elems = 0;
   for (uint32_t s : params) {
     uint64_t n = val(in, in.storages[s].elems), b = val(in, in.storage_bytes(s));
