@@ -108,8 +108,7 @@ void Interp::note_dynamic_imports(uint16_t u) {
   if (!un.view.edges) return;
   for (const ir::ImportEdge& e : *un.view.edges)
     if (e.how == ir::ImportHow::Dynamic)
-      cfg.unknowns.push_back({"`" + e.written + "` imports a module named at run time: its definitions are not seen (" +
-                                  e.why + ")",
+      cfg.unknowns.push_back({"`" + e.written + "`" + std::string(kDynamicImportNote) + " (" + e.why + ")",
                               un.ir->pos(e.span).line, false});
 }
 

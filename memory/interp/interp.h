@@ -797,6 +797,10 @@ Value new_instance(Interp& in, std::string_view type);
 /// "torch.utils.data.DataLoader"), or "" for any other value (an instance
 /// of a class of the script's too).
 std::string_view type_of(Interp& in, Value v);
+/// The words note_dynamic_imports puts after an import statement's text;
+/// a run-time import that resolves rewrites that note (py_builtins.cpp).
+inline constexpr std::string_view kDynamicImportNote =
+    " imports a module named at run time: its definitions are not seen";
 Value instance_method(Interp& in, Value self, std::string_view name, Args& args, bool& handled);
 Value instance_method_stdlib(Interp& in, Value self, std::string_view name, Args& args, bool& handled);
 Value argparse_method(Interp& in, Value self, std::string_view name, Args& args, bool& handled);

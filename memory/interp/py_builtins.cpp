@@ -373,7 +373,7 @@ Value import_by_name(Interp& in, Args& a, bool top_package) {
   if (m.known()) {
     const uint32_t line = in.user_line();
     for (TrainingConfig::Unknown& u : in.cfg.unknowns) {
-      size_t at = u.what.find(" imports a module named at run time: its definitions are not seen");
+      size_t at = u.what.find(kDynamicImportNote);
       if (u.line == line && at != std::string::npos)
         u.what = u.what.substr(0, at) + " names its module at run time: followed as `" + q +
                  "`, the name this run gives it";
