@@ -1,5 +1,6 @@
-// Path spellings and parser options for TPF020 (cli_paths.h).
-// requires: CheckContext facts (resolution, constants). produces: path_form, parser_options.
+// Path spellings, parser options and parsed namespaces for TPF020 (cli_paths.h).
+// requires: CheckContext facts (resolution, constants).
+// produces: path_form, parser_options, parsed_namespace, path_param_attrs.
 #include "checks/cli_paths.h"
 
 #include <optional>
@@ -221,6 +222,103 @@ bool namespace_dict(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId v) 
 std::string path_form(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId v) {
   auto p = PathForm(ctx, fid).of(v, 0);
   return p ? normalise(std::move(*p)) : std::string();
+}
+
+// Why 4: a namespace reaches a load through a helper or two (`main(args)`
+// calling `train(args)`); a longer chain is not followed.
+bool parsed_namespace(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId v, int depth) {
+  if (!v.valid() || depth > 4) return false;
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::Inst& d = f.def(v);
+  auto ops = f.operands(d);
+  switch (d.op) {
+    case ir::Op::Call: {
+      std::string_view m = call_method(ctx, f, d);
+      if (m == "parse_args" || m == "parse_known_args") return true;
+      ir::CallTarget t = ctx.facts.res.call_target(fid, f.def_id(v));
+      if (t.kind != ir::CallTarget::Kind::Function || !t.fn.valid() || t.fn == fid) return false;
+      const ir::Function& g = ctx.ir.fn(t.fn);
+      bool any = false;
+      for (const ir::Inst& in : g.insts)
+        if (in.op == ir::Op::Return) {
+          if (in.nops == 0 || !parsed_namespace(ctx, t.fn, g.operands(in)[0], depth + 1)) return false;
+          any = true;
+        }
+      return any;
+    }
+    case ir::Op::Element:
+      return f.def(ops[0]).op == ir::Op::Unpack && parsed_namespace(ctx, fid, f.operands(f.def(ops[0]))[0], depth + 1);
+    case ir::Op::Phi:
+      for (ir::ValueId o : ops)
+        if (o != v && !parsed_namespace(ctx, fid, o, depth + 1)) return false;
+      return !ops.empty();
+    case ir::Op::LoadGlobal: {
+      ir::ValueId g = ctx.ir.global_binding(d.aux);
+      return g.valid() && parsed_namespace(ctx, ir::FunctionId(0), g, depth + 1);
+    }
+    case ir::Op::Param: {
+      std::string_view pname = ctx.ir.names.str(f.params[d.aux].name);
+      bool any = false;
+      for (uint32_t gi = 0; gi < ctx.ir.functions.size(); ++gi) {
+        ir::FunctionId gid(gi);
+        const ir::Function& g = ctx.ir.fn(gid);
+        for (uint32_t i = 0; i < g.insts.size(); ++i) {
+          if (g.insts[i].op != ir::Op::Call) continue;
+          ir::CallTarget t = ctx.facts.res.call_target(gid, ir::InstId(i));
+          if (t.kind != ir::CallTarget::Kind::Function || t.fn != fid) continue;
+          if (t.bound) return false;
+          ir::ValueId a = call_arg(ctx, g, g.insts[i], static_cast<int>(d.aux), pname);
+          if (gid == fid || !parsed_namespace(ctx, gid, a, depth + 1)) return false;
+          any = true;
+        }
+      }
+      return any;
+    }
+    default:
+      return false;
+  }
+}
+
+void path_param_attrs(const CheckContext& c, ir::FunctionId fid, ir::ValueId v,
+                      std::vector<std::pair<uint32_t, std::string>>& out, int depth) {
+  if (!v.valid() || depth > kMaxFormDepth) return;
+  const ir::Function& f = c.ir.fn(fid);
+  const ir::Inst& d = f.def(v);
+  auto ops = f.operands(d);
+  switch (d.op) {
+    case ir::Op::GetAttr: {
+      std::string rest;
+      ir::ValueId r = v;
+      while (f.def(r).op == ir::Op::GetAttr) {
+        rest = "." + std::string(c.ir.names.str(f.def(r).aux)) + rest;
+        r = f.operands(f.def(r))[0];
+      }
+      if (f.def(r).op == ir::Op::Param) out.emplace_back(f.def(r).aux, rest);
+      return;
+    }
+    case ir::Op::Phi:
+      for (ir::ValueId o : ops)
+        if (o != v) path_param_attrs(c, fid, o, out, depth + 1);
+      return;
+    case ir::Op::BinOp:
+    case ir::Op::BuildString:
+    case ir::Op::FormatValue:
+    case ir::Op::BuildTuple:
+      for (ir::ValueId o : ops) path_param_attrs(c, fid, o, out, depth + 1);
+      return;
+    case ir::Op::Call: {
+      std::string_view n = call_target_name(c, fid, f.def_id(v));
+      std::string_view m = call_method(c, f, d);
+      if (!n.starts_with("os.path.") && !n.starts_with("pathlib.") && n != "builtins.str" && m != "format" &&
+          m != "joinpath")
+        return;
+      for (size_t a = 1; a < ops.size(); ++a) path_param_attrs(c, fid, ops[a], out, depth + 1);
+      if (m == "format" || m == "joinpath") path_param_attrs(c, fid, call_receiver(f, d), out, depth + 1);
+      return;
+    }
+    default:
+      return;
+  }
 }
 
 ParserOptions parser_options(const CheckContext& ctx) {

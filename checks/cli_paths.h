@@ -7,6 +7,8 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "checks/facts.h"
 
@@ -33,5 +35,17 @@ struct ParserOptions {
   std::set<std::string, std::less<>> names;
 };
 ParserOptions parser_options(const CheckContext& ctx);
+
+/// `v` is what the file's parse_args returns (`args = p.parse_args()`,
+/// `args, _ = p.parse_known_args()`, a global bound so, the file's helper
+/// returning it, a parameter every plain call site fills so): not a config
+/// object built from it (`cfg = merge(load(args.config), args.opts)`).
+bool parsed_namespace(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId v, int depth = 0);
+
+/// The attributes of parameters (`opts.snap_dir` of parameter 0: the pair
+/// (0, ".snap_dir")) that the path `v` of function `fid` is built from,
+/// through joins, templates, f-strings, `.format`, `str()` and pathlib.
+void path_param_attrs(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId v,
+                      std::vector<std::pair<uint32_t, std::string>>& out, int depth = 0);
 
 }  // namespace tpf::checks

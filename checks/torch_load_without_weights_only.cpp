@@ -5,8 +5,9 @@
 //   script: a command-line argument (`args.resume`, `sys.argv[1]`), an
 //   environment variable, or a download, directly or through
 //   `os.path.join`, an f-string, `Path(...) / ...`, `open(...)`, a local
-//   variable or a parameter of the file's own loader function that a call
-//   site fills that way.
+//   variable, an attribute the script sets (`self.weights = args.init`),
+//   or a parameter of the file's own loader function that a call site
+//   fills that way.
 // Why it costs: without `weights_only=True`, torch.load unpickles
 //   arbitrary objects, so a crafted checkpoint runs its code on the
 //   training machine with the job's credentials (torch < 2.6, where
@@ -58,8 +59,10 @@ What it finds
   program), where the path comes from outside the script: a command-line
   argument (`args.resume`, `sys.argv[1]`), an environment variable, or a
   download, directly or through `os.path.join`, an f-string,
-  `Path(...) / ...`, `open(...)`, a local variable, or a parameter of the
-  file's own loader function that a call site fills that way.
+  `Path(...) / ...`, `open(...)`, a local variable, an attribute the
+  script sets (`self.weights = args.init`, each value it stores judged
+  alone), or a parameter of the file's own loader function that a call
+  site fills that way.
 
 Why it costs
   without `weights_only=True`, torch.load unpickles arbitrary objects: a
@@ -257,7 +260,7 @@ class Rule {
       const ir::Function& g = fc.ir.fn(ff->fn);
       for (uint32_t i = 0; i < g.insts.size(); ++i)
         if (g.insts[i].op == ir::Op::Call && torch_call(fc, ff->fn, ir::InstId(i)) == dataflow::TorchCall::TorchSave)
-          param_attr_keys(fc, ff->fn, call_arg(fc, g, g.insts[i], 1, "f"), 0, under);
+          path_param_attrs(fc, ff->fn, call_arg(fc, g, g.insts[i], 1, "f"), under);
     }
     if (!ff->saves_to && under.empty()) return;
     const ir::Function& f = ctx_.ir.fn(fid);
@@ -284,8 +287,12 @@ class Rule {
   }
 
   /// Where the values the file stores to attribute `v` reads (the same
-  /// attribute of an object with the same access key) come from; their
-  /// attribute parts go into keys_.
+  /// attribute of an object with the same access key) come from, when one
+  /// of them is a path from outside that is not the script's own
+  /// checkpoint; "" when every stored value is the script's own or no path
+  /// from outside. Each value is judged alone: `args.load_model =
+  /// f"{args.proj_dir}/init.pth"` (a file the script saved) does not make
+  /// `--load_model` itself the script's own.
   std::string from_attr_stores(ir::FunctionId fid, ir::ValueId v, int depth) {
     const ir::Function& f = ctx_.ir.fn(fid);
     const ir::Inst& d = f.def(v);
@@ -293,118 +300,24 @@ class Rule {
     if (it == attr_stores_.end()) return {};
     std::string obj = access_key(ctx_, fid, f.operands(d)[0]);
     if (obj.empty()) return {};
+    std::set<std::string> outer;
+    outer.swap(keys_);
     std::string found;
     for (auto [g, si] : it->second) {
       const ir::Function& gf = ctx_.ir.fn(g);
       auto ops = gf.operands(gf.inst(si));
       if (ops.size() < 2 || access_key(ctx_, g, ops[0]) != obj) continue;
+      keys_.clear();
       std::string s = outside(g, ops[1], depth + 1);
-      if (found.empty()) found = s;
+      if (s.empty() || own_checkpoint(g, ops[1])) continue;
+      bool own = std::any_of(keys_.begin(), keys_.end(), [&](const std::string& k) { return saved_keys_.count(k) > 0; });
+      if (!own) {
+        found = s;
+        break;
+      }
     }
+    keys_.swap(outer);
     return found;
-  }
-
-  /// `v` is what the file's parse_args returns (`args = p.parse_args()`,
-  /// `args, _ = p.parse_known_args()`, a global bound so, the file's helper
-  /// returning it, a parameter every plain call site fills so): not a config
-  /// object built from it (`cfg = merge(load(args.config), args.opts)`).
-  bool parsed_namespace(ir::FunctionId fid, ir::ValueId v, int depth) const {
-    if (!v.valid() || depth > 4) return false;
-    const ir::Function& f = ctx_.ir.fn(fid);
-    const ir::Inst& d = f.def(v);
-    auto ops = f.operands(d);
-    switch (d.op) {
-      case ir::Op::Call: {
-        std::string_view m = call_method(ctx_, f, d);
-        if (m == "parse_args" || m == "parse_known_args") return true;
-        ir::CallTarget t = ctx_.facts.res.call_target(fid, f.def_id(v));
-        if (t.kind != ir::CallTarget::Kind::Function || !t.fn.valid() || t.fn == fid) return false;
-        const ir::Function& g = ctx_.ir.fn(t.fn);
-        bool any = false;
-        for (const ir::Inst& in : g.insts)
-          if (in.op == ir::Op::Return) {
-            if (in.nops == 0 || !parsed_namespace(t.fn, g.operands(in)[0], depth + 1)) return false;
-            any = true;
-          }
-        return any;
-      }
-      case ir::Op::Element:
-        return f.def(ops[0]).op == ir::Op::Unpack && parsed_namespace(fid, f.operands(f.def(ops[0]))[0], depth + 1);
-      case ir::Op::Phi:
-        for (ir::ValueId o : ops)
-          if (o != v && !parsed_namespace(fid, o, depth + 1)) return false;
-        return !ops.empty();
-      case ir::Op::LoadGlobal: {
-        ir::ValueId g = ctx_.ir.global_binding(d.aux);
-        return g.valid() && parsed_namespace(ir::FunctionId(0), g, depth + 1);
-      }
-      case ir::Op::Param: {
-        std::string_view pname = ctx_.ir.names.str(f.params[d.aux].name);
-        bool any = false;
-        for (uint32_t gi = 0; gi < ctx_.ir.functions.size(); ++gi) {
-          ir::FunctionId gid(gi);
-          const ir::Function& g = ctx_.ir.fn(gid);
-          for (uint32_t i = 0; i < g.insts.size(); ++i) {
-            if (g.insts[i].op != ir::Op::Call) continue;
-            ir::CallTarget t = ctx_.facts.res.call_target(gid, ir::InstId(i));
-            if (t.kind != ir::CallTarget::Kind::Function || t.fn != fid) continue;
-            if (t.bound) return false;
-            ir::ValueId a = call_arg(ctx_, g, g.insts[i], static_cast<int>(d.aux), pname);
-            if (gid == fid || !parsed_namespace(gid, a, depth + 1)) return false;
-            any = true;
-          }
-        }
-        return any;
-      }
-      default:
-        return false;
-    }
-  }
-
-  /// The attribute keys (`args.model_path`) a path expression of function
-  /// `fid` of `c` is built from, through joins, templates, f-strings,
-  /// `.format`, `str()` and pathlib, each as the pair (parameter index,
-  /// the key's rest after the parameter: ".model_path").
-  static void param_attr_keys(const CheckContext& c, ir::FunctionId fid, ir::ValueId v, int depth,
-                              std::vector<std::pair<uint32_t, std::string>>& out) {
-    if (!v.valid() || depth > kMaxDepth) return;
-    const ir::Function& f = c.ir.fn(fid);
-    const ir::Inst& d = f.def(v);
-    auto ops = f.operands(d);
-    switch (d.op) {
-      case ir::Op::GetAttr: {
-        std::string rest;
-        ir::ValueId r = v;
-        while (f.def(r).op == ir::Op::GetAttr) {
-          rest = "." + std::string(c.ir.names.str(f.def(r).aux)) + rest;
-          r = f.operands(f.def(r))[0];
-        }
-        if (f.def(r).op == ir::Op::Param) out.emplace_back(f.def(r).aux, rest);
-        return;
-      }
-      case ir::Op::Phi:
-        for (ir::ValueId o : ops)
-          if (o != v) param_attr_keys(c, fid, o, depth + 1, out);
-        return;
-      case ir::Op::BinOp:
-      case ir::Op::BuildString:
-      case ir::Op::FormatValue:
-      case ir::Op::BuildTuple:
-        for (ir::ValueId o : ops) param_attr_keys(c, fid, o, depth + 1, out);
-        return;
-      case ir::Op::Call: {
-        std::string_view n = call_target_name(c, fid, f.def_id(v));
-        std::string_view m = call_method(c, f, d);
-        if (!n.starts_with("os.path.") && !n.starts_with("pathlib.") && n != "builtins.str" && m != "format" &&
-            m != "joinpath")
-          return;
-        for (size_t a = 1; a < ops.size(); ++a) param_attr_keys(c, fid, ops[a], depth + 1, out);
-        if (m == "format" || m == "joinpath") param_attr_keys(c, fid, call_receiver(f, d), depth + 1, out);
-        return;
-      }
-      default:
-        return;
-    }
   }
 
   bool own_checkpoint(ir::FunctionId fid, ir::ValueId v) const {
@@ -516,13 +429,13 @@ class Rule {
         std::string k = access_key(ctx_, fid, v);
         if (!k.empty()) keys_.insert(k);
         // `args.weights = args.work + "/m.pt"` anywhere in the file: the
-        // attribute holds what the script stores (and its parts are keys).
+        // attribute holds what the script stores there, too.
         std::string stored = from_attr_stores(fid, v, depth);
         // An attribute of the parsed namespace that no option of the file's
         // parsers defines (`args.resume_file` next to `--resume` only) is no
         // command-line argument: it is what the script stores, or it does
         // not exist (AttributeError before the load).
-        if (options_.complete && !options_.names.count(attr) && parsed_namespace(fid, ops[0], 0))
+        if (options_.complete && !options_.names.count(attr) && parsed_namespace(ctx_, fid, ops[0]))
           return stored;
         std::string s = outside(fid, ops[0], depth + 1);
         return s.empty() ? stored : s;
