@@ -58,16 +58,19 @@ class PathForm {
   }
 
  private:
-  /// A value that is no literal: its access key (`args.out`, a global), a
-  /// local's or a parameter's qualified by its function (names of
-  /// different functions are different values); "args"-style namespaces
-  /// are one across the file, as access keys are.
+  /// A value that is no literal: an attribute or a global by its access
+  /// key (`args.out`: one across the file, as access keys are), any other
+  /// value by its SSA id in its function (`run = sys.argv[1]`: the same
+  /// value, not just the same name, which a later `run = ...` rebinds).
   std::optional<std::string> part(ir::ValueId v) const {
-    std::string k = access_key(ctx_, fid_, v);
-    if (k.empty()) return std::nullopt;
     ir::Op op = f_.def(v).op;
-    bool file_wide = op == ir::Op::GetAttr || op == ir::Op::LoadGlobal || op == ir::Op::LoadFree;
-    if (!file_wide) k = std::to_string(fid_.v) + ":" + k;
+    std::string k;
+    if (op == ir::Op::GetAttr || op == ir::Op::LoadGlobal || op == ir::Op::LoadFree) {
+      k = access_key(ctx_, fid_, v);
+      if (k.empty()) return std::nullopt;
+    } else {
+      k = std::to_string(fid_.v) + ":%" + std::to_string(v.v);
+    }
     return std::string(1, kPart) + k + kPart;
   }
 

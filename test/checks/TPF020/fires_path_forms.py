@@ -22,3 +22,14 @@ net.load_state_dict(torch.load(sys.argv[2] + "/last.pt"))  # expect: TPF020
 # case: a template variable whose head is the option's folder
 tmpl = "{}/ep%d.pt".format(opt.dir)
 net.load_state_dict(torch.load(tmpl % opt.epochs))  # expect: TPF020
+
+
+def rebound(net):
+    # case: the same name, rebound to another folder from the command line
+    d = sys.argv[1]
+    torch.save(net.state_dict(), os.path.join(d, "w.pt"))
+    d = sys.argv[2]
+    net.load_state_dict(torch.load(d + "/w.pt"))  # expect: TPF020
+
+
+rebound(net)
