@@ -169,6 +169,7 @@ class PathForm {
         if (next >= npos) return std::nullopt;
         arg = call_arg(ctx_, f_, call, static_cast<int>(next++), "");
       } else if (field.find_first_not_of("0123456789") == std::string::npos) {
+        if (field.size() > 4) return std::nullopt;  // `{99999999999}`: no call has that many arguments
         uint32_t k = static_cast<uint32_t>(std::stoul(field));
         if (k >= npos) return std::nullopt;
         arg = call_arg(ctx_, f_, call, static_cast<int>(k), "");

@@ -40,6 +40,13 @@ def from_argv(net):
     net.load_state_dict(torch.load("%s/best.pt" % run))
 
 
+def odd_template(cfg, net):
+    # case: a field index past any call's arguments (str.format would raise):
+    # no spelling is made of it, and the same text is still the same file
+    torch.save(net.state_dict(), "{123456789012345678901}/m.pt".format(cfg.work))
+    net.load_state_dict(torch.load("{123456789012345678901}/m.pt".format(cfg.work)))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--root", default="runs")
