@@ -228,10 +228,15 @@ std::string path_form(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId v
   return p ? normalise(std::move(*p)) : std::string();
 }
 
-// Why 4: a namespace reaches a load through a helper or two (`main(args)`
-// calling `train(args)`); a longer chain is not followed.
-bool parsed_namespace(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId v, int depth) {
-  if (!v.valid() || depth > 4) return false;
+namespace {
+
+// Why 4 levels: a namespace reaches a load through a helper or two
+// (`main(args)` calling `train(args)`); a longer chain is not followed. Why
+// 256 steps: each parameter asks every call site of its function, so a file
+// of generated helpers could otherwise multiply the work per level. Past
+// either, the value is no known parse result (its attributes may be options).
+bool parsed_namespace_at(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId v, int depth, int& steps) {
+  if (!v.valid() || depth > 4 || ++steps > 256) return false;
   const ir::Function& f = ctx.ir.fn(fid);
   const ir::Inst& d = f.def(v);
   auto ops = f.operands(d);
@@ -245,20 +250,20 @@ bool parsed_namespace(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId v
       bool any = false;
       for (const ir::Inst& in : g.insts)
         if (in.op == ir::Op::Return) {
-          if (in.nops == 0 || !parsed_namespace(ctx, t.fn, g.operands(in)[0], depth + 1)) return false;
+          if (in.nops == 0 || !parsed_namespace_at(ctx, t.fn, g.operands(in)[0], depth + 1, steps)) return false;
           any = true;
         }
       return any;
     }
     case ir::Op::Element:
-      return f.def(ops[0]).op == ir::Op::Unpack && parsed_namespace(ctx, fid, f.operands(f.def(ops[0]))[0], depth + 1);
+      return f.def(ops[0]).op == ir::Op::Unpack && parsed_namespace_at(ctx, fid, f.operands(f.def(ops[0]))[0], depth + 1, steps);
     case ir::Op::Phi:
       for (ir::ValueId o : ops)
-        if (o != v && !parsed_namespace(ctx, fid, o, depth + 1)) return false;
+        if (o != v && !parsed_namespace_at(ctx, fid, o, depth + 1, steps)) return false;
       return !ops.empty();
     case ir::Op::LoadGlobal: {
       ir::ValueId g = ctx.ir.global_binding(d.aux);
-      return g.valid() && parsed_namespace(ctx, ir::FunctionId(0), g, depth + 1);
+      return g.valid() && parsed_namespace_at(ctx, ir::FunctionId(0), g, depth + 1, steps);
     }
     case ir::Op::Param: {
       std::string_view pname = ctx.ir.names.str(f.params[d.aux].name);
@@ -272,7 +277,7 @@ bool parsed_namespace(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId v
           if (t.kind != ir::CallTarget::Kind::Function || t.fn != fid) continue;
           if (t.bound) return false;
           ir::ValueId a = call_arg(ctx, g, g.insts[i], static_cast<int>(d.aux), pname);
-          if (gid == fid || !parsed_namespace(ctx, gid, a, depth + 1)) return false;
+          if (gid == fid || !parsed_namespace_at(ctx, gid, a, depth + 1, steps)) return false;
           any = true;
         }
       }
@@ -281,6 +286,13 @@ bool parsed_namespace(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId v
     default:
       return false;
   }
+}
+
+}  // namespace
+
+bool parsed_namespace(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId v, int depth) {
+  int steps = 0;
+  return parsed_namespace_at(ctx, fid, v, depth, steps);
 }
 
 void path_param_attrs(const CheckContext& c, ir::FunctionId fid, ir::ValueId v,
