@@ -7,6 +7,7 @@
 // requires: build_cfg. produces: SSA, Function::bindings, Function::local_refs.
 #include <algorithm>
 #include <memory>
+#include <type_traits>
 
 #include "ir/cfg.h"
 
@@ -45,6 +46,19 @@ class DefTable {
     used_.clear();
     size_ = 0;
   }
+  /// Frees the table when it is larger than a small function's: a long
+  /// function's is the largest scratch array of its construction (52 MB of
+  /// a 16 MB one-function file, issue 20), and layout, which allocates the
+  /// function's new arrays, no longer reads it. A small table stays for the
+  /// next function (reset clears only its used slots).
+  void release_if_large() {
+    if (keys_.size() <= kKeptSlots) return;
+    std::vector<uint64_t>().swap(keys_);
+    std::vector<ValueId>().swap(vals_);
+    std::vector<uint32_t>().swap(used_);
+    mask_ = size_ = 0;
+    shift_ = 60;
+  }
   const ValueId* find(uint64_t k) const {
     for (size_t i = slot(k);; i = (i + 1) & mask_) {
       if (keys_[i] == k) return &vals_[i];
@@ -70,6 +84,9 @@ class DefTable {
 
  private:
   static constexpr uint64_t kEmpty = UINT64_MAX;  // no (var, block) key is all ones
+  // 2^16 slots (768 KB with their values): what reset() sizes for a
+  // function of about 65,000 instructions.
+  static constexpr size_t kKeptSlots = size_t(1) << 16;
   // Fibonacci hashing: the product's top bits mix every bit of the key.
   // (Its low bits do not: for keys `var << 32` of one block they were all
   // zero, every key probed from one slot, and a long function went
@@ -126,6 +143,7 @@ class SsaBuilder {
   ValueId undef();
   void remove_trivial_phis();
   void layout(std::span<ValueId* const> held);
+  void release_if_large();
 
   Function* f_ = nullptr;
   std::vector<uint32_t> phi_order_;
@@ -355,6 +373,7 @@ void SsaBuilder::run(Function& f, std::span<ValueId* const> held) {
   }
   if (incomplete_count_ != 0) internal_error("to_ssa: a block was never sealed");
   remove_trivial_phis();
+  defs_.release_if_large();  // every read is done
   layout(held);
 }
 
@@ -507,6 +526,26 @@ void SsaBuilder::layout(std::span<ValueId* const> held) {
   f_->operand_pool.swap(pool);
   f_->blocks.swap(blocks);
   f_->in_ssa = true;
+  release_if_large();
+}
+
+void SsaBuilder::release_if_large() {
+  // The swap left the function's old arrays here for the next function to
+  // reuse. A long function's (its pre-SSA instructions with every local
+  // load and store, 128 MB of a 16 MB one-function file) would stay while
+  // the rest of the file is lowered: kept only when a small function's.
+  auto drop = [](auto& v, size_t keep) {
+    if (v.capacity() > keep) std::remove_reference_t<decltype(v)>().swap(v);
+  };
+  constexpr size_t kKeptInsts = size_t(1) << 16;
+  drop(insts_, kKeptInsts);
+  drop(values_, kKeptInsts);
+  drop(pool_, kKeptInsts);
+  drop(blocks_, kKeptInsts / 8);
+  drop(new_id_, kKeptInsts);
+  drop(new_inst_, kKeptInsts);
+  drop(alias_, kKeptInsts);
+  drop(phi_of_, kKeptInsts);
 }
 
 SsaWorkspace::SsaWorkspace() : b_(std::make_unique<SsaBuilder>()) {}
