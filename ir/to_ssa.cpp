@@ -7,7 +7,7 @@
 // requires: build_cfg. produces: SSA, Function::bindings, Function::local_refs.
 #include <algorithm>
 #include <memory>
-#include <type_traits>
+#include <vector>
 
 #include "ir/cfg.h"
 
@@ -144,6 +144,14 @@ class SsaBuilder {
   void remove_trivial_phis();
   void layout(std::span<ValueId* const> held);
   void release_if_large();
+  /// Scratch arrays keep their capacity for the next function up to this
+  /// many entries (a function of about 65,000 instructions); a longer one's
+  /// are freed once done with (issue 20: they were a long function's peak).
+  static constexpr size_t kKeptEntries = size_t(1) << 16;
+  template <class T>
+  static void release_if_large(std::vector<T>& v, size_t keep) {
+    if (v.capacity() > keep) std::vector<T>().swap(v);
+  }
 
   Function* f_ = nullptr;
   std::vector<uint32_t> phi_order_;
@@ -373,7 +381,14 @@ void SsaBuilder::run(Function& f, std::span<ValueId* const> held) {
   }
   if (incomplete_count_ != 0) internal_error("to_ssa: a block was never sealed");
   remove_trivial_phis();
-  defs_.release_if_large();  // every read is done
+  // Every read is done: layout, which allocates the function's new arrays,
+  // needs none of the construction's tables.
+  defs_.release_if_large();
+  release_if_large(phi_of_, kKeptEntries);
+  release_if_large(sealed_, kKeptEntries);
+  release_if_large(unfilled_, kKeptEntries);
+  release_if_large(incomplete_head_, kKeptEntries);
+  release_if_large(incomplete_next_, kKeptEntries);
   layout(held);
 }
 
@@ -534,18 +549,13 @@ void SsaBuilder::release_if_large() {
   // reuse. A long function's (its pre-SSA instructions with every local
   // load and store, 128 MB of a 16 MB one-function file) would stay while
   // the rest of the file is lowered: kept only when a small function's.
-  auto drop = [](auto& v, size_t keep) {
-    if (v.capacity() > keep) std::remove_reference_t<decltype(v)>().swap(v);
-  };
-  constexpr size_t kKeptInsts = size_t(1) << 16;
-  drop(insts_, kKeptInsts);
-  drop(values_, kKeptInsts);
-  drop(pool_, kKeptInsts);
-  drop(blocks_, kKeptInsts / 8);
-  drop(new_id_, kKeptInsts);
-  drop(new_inst_, kKeptInsts);
-  drop(alias_, kKeptInsts);
-  drop(phi_of_, kKeptInsts);
+  release_if_large(insts_, kKeptEntries);
+  release_if_large(values_, kKeptEntries);
+  release_if_large(pool_, kKeptEntries);
+  release_if_large(blocks_, kKeptEntries / 8);
+  release_if_large(new_id_, kKeptEntries);
+  release_if_large(new_inst_, kKeptEntries);
+  release_if_large(alias_, kKeptEntries);
 }
 
 SsaWorkspace::SsaWorkspace() : b_(std::make_unique<SsaBuilder>()) {}
