@@ -158,6 +158,7 @@ class SsaBuilder {
   std::vector<ValueId> new_id_;
   std::vector<uint32_t> new_inst_;
   std::vector<Block> blocks_;
+  std::vector<uint32_t> unread_;  // layout: lowest old position of blocks b.. (in place or not)
   // layout's output, swapped into the function; after the swap they hold
   // the function's old arrays, whose capacity the next function reuses.
   std::vector<Inst> insts_;
@@ -419,14 +420,27 @@ void SsaBuilder::layout(std::span<ValueId* const> held) {
   // New block ranges go to blocks_; pass 2 still reads the old ones.
   std::vector<Block>& blocks = blocks_;
   blocks.assign(f_->blocks.begin(), f_->blocks.end());
+  // Pass 2 may write the new instructions over the old ones when no write
+  // lands on an old instruction it has still to read: pass 2 reads the
+  // blocks in order, a block's phis (which read its instructions' spans)
+  // before its instructions. Then a long function holds one instruction
+  // array, not two (issue 20: its peak). unread[b]: the lowest old position
+  // in blocks b and later.
+  std::vector<uint32_t>& unread = unread_;
+  unread.assign(blocks.size() + 1, UINT32_MAX);
+  for (size_t b = blocks.size(); b-- > 0;)
+    unread[b] = std::min(unread[b + 1], blocks[b].count ? blocks[b].first : UINT32_MAX);
+  bool in_place = true;
   for (uint32_t b = 0; b < blocks.size(); ++b) {
     uint32_t start = next_inst;
     if (b == 0 && need_undef) {
       new_id[undef_.v] = ValueId(next_val++);
+      in_place &= next_inst < unread[b];
       ++next_inst;
     }
     while (pi < phi_order.size() && phis_[phi_order[pi]].block.v == b) {
       new_id[phis_[phi_order[pi]].value.v] = ValueId(next_val++);
+      in_place &= next_inst < unread[b];
       ++next_inst;
       ++pi;
     }
@@ -434,6 +448,9 @@ void SsaBuilder::layout(std::span<ValueId* const> held) {
     for (uint32_t i = bl.first; i < bl.first + bl.count; ++i) {
       const Inst& in = f_->insts[i];
       if (in.op == Op::LoadLocal || in.op == Op::StoreLocal) continue;
+      // Writing the slot just read is safe: push copies the instruction
+      // before it writes.
+      in_place &= next_inst <= i && next_inst < unread[b + 1];
       new_inst[i] = next_inst++;
       if (in.result.valid()) new_id[in.result.v] = ValueId(next_val++);
     }
@@ -452,9 +469,10 @@ void SsaBuilder::layout(std::span<ValueId* const> held) {
   std::vector<Value>& values = values_;
   std::vector<ValueId>& pool = pool_;
   insts.clear();
-  insts.reserve(next_inst);
+  if (!in_place) insts.reserve(next_inst);
   values.assign(next_val, Value{});
   pool.clear();
+  uint32_t written = 0;
   auto push = [&](Inst in, std::span<const ValueId> ops, VarId var) {
     if (ops.size() <= 3) {
       in.nops = static_cast<uint16_t>(ops.size());
@@ -466,13 +484,14 @@ void SsaBuilder::layout(std::span<ValueId* const> held) {
       Function::set_operand_count(in, ops.size());
       for (ValueId o : ops) pool.push_back(map(o));
     }
-    InstId id(static_cast<uint32_t>(insts.size()));
+    InstId id(written++);
     if (in.result.valid()) {
       ValueId nv = new_id[in.result.v];
       values[nv.v] = Value{id, var};
       in.result = nv;
     }
-    insts.push_back(in);
+    if (in_place) f_->insts[id.v] = in;
+    else insts.push_back(in);
   };
   pi = 0;
   for (uint32_t b = 0; b < blocks.size(); ++b) {
@@ -536,7 +555,8 @@ void SsaBuilder::layout(std::span<ValueId* const> held) {
     ValueId r = h->v < nvals ? resolve(*h) : kNoValue;
     *h = r.valid() && r.v < nvals ? new_id[r.v] : kNoValue;
   }
-  f_->insts.swap(insts);
+  if (in_place) f_->insts.resize(written);
+  else f_->insts.swap(insts);
   f_->values.swap(values);
   f_->operand_pool.swap(pool);
   f_->blocks.swap(blocks);
@@ -556,6 +576,7 @@ void SsaBuilder::release_if_large() {
   release_if_large(new_id_, kKeptEntries);
   release_if_large(new_inst_, kKeptEntries);
   release_if_large(alias_, kKeptEntries);
+  release_if_large(unread_, kKeptEntries / 8);
 }
 
 SsaWorkspace::SsaWorkspace() : b_(std::make_unique<SsaBuilder>()) {}
