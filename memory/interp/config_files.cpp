@@ -494,8 +494,11 @@ Value component_from_path(Interp& in, const std::string& path) {
 }
 
 Value instantiate_node(Interp& in, Value node, const ComponentKey& ck, std::vector<Value> pos,
-                       const std::vector<std::pair<StrId, Value>>& kw, Span at) {
-  if (type_of(in, node) != "omegaconf.DictConfig") return Value::unknown();
+                       const std::vector<std::pair<StrId, Value>>& kw, Span at, int depth) {
+  // A YAML document nests at most 64 levels (from_yaml); deeper is a cycle
+  // the script built (`cfg.model.inner = cfg.model`).
+  constexpr int kMaxConfigNesting = 64;
+  if (depth > kMaxConfigNesting || type_of(in, node) != "omegaconf.DictConfig") return Value::unknown();
   const StrId target_key = in.intern(ck.key);
   const Value* t = in.o(node).attrs.find(target_key);
   auto target = t ? in.as_str(*t) : std::nullopt;
@@ -524,7 +527,7 @@ Value instantiate_node(Interp& in, Value node, const ComponentKey& ck, std::vect
     if (name.starts_with('_') && name.ends_with('_')) continue;  // _target_, _component_, _recursive_, _convert_
     Value arg = v;
     if (type_of(in, v) == "omegaconf.DictConfig" && in.o(v).attrs.find(target_key))
-      arg = instantiate_node(in, v, ck, {}, {}, at);
+      arg = instantiate_node(in, v, ck, {}, {}, at, depth + 1);
     ca.kw.emplace_back(k, arg);
   }
   for (const auto& [k, v] : kw) {

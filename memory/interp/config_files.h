@@ -45,10 +45,11 @@ struct ComponentKey {
 Value component_from_path(Interp& in, const std::string& path);
 
 /// A config node whose `key` names a callable, called with the node's other
-/// keys as keywords (nested nodes that name one instantiated first), then
+/// keys as keywords (nested nodes that name one instantiated first, at most
+/// 64 deep: a config the script made cyclic stops there), then
 /// `pos` and `kw` (which replace keys of the same name).
 Value instantiate_node(Interp& in, Value node, const ComponentKey& ck, std::vector<Value> pos,
-                       const std::vector<std::pair<StrId, Value>>& kw, Span at);
+                       const std::vector<std::pair<StrId, Value>>& kw, Span at, int depth = 0);
 
 /// torchtune's entry points (config_recipes.cpp).
 void register_config_recipes(Builtins& b);

@@ -44,9 +44,13 @@ Value f_parse(Interp& in, Args& a) {
 /// reason in the report, when it is missing or cannot be read).
 Value load_config(Interp& in, const std::string& path, Span at) {
   auto text = read_text(in, path, "torchtune config", at);
-  if (!text) return Value::unknown();
+  if (!text) {
+    in.note_unknown("the recipe's config `" + path + "` is not read: the run has no config", at, true);
+    return Value::unknown();
+  }
   try {
     YAML::Node n = YAML::Load(*text);
+    if (n.IsNull()) return new_instance(in, "omegaconf.DictConfig");  // OmegaConf.load of an empty file
     if (!n.IsMap()) {
       in.note_unknown("torchtune config `" + path + "` is not a mapping", at, true);
       return Value::unknown();
@@ -70,7 +74,8 @@ Value compose(Interp& in, Span at) {
   std::vector<std::string> overrides;
   for (size_t k = 0; k < argv.size(); ++k) {
     const std::string& arg = argv[k];
-    if (arg == "--config" && k + 1 < argv.size()) {
+    if (arg == "--config") {
+      if (k + 1 == argv.size()) break;  // argparse: `--config` expects one argument
       file = argv[++k];
     } else if (arg.starts_with("--config=")) {
       file = arg.substr(9);

@@ -305,6 +305,9 @@ class Projects(unittest.TestCase):
         rc, out, _ = run(cwd, "--target", "h100", "recipe.py", "--", "--config", "configs/small.yaml", "--lr", "3")
         self.assertIn("unknown      argument `--lr` of the run's command line: torchtune's parser takes only "
                       "--config and key=value overrides (it raises ValueError) (line 43)", out)
+        rc, out, _ = run(cwd, "--target", "h100", "recipe.py", "--", "--config", "configs/none.yaml")
+        self.assertIn("unknown      the recipe's config `configs/none.yaml` is not read: the run has no config "
+                      "(line 43)", out)
         self.assertIn("verdict             ? unknown", out)
 
     def test_config_files_named_on_the_command_line(self):
