@@ -143,6 +143,32 @@ Value f_component_from_path(Interp& in, Args& a) {
   return component_from_path(in, std::string(*p));
 }
 
+// torchao's NF4 (torchtune's QLoRA: LoRALinear(quantize_base=True)).
+// to_nf4(weight, block_size=64, scaler_block_size=256) keeps 4-bit codes
+// (two a byte), an int8 scaler per block of 64 and a float32 factor per 256
+// scalers: bitsandbytes' double-quantized layout, which Quant::Nf4Double
+// sizes (its 1 KB code table per tensor against torchao's 64 bytes).
+
+/// to_nf4(t): a frozen copy of `t` stored as NF4.
+Value f_to_nf4(Interp& in, Args& a) {
+  TensorObj* t = a.pos.empty() ? nullptr : in.tensor(a.pos[0]);
+  if (!t) return Value::unknown();
+  Value q = in.new_tensor(t->shape, t->dtype, Role::Param);
+  in.storages[in.tensor(q)->storage].quant = Quant::Nf4Double;
+  return q;
+}
+
+/// linear_nf4(input, weight): F.linear over the dequantized weight, which
+/// autograd does not train (only `input`'s gradient flows back).
+Value f_linear_nf4(Interp& in, Args& a) {
+  auto x = a.get(in, 0, "input");
+  auto w = a.get(in, 1, "weight");
+  Handler linear = in.builtin.function("torch.nn.functional.linear");
+  if (!x || !w || !linear) return Value::unknown();
+  Args la{{*x, *w}, {}, a.span};
+  return linear(in, la);
+}
+
 }  // namespace
 
 Value recipe_call(Interp& in, Value self, Args& a) {
@@ -166,6 +192,14 @@ void register_config_recipes(Builtins& b) {
     f[q] = f_instantiate;
   for (const char* q : {"torchtune.config._utils._get_component_from_path", "torchtune.config._get_component_from_path"})
     f[q] = f_component_from_path;
+  // torchao moved NF4 from dtypes.nf4tensor (0.3-0.12) to quantization
+  // (quantize_.workflows.nf4.nf4_tensor), which torchtune imports now.
+  for (const char* q : {"torchao.quantization.to_nf4", "torchao.quantization.quantize_.workflows.nf4.nf4_tensor.to_nf4",
+                        "torchao.dtypes.nf4tensor.to_nf4", "torchao.dtypes.to_nf4"})
+    f[q] = f_to_nf4;
+  for (const char* q : {"torchao.quantization.quantize_.workflows.nf4.nf4_tensor.linear_nf4",
+                        "torchao.dtypes.nf4tensor.linear_nf4"})
+    f[q] = f_linear_nf4;
 }
 
 }  // namespace tpf::memory

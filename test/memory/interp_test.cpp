@@ -2425,3 +2425,39 @@ model(torch.randn(4, 1000, device="cuda", dtype=torch.bfloat16)).sum().backward(
   CHECK(e.config.unknowns.empty());
   CHECK(e.config.param_dtype == memory::Dtype::BFloat16);
 }
+
+TEST_CASE("interp: torchao's to_nf4 stores a frozen base in 4 bits and linear_nf4 runs over it") {
+  // torchtune's QLoRA LoRALinear(quantize_base=True): nn.Parameter(to_nf4(
+  // linear.weight)), forward linear_nf4(x, weight) plus the adapter. The
+  // base is 4096 x 4096 in 4 bits: 8,388,608 bytes of codes, 262,144 int8
+  // scalers (one per 64), 1,024 float32 factors (one per 256 scalers), and
+  // the per-tensor table and offset Quant::Nf4Double counts (1,028 bytes);
+  // the adapter 2 x 8 x 4096 bfloat16 weights.
+  memory::Estimate e = est(R"(
+import torch
+from torch import nn
+from torchao.quantization import to_nf4
+from torchao.quantization.quantize_.workflows.nf4.nf4_tensor import linear_nf4
+
+class QLoRA(nn.Module):
+    def __init__(self):
+        super().__init__()
+        linear = nn.Linear(4096, 4096, bias=False)
+        self.weight = nn.Parameter(to_nf4(linear.weight), requires_grad=False)
+        self.lora_a = nn.Linear(4096, 8, bias=False)
+        self.lora_b = nn.Linear(8, 4096, bias=False)
+
+    def forward(self, x):
+        return linear_nf4(input=x, weight=self.weight) + self.lora_b(self.lora_a(x))
+
+torch.set_default_dtype(torch.bfloat16)
+model = QLoRA().cuda()
+opt = torch.optim.AdamW([model.lora_a.weight, model.lora_b.weight])
+model(torch.randn(4, 4096, device="cuda")).sum().backward()
+opt.step()
+)");
+  CHECK(e.params == 4096 * 4096 + 2 * 8 * 4096);
+  CHECK(e.trainable_params == 2 * 8 * 4096);
+  CHECK(e.components.weights == 8388608 + 262144 + 4096 + 1028 + 2 * 8 * 4096 * 2);
+  CHECK(e.config.unknowns.empty());
+}
