@@ -6,6 +6,7 @@
 
 #include "tools/report.h"
 
+#include <sstream>
 #include <algorithm>
 #include <cstdio>
 #include <span>
@@ -270,10 +271,20 @@ void render_estimate(std::ostream& os, const Estimate& e, const MemoryTextStyle&
   if (cfg.autocast && cfg.param_dtype != memory::Dtype::Float32 && cfg.param_dtype_origin.line)
     os << "  weights      " << memory::dtype_name(cfg.param_dtype) << at(cfg.param_dtype_origin) << "\n";
   if (cfg.grad_scaler) os << "  grad scaler  on" << at(cfg.grad_scaler_origin) << "\n";
-  for (const memory::OptimizerInfo& o : cfg.optimizers)
-    os << "  optimizer    " << memory::optimizer_name(o.kind) << (o.momentum ? " (momentum)" : "")
-       << (o.amsgrad ? " (amsgrad)" : "") << (o.centered ? " (centered)" : "") << (o.fused ? " fused" : "")
-       << (o.foreach ? " foreach" : "") << at(o.origin) << "\n";
+  // One optimizer per parameter made at one line (torchtune's and the
+  // optimizer-in-backward recipes: `{p: AdamW([p]) for p in params}`) is one
+  // line with its count.
+  std::vector<std::pair<std::string, size_t>> opt_lines;
+  for (const memory::OptimizerInfo& o : cfg.optimizers) {
+    std::ostringstream line;
+    line << memory::optimizer_name(o.kind) << (o.momentum ? " (momentum)" : "") << (o.amsgrad ? " (amsgrad)" : "")
+         << (o.centered ? " (centered)" : "") << (o.fused ? " fused" : "") << (o.foreach ? " foreach" : "")
+         << at(o.origin);
+    if (!opt_lines.empty() && opt_lines.back().first == line.str()) ++opt_lines.back().second;
+    else opt_lines.emplace_back(line.str(), 1);
+  }
+  for (const auto& [line, count] : opt_lines)
+    os << "  optimizer    " << line << (count > 1 ? ", " + std::to_string(count) + " of them" : std::string()) << "\n";
   if (cfg.sdpa) os << "  attention    SDPA" << at(cfg.attention_origin) << "\n";
   else if (cfg.explicit_attention || e.attention_score_bytes) os << "  attention    explicit" << at(cfg.attention_origin) << "\n";
   if (cfg.checkpointing) os << "  checkpoint   on" << at(cfg.checkpointing_origin) << "\n";

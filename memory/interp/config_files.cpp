@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
-#include "memory/interp/interp.h"
+#include "memory/interp/config_files.h"
 
 namespace tpf::memory {
 namespace fs = std::filesystem;
@@ -39,6 +39,8 @@ fs::path project_root(const fs::path& script) {
   return dir;
 }
 
+}  // namespace
+
 std::optional<std::string> read_text(Interp& in, std::string_view path, std::string_view what, Span at) {
   auto p = project_file(in, path, what, at);
   if (!p) return std::nullopt;
@@ -51,6 +53,8 @@ std::optional<std::string> read_text(Interp& in, std::string_view path, std::str
   ss << f.rdbuf();
   return ss.str();
 }
+
+namespace {
 
 /// A key's value as a configuration source ("configs/a.yaml: batch_size").
 Value keyed(Interp& in, const std::string& key, Value v, const std::string& file) {
@@ -90,7 +94,9 @@ Value yaml_scalar(Interp& in, const std::string& s, bool quoted) {
   return number_word(in, s).value_or(in.str_value(s));
 }
 
-Value from_yaml(Interp& in, const YAML::Node& n, const std::string& file, bool attrs, int depth = 0) {
+}  // namespace
+
+Value from_yaml(Interp& in, const YAML::Node& n, const std::string& file, bool attrs, int depth) {
   if (depth > 64) return Value::unknown();
   switch (n.Type()) {
     case YAML::NodeType::Null: return Value::none();
@@ -115,6 +121,8 @@ Value from_yaml(Interp& in, const YAML::Node& n, const std::string& file, bool a
     default: return Value::unknown();
   }
 }
+
+namespace {
 
 /// The path an argument names: a string, or a file `open()` gave.
 std::optional<std::string> path_of(Interp& in, Value v) {
@@ -238,8 +246,8 @@ std::optional<YAML::Node> hydra_file(Interp& in, const fs::path& file, const std
 
 std::string yaml_name(std::string n) { return n.ends_with(".yaml") || n.ends_with(".yml") ? n : n + ".yaml"; }
 
-/// The value of a command-line override, as hydra's grammar reads it
-/// (YAML scalars: 64, 3e-4, true, null, [1,2], a string otherwise).
+}  // namespace
+
 Value override_value(Interp& in, const std::string& text, const std::string& shown) {
   try {
     return from_yaml(in, YAML::Load(text), shown, true);
@@ -248,10 +256,6 @@ Value override_value(Interp& in, const std::string& text, const std::string& sho
   }
 }
 
-/// The DictConfig that holds the last component of `path` (components split
-/// at `sep`: a group "a/b", a key "a.b"), walked down from `root`; `leaf` is
-/// set to that last component. A component that is missing or not a
-/// DictConfig is made one when `create`, else the walk gives nullopt.
 std::optional<Value> config_parent(Interp& in, Value root, std::string_view path, char sep, bool create, StrId& leaf) {
   Value node = root;
   while (true) {
@@ -272,6 +276,8 @@ std::optional<Value> config_parent(Interp& in, Value root, std::string_view path
     path = path.substr(cut + 1);
   }
 }
+
+namespace {
 
 Value hydra_compose(Interp& in, Value task, Span at) {
   in.argv_read = true;
@@ -394,55 +400,8 @@ Value hydra_compose(Interp& in, Value task, Span at) {
 /// `_args_` are named as not followed.
 Value f_instantiate(Interp& in, Args& a) {
   if (a.pos.empty() || in.stack.empty()) return Value::unknown();
-  Value node = a.pos[0];
-  if (type_of(in, node) != "omegaconf.DictConfig") return Value::unknown();
-  const StrId target_key = in.intern("_target_");
-  const Value* t = in.o(node).attrs.find(target_key);
-  auto target = t ? in.as_str(*t) : std::nullopt;
-  if (!target) {
-    in.note_unknown("hydra.utils.instantiate of a config without a `_target_` string: not followed", a.span, false);
-    return Value::unknown();
-  }
-  const std::string path(*target);
-  const size_t dot = path.rfind('.');
-  if (dot == std::string::npos) return Value::unknown();
-  for (const char* k : {"_partial_", "_args_"})
-    if (in.o(node).attrs.find(in.intern(k))) {
-      in.note_unknown("hydra.utils.instantiate with `" + std::string(k) + "` (`" + path + "`): not followed", a.span,
-                      false);
-      return Value::unknown();
-    }
-  // The dotted path as Python resolves it: its top package, then each
-  // name an attribute or a submodule of the one before (a project module
-  // no import of the script names is loaded then).
-  const std::string top = path.substr(0, path.find('.'));
-  Value fn = in.import_value(in.stack.back()->module, top);
-  for (size_t from = top.size() + 1; fn.known() && from <= path.size();) {
-    size_t next = std::min(path.find('.', from), path.size());
-    fn = in.getattr(fn, in.intern(path.substr(from, next - from)));
-    from = next + 1;
-  }
-  if (!fn.known()) return Value::unknown();
-  Args ca;
-  ca.span = a.span;
-  ca.pos.assign(a.pos.begin() + 1, a.pos.end());
-  const std::vector<std::pair<StrId, Value>> items = in.o(node).attrs.items;
-  for (const auto& [k, v] : items) {
-    const std::string_view name = in.str(k);
-    if (name.starts_with('_') && name.ends_with('_')) continue;  // _target_, _recursive_, _convert_
-    Value arg = v;
-    if (type_of(in, v) == "omegaconf.DictConfig" && in.o(v).attrs.find(target_key)) {
-      Args na{{v}, {}, a.span};
-      arg = f_instantiate(in, na);
-    }
-    ca.kw.emplace_back(k, arg);
-  }
-  for (const auto& [k, v] : a.kw) {
-    auto it = std::find_if(ca.kw.begin(), ca.kw.end(), [&](auto& p) { return p.first == k; });
-    if (it != ca.kw.end()) it->second = v;
-    else ca.kw.emplace_back(k, v);
-  }
-  return in.call(fn, ca);
+  static constexpr ComponentKey kHydra{"_target_", "hydra.utils.instantiate"};
+  return instantiate_node(in, a.pos[0], kHydra, std::vector<Value>(a.pos.begin() + 1, a.pos.end()), a.kw, a.span);
 }
 
 Value f_hydra_main(Interp& in, Args& a) {
@@ -521,6 +480,63 @@ Value f_path(Interp& in, Args& a) {
 }
 
 }  // namespace
+
+Value component_from_path(Interp& in, const std::string& path) {
+  if (in.stack.empty() || path.empty()) return Value::unknown();
+  const std::string top = path.substr(0, path.find('.'));
+  Value fn = in.import_value(in.stack.back()->module, top);
+  for (size_t from = top.size() + 1; fn.known() && from <= path.size();) {
+    size_t next = std::min(path.find('.', from), path.size());
+    fn = in.getattr(fn, in.intern(path.substr(from, next - from)));
+    from = next + 1;
+  }
+  return fn;
+}
+
+Value instantiate_node(Interp& in, Value node, const ComponentKey& ck, std::vector<Value> pos,
+                       const std::vector<std::pair<StrId, Value>>& kw, Span at, int depth) {
+  // A YAML document nests at most 64 levels (from_yaml); deeper is a cycle
+  // the script built (`cfg.model.inner = cfg.model`).
+  constexpr int kMaxConfigNesting = 64;
+  if (depth > kMaxConfigNesting || type_of(in, node) != "omegaconf.DictConfig") return Value::unknown();
+  const StrId target_key = in.intern(ck.key);
+  const Value* t = in.o(node).attrs.find(target_key);
+  auto target = t ? in.as_str(*t) : std::nullopt;
+  if (!target) {
+    in.note_unknown(std::string(ck.who) + " of a config without a `" + std::string(ck.key) +
+                        "` string: not followed",
+                    at, false);
+    return Value::unknown();
+  }
+  const std::string path(*target);
+  if (path.find('.') == std::string::npos) return Value::unknown();
+  for (const char* k : {"_partial_", "_args_"})
+    if (in.o(node).attrs.find(in.intern(k))) {
+      in.note_unknown(std::string(ck.who) + " with `" + std::string(k) + "` (`" + path + "`): not followed", at,
+                      false);
+      return Value::unknown();
+    }
+  Value fn = component_from_path(in, path);
+  if (!fn.known()) return Value::unknown();
+  Args ca;
+  ca.span = at;
+  ca.pos = std::move(pos);
+  const std::vector<std::pair<StrId, Value>> items = in.o(node).attrs.items;
+  for (const auto& [k, v] : items) {
+    const std::string_view name = in.str(k);
+    if (name.starts_with('_') && name.ends_with('_')) continue;  // _target_, _component_, _recursive_, _convert_
+    Value arg = v;
+    if (type_of(in, v) == "omegaconf.DictConfig" && in.o(v).attrs.find(target_key))
+      arg = instantiate_node(in, v, ck, {}, {}, at, depth + 1);
+    ca.kw.emplace_back(k, arg);
+  }
+  for (const auto& [k, v] : kw) {
+    auto it = std::find_if(ca.kw.begin(), ca.kw.end(), [&](auto& p) { return p.first == k; });
+    if (it != ca.kw.end()) it->second = v;
+    else ca.kw.emplace_back(k, v);
+  }
+  return in.call(fn, ca);
+}
 
 std::optional<std::string> fspath(Interp& in, Value v) {
   if (auto s = in.as_str(v)) return std::string(*s);
@@ -608,6 +624,10 @@ Value config_method(Interp& in, Value self, std::string_view n, Args& a, bool& h
     }
     return in.call(fn, ca);
   }
+  if (type == "torchtune.Recipe" && n == "__call__") {
+    handled = true;
+    return recipe_call(in, self, a);
+  }
   if (type == "pathlib.Path") {
     handled = true;
     const std::string me = *fspath(in, self);
@@ -640,6 +660,19 @@ Value config_method(Interp& in, Value self, std::string_view n, Args& a, bool& h
       if (const Value* v = ob->attrs.find(in.intern(*k))) return *v;
     return n == "get" && a.pos.size() > 2 ? a.pos[2] : Value::unknown();
   }
+  if (n == "pop" && a.pos.size() > 1) {
+    // cfg.pop("_component_"): the value, and the key gone (torchtune's
+    // optimizer-in-backward reads its class this way).
+    auto k = in.as_str(a.pos[1]);
+    if (!k) return Value::unknown();
+    const StrId key = in.intern(*k);
+    if (const Value* v = ob->attrs.find(key)) {
+      Value got = *v;
+      in.o(self).attrs.erase(key);
+      return got;
+    }
+    return a.pos.size() > 2 ? a.pos[2] : Value::unknown();
+  }
   return Value::unknown();
 }
 
@@ -657,6 +690,7 @@ void register_config_files(Builtins& b) {
   f["os.fspath"] = f_os_fspath;
   f["hydra.utils.instantiate"] = f_instantiate;
   f["hydra.utils.call"] = f_instantiate;
+  register_config_recipes(b);
 }
 
 }  // namespace tpf::memory

@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "memory/interp/interp.h"
+#include "memory/interp/config_files.h"
 
 namespace tpf::memory {
 
@@ -115,7 +115,7 @@ void Interp::note_dynamic_imports(uint16_t u) {
 Value Interp::import_value(uint16_t u, std::string_view q) {
   Unit& un = unit(u);
   auto external = [&] { return Value::ext(intern(q)); };
-  if (!un.view.project || !un.view.ctx) return external();
+  if (!un.view.project || !un.view.ctx || modelled_over_project(q)) return external();
   ir::ProjectName pn = un.view.name(q);
   if (!pn.module)
     if (auto pkg = package_of_import(u, q)) return *pkg;

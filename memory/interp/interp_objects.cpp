@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "memory/interp/config_files.h"
 #include "memory/interp/interp.h"
 
 namespace tpf::memory {
@@ -351,6 +352,10 @@ Value Interp::getattr(Value v, StrId name) {
       // A project module: its top-level names, else a submodule the
       // script imports (`import pkg.sub`, then `pkg.sub.f`).
       uint16_t mu = static_cast<uint16_t>(ob.index);
+      std::string qual = unit(mu).name;
+      if (qual.ends_with(".__init__")) qual.resize(qual.size() - 9);
+      qual += "." + std::string(n);
+      if (modelled_over_project(qual)) return Value::ext(intern(qual));
       if (auto g = unit_global(mu, n)) return *g;
       if (n == "__name__") return str_value(unit(mu).name);
       if (auto sm = package_submodule(mu, n)) return *sm;

@@ -397,6 +397,33 @@ Value b_hasattr(Interp& in, Args& a) {
   return Value::unknown();
 }
 
+/// callable(x): functions, methods, classes, partials; an instance when
+/// its class (or nn.Module, which every layer is) defines `__call__`; plain
+/// data is not. Anything else (a library object) is unknown.
+Value b_callable(Interp& in, Args& a) {
+  if (a.pos.size() != 1) return Value::unknown();
+  const Value v = a.pos[0];
+  switch (v.kind) {
+    case VKind::Int: case VKind::Float: case VKind::Bool: case VKind::Str: case VKind::None: case VKind::Dtype:
+      return Value::boolean(false);
+    case VKind::Obj: break;
+    default: return Value::unknown();
+  }
+  if (in.tensor(v)) return Value::boolean(false);
+  const Obj& ob = in.o(v);
+  switch (ob.kind) {
+    case OKind::Function: case OKind::Bound: case OKind::Method: case OKind::Class: case OKind::Partial:
+      return Value::boolean(true);
+    case OKind::List: case OKind::Tuple: case OKind::Dict: case OKind::Set: case OKind::Range: case OKind::Slice:
+    case OKind::Module:
+      return Value::boolean(false);
+    case OKind::Instance:
+      if (ob.cls != kNone32 && in.class_lookup(ob.cls, in.intern("__call__"))) return Value::boolean(true);
+      return Value::unknown();
+    default: return Value::unknown();
+  }
+}
+
 Value b_setattr(Interp& in, Args& a) {
   if (a.pos.size() < 3) return Value::none();
   if (auto n = in.as_str(a.pos[1])) in.setattr(a.pos[0], in.intern(*n), a.pos[2]);
@@ -551,6 +578,7 @@ void register_builtins(Builtins& b) {
   f["builtins.isinstance"] = b_isinstance;
   f["builtins.getattr"] = b_getattr;
   f["builtins.hasattr"] = b_hasattr;
+  f["builtins.callable"] = b_callable;
   f["builtins.setattr"] = b_setattr;
   f["builtins.super"] = b_super;
   f["builtins.iter"] = b_iter;

@@ -436,6 +436,18 @@ Value call_builtin_method(Interp& in, Value self, std::string_view n, Args& a, b
       return Value::unknown();
     }
     if (n == "clear") { items.clear(); return Value::none(); }
+    if (n == "remove") {
+      // The first item equal to the argument goes; when no known item
+      // before it compares equal, nothing is removed and the call is unknown.
+      for (size_t k = 0; k < items.size(); ++k) {
+        if (!items[k].known() || !arg(1).known()) break;
+        if (in.same(items[k], arg(1))) {
+          items.erase(items.begin() + static_cast<std::ptrdiff_t>(k));
+          return Value::none();
+        }
+      }
+      return Value::unknown();
+    }
     if (n == "__iter__") return in.make_list(items, OKind::Iter);
     return Value::unknown();
   }

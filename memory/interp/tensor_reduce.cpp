@@ -4,8 +4,10 @@
 // var saves its input; std/norm/amax/logsumexp/prod save input and result;
 // max/min with a dim save the indices; softmax/log_softmax save their
 // result (in float32 under CUDA autocast); where saves the condition;
-// masked_fill the mask; gather input and index.
+// masked_fill the mask; gather input and index; einsum its operands.
 // requires: tensor_ops.cpp helpers. produces: tensor results, SavedRecords.
+#include <array>
+#include <cctype>
 #include <algorithm>
 
 #include "memory/interp/interp.h"
@@ -209,11 +211,91 @@ Value f_topk(Interp& in, Args& a) {
   return in.make_list({values, in.new_tensor(*shape, Dtype::Int64)}, OKind::Tuple);
 }
 
+/// torch.einsum(equation, *operands) (or a list of operands): the result
+/// has one dimension per output subscript, sized by the first operand that
+/// carries it; `...` stands for the dimensions the operands do not name (the
+/// longest such run). Without `->` the output is the subscripts used once,
+/// in alphabetical order (torch.einsum's implicit mode).
 Value f_einsum(Interp& in, Args& a) {
-  // The result's shape is not derived from the equation; report unknown
-  // rather than guess (memory it saves: its operands).
-  in.note_unknown("`torch.einsum` result shape", a.span, false);
-  return Value::unknown();
+  if (a.pos.empty()) return Value::unknown();
+  const std::optional<std::string_view> eq = in.as_str(a.pos[0]);
+  std::vector<Value> ops(a.pos.begin() + 1, a.pos.end());
+  if (ops.size() == 1 && !in.tensor(ops[0]))
+    if (auto items = in.iterate(ops[0])) ops = *items;
+  auto unknown = [&] {
+    in.note_unknown("`torch.einsum` result shape", a.span, false);
+    return Value::unknown();
+  };
+  if (!eq || ops.empty()) return unknown();
+  std::string e;
+  for (char c : *eq)
+    if (c != ' ') e += c;
+  const size_t arrow = e.find("->");
+  const std::string lhs = e.substr(0, arrow);
+  std::vector<std::string> terms;
+  for (size_t k = 0; k <= lhs.size();) {
+    size_t c = std::min(lhs.find(',', k), lhs.size());
+    terms.push_back(lhs.substr(k, c - k));
+    k = c + 1;
+  }
+  if (terms.size() != ops.size()) return unknown();
+  std::array<std::optional<DimId>, 128> size_of{};
+  std::array<int, 128> uses{};
+  std::vector<DimId> ellipsis;
+  for (size_t k = 0; k < ops.size(); ++k) {
+    TensorObj* t = in.tensor(ops[k]);
+    if (!t) return unknown();
+    std::string term = terms[k];
+    const size_t dots = term.find("...");
+    const size_t named = term.size() - (dots == std::string::npos ? 0 : 3);
+    if (named > t->shape.size() || (dots == std::string::npos && named != t->shape.size())) return unknown();
+    const size_t run = t->shape.size() - named;
+    if (dots != std::string::npos && run > ellipsis.size())
+      ellipsis.assign(t->shape.begin() + static_cast<std::ptrdiff_t>(dots),
+                      t->shape.begin() + static_cast<std::ptrdiff_t>(dots + run));
+    size_t dim = 0;
+    for (size_t i = 0; i < term.size(); ++i) {
+      if (term[i] == '.') {
+        if (i == dots) dim += run;
+        continue;
+      }
+      const unsigned char c = static_cast<unsigned char>(term[i]);
+      if (c >= 128 || !std::isalpha(c)) return unknown();
+      if (!size_of[c]) size_of[c] = t->shape[dim];
+      ++uses[c];
+      ++dim;
+    }
+  }
+  std::string out;
+  if (arrow != std::string::npos) {
+    out = e.substr(arrow + 2);
+  } else {
+    if (!ellipsis.empty()) out = "...";
+    for (int c = 0; c < 128; ++c)
+      if (uses[c] == 1) out += static_cast<char>(c);
+  }
+  std::vector<DimId> shape;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out.compare(i, 3, "...") == 0) {
+      shape.insert(shape.end(), ellipsis.begin(), ellipsis.end());
+      i += 2;
+      continue;
+    }
+    const unsigned char c = static_cast<unsigned char>(out[i]);
+    if (c >= 128 || !size_of[c]) return unknown();
+    shape.push_back(*size_of[c]);
+  }
+  Value r = in.new_tensor(shape, in.tensor(ops[0])->dtype);
+  in.link(r, ops);
+  // A product's gradient for one operand needs the others (einsum runs as
+  // permuted bmm calls): each operand is saved when another one needs grad.
+  for (size_t k = 0; k < ops.size(); ++k)
+    for (size_t j = 0; j < ops.size(); ++j)
+      if (j != k && in.tensor(ops[j])->requires_grad && in.grad_enabled) {
+        in.save(ops[k], r);
+        break;
+      }
+  return r;
 }
 
 }  // namespace

@@ -232,6 +232,9 @@ Value tensor_attr(Interp& in, Value tv, std::string_view n, bool& handled) {
   if (n == "itemsize") return in.int_value(dtype_size(t->dtype));
   if (n == "nbytes") return Value::integer(in.dims.mul(in.numel(*t), dtype_size(t->dtype)));
   if (n == "is_cuda") return Value::boolean(true);
+  // Every tensor is modelled on the GPU (is_cuda above), so none is on the
+  // meta device: `if freqs.is_meta: return` (torchtune's RoPE) goes on.
+  if (n == "is_meta") return Value::boolean(false);
   if (n == "grad") return t->grad == kNone32 ? Value::none() : Value::obj(t->grad);
   if (n == "data") {
     Value d = in.view_of(tv, t->shape, t->perm);

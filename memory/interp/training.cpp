@@ -323,6 +323,16 @@ Value f_set_grad_enabled(Interp& in, Args& a) {
 }
 Value f_null_ctx(Interp& in, Args&) { return ctx(in, "null"); }
 
+/// @contextlib.contextmanager over a generator function: calling the result
+/// makes a manager that runs the function to its first `yield` on entry
+/// (the `with ... as x` value is what it yields).
+Value f_contextmanager(Interp& in, Args& a) {
+  if (a.pos.empty() || !in.is_obj(a.pos[0], OKind::Function)) return Value::unknown();
+  Value f = ctx(in, "generator_factory");
+  in.o(f).items = {a.pos[0]};
+  return f;
+}
+
 Value f_grad_scaler(Interp& in, Args& a) {
   bool enabled = in.truth(a.kwarg(in, "enabled").value_or(Value::boolean(true))).value_or(true);
   if (enabled && !in.cfg.grad_scaler) {
@@ -583,6 +593,27 @@ Value Interp::enter_context(Value mgr, bool enter) {
     }
     return mgr;
   }
+  if (t == "ctx.generator") {
+    // The code after the `yield` does not run (the interpreter stops a
+    // generator at its first item). What such managers restore there is
+    // what the code before it set: torch's default dtype
+    // (torchtune's training.set_default_dtype), so it is restored on exit.
+    const StrId saved = intern("__default_float__");
+    if (enter) {
+      ob->attrs.set(saved, Value::dtype(default_float));
+      std::vector<Value> items = ob->items;
+      Args ca;
+      ca.pos.assign(items.begin() + 1, items.end());
+      ca.kw = o(mgr).attrs.items;
+      std::erase_if(ca.kw, [&](const auto& kv) { return kv.first == saved; });
+      Value it = call(items[0], ca);
+      auto got = iterate(it);
+      return got && !got->empty() ? got->front() : Value::none();
+    }
+    if (const Value* d = ob->attrs.find(saved); d && d->kind == VKind::Dtype)
+      default_float = static_cast<Dtype>(d->a);
+    return Value::unknown();
+  }
   Args a{{mgr}, {}, {}};
   bool handled = false;
   Value r = exec_method(*this, mgr, enter ? "__enter__" : "__exit__", a, handled);  // open()'s files
@@ -596,6 +627,14 @@ Value instance_method(Interp& in, Value self, std::string_view n, Args& a, bool&
   handled = true;
   Obj& ob = in.o(self);
   std::string_view t = ob.type == kNone32 ? std::string_view() : in.str(ob.type);
+  if (t == "ctx.generator_factory") {
+    if (n != "__call__") return Value::unknown();
+    Value m = new_instance(in, "ctx.generator");
+    in.o(m).items = {ob.items.front()};
+    for (size_t k = 1; k < a.pos.size(); ++k) in.o(m).items.push_back(a.pos[k]);
+    for (const auto& kv : a.kw) in.o(m).attrs.set(kv.first, kv.second);
+    return m;
+  }
   if (t.starts_with("ctx.")) {
     // `@torch.no_grad()` on a function.
     if (n == "__call__" && a.pos.size() > 1 && in.is_obj(a.pos[1], OKind::Function)) {
@@ -676,6 +715,7 @@ void register_training(Builtins& b) {
   f["torch.enable_grad"] = f_enable_grad;
   f["torch.set_grad_enabled"] = f_set_grad_enabled;
   f["contextlib.nullcontext"] = f_null_ctx;
+  f["contextlib.contextmanager"] = f_contextmanager;
   f["torch.backends.cuda.sdp_kernel"] = f_null_ctx;
   f["torch.nn.attention.sdpa_kernel"] = f_null_ctx;
   f["torch.cuda.amp.GradScaler"] = f_grad_scaler;

@@ -223,11 +223,21 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   // The parameters of the roots some backward reached, and of the others.
   std::unordered_set<uint32_t> reached_roots, idle_roots;
   uint64_t buffers = 0;
+  // Which storages are trainable: a parameter a model registers, with
+  // requires_grad; for one no model registers (a bare nn.Parameter an
+  // optimizer steps), any parameter tensor over it with requires_grad. A
+  // registered parameter made as `nn.Parameter(linear.weight)` shares the
+  // storage of a layer that is then dropped (torchtune's LoRALinear): that
+  // layer's own weight keeps requires_grad, and must not make the frozen
+  // base trainable.
+  std::unordered_set<uint32_t> trainable, registered;
   for (ObjId r : in.roots) {
     std::vector<uint32_t> mine;
     bool reached = false;
     for (auto& [n, t] : module_tensors(in, Value::obj(r), Role::Param)) {
       const uint32_t s = in.tensor(t)->storage;
+      registered.insert(s);
+      if (in.tensor(t)->requires_grad) trainable.insert(s);
       mine.push_back(s);
       reached = reached || in.grad_reached.count(s);
       if (seen.insert(s).second) params.push_back(s);
@@ -240,11 +250,10 @@ void model_memory(Interp& in, const EstimateOptions& opt, Estimate& e) {
   for (const OptimizerInfo& o : cfg.optimizers)
     for (uint32_t s : o.storages)
       if (seen.insert(s).second) params.push_back(s);
-  // Which storages are trainable: a parameter tensor with requires_grad.
-  std::unordered_set<uint32_t> trainable;
   for (ObjId id = 0; id < in.heap.size(); ++id) {
     const Obj& ob = in.heap[id];
-    if (ob.kind == OKind::Tensor && ob.t->requires_grad && in.storages[ob.t->storage].role == Role::Param)
+    if (ob.kind == OKind::Tensor && ob.t->requires_grad && in.storages[ob.t->storage].role == Role::Param &&
+        !registered.count(ob.t->storage))
       trainable.insert(ob.t->storage);
   }
   // A model no backward reached gets no .grad and no optimizer state: a

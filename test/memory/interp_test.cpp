@@ -2328,3 +2328,136 @@ model = torch.nn.Linear(cfg["n_embd"], 10).cuda()
     named = named || u.what == "config file `checkpoints/org/model/model_config.yaml` is not found";
   CHECK(named);
 }
+
+TEST_CASE("interp: a frozen base made as nn.Parameter(layer.weight) stays frozen; callable() and list.remove") {
+  // torchtune's LoRALinear registers nn.Parameter(linear.weight) and drops
+  // `linear`; get_adapter_params keeps what callable(m.adapter_params) names,
+  // removing each from the list and asserting it is empty. torch 1.13:
+  // 3,856 parameters, 704 trainable (the adapters: 4*(32+64) + 4*(64+16)).
+  memory::Estimate e = est(R"(
+import torch
+from torch import nn
+
+
+class Adapted(nn.Module):
+    def __init__(self, n_in, n_out, rank):
+        super().__init__()
+        base = nn.Linear(n_in, n_out)
+        self.register_parameter("weight", nn.Parameter(base.weight))
+        self.register_parameter("bias", nn.Parameter(base.bias))
+        self.down = nn.Linear(n_in, rank, bias=False)
+        self.up = nn.Linear(rank, n_out, bias=False)
+
+    def adapters(self):
+        return ["down.weight", "up.weight"]
+
+    def forward(self, x):
+        return nn.functional.linear(x, self.weight, self.bias) + self.up(self.down(x))
+
+
+model = nn.Sequential(Adapted(32, 64, 4), nn.ReLU(), Adapted(64, 16, 4))
+keep = {}
+for name, mod in model.named_modules():
+    if hasattr(mod, "adapters") and callable(mod.adapters):
+        wanted = mod.adapters()
+        for n, p in mod.named_parameters():
+            if n in wanted:
+                keep[name + "." + n] = p
+                wanted.remove(n)
+        assert wanted == []
+assert not callable(keep) and callable(model[0].adapters)
+for n, p in model.named_parameters():
+    p.requires_grad_(n in keep)
+model.cuda()
+opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad])
+model(torch.randn(8, 32, device="cuda")).sum().backward()
+opt.step()
+)");
+  CHECK(e.params == 3856);
+  CHECK(e.trainable_params == 704);
+  CHECK(e.config.unknowns.empty());
+}
+
+TEST_CASE("interp: torch.einsum sizes its result from the equation") {
+  // Explicit, implicit (subscripts used once, alphabetical) and ellipsis
+  // forms, with the spaces torchtune's RoPE writes; the asserts hold as
+  // torch evaluates them, so a wrong shape stops the run (no model).
+  memory::Estimate e = est(R"(
+import torch
+a, b = torch.arange(5, dtype=torch.float32), torch.ones(7)
+assert torch.einsum("i, j -> ij", a, b).shape == (5, 7)
+x, w = torch.randn(3, 4, 6), torch.randn(6, 9)
+assert torch.einsum("bij,jk", x, w).shape == (3, 4, 9)
+assert torch.einsum("...j,jk->...k", x, w).shape == (3, 4, 9)
+assert torch.einsum("bij->j", [x]).shape == (6,)
+assert not x.is_meta
+model = torch.nn.Linear(torch.einsum("ij,jk->ki", x[0], w).shape[0], 2).cuda()
+model(torch.randn(4, 9, device="cuda")).sum().backward()
+)");
+  CHECK(e.params == 9 * 2 + 2);
+  CHECK(e.config.unknowns.empty());
+}
+
+TEST_CASE("interp: a @contextlib.contextmanager runs to its yield on entry and restores the default dtype on exit") {
+  // torchtune's training.set_default_dtype: the layer built inside is
+  // bfloat16, the one built after it float32 again (as torch 1.13 runs it).
+  memory::Estimate e = est(R"(
+import contextlib, torch
+
+@contextlib.contextmanager
+def default_dtype(dt):
+    old = torch.get_default_dtype()
+    torch.set_default_dtype(dt)
+    try:
+        yield dt
+    finally:
+        torch.set_default_dtype(old)
+
+with default_dtype(torch.bfloat16) as got:
+    assert got == torch.bfloat16
+    inner = torch.nn.Linear(1000, 1000, bias=False)
+outer = torch.nn.Linear(1000, 1000, bias=False)
+assert outer.weight.dtype == torch.float32 and inner.weight.dtype == torch.bfloat16
+model = inner.cuda()
+model(torch.randn(4, 1000, device="cuda", dtype=torch.bfloat16)).sum().backward()
+)");
+  CHECK(e.params == 1000000);
+  CHECK(e.config.unknowns.empty());
+  CHECK(e.config.param_dtype == memory::Dtype::BFloat16);
+}
+
+TEST_CASE("interp: torchao's to_nf4 stores a frozen base in 4 bits and linear_nf4 runs over it") {
+  // torchtune's QLoRA LoRALinear(quantize_base=True): nn.Parameter(to_nf4(
+  // linear.weight)), forward linear_nf4(x, weight) plus the adapter. The
+  // base is 4096 x 4096 in 4 bits: 8,388,608 bytes of codes, 262,144 int8
+  // scalers (one per 64), 1,024 float32 factors (one per 256 scalers), and
+  // the per-tensor table and offset Quant::Nf4Double counts (1,028 bytes);
+  // the adapter 2 x 8 x 4096 bfloat16 weights.
+  memory::Estimate e = est(R"(
+import torch
+from torch import nn
+from torchao.quantization import to_nf4
+from torchao.quantization.quantize_.workflows.nf4.nf4_tensor import linear_nf4
+
+class QLoRA(nn.Module):
+    def __init__(self):
+        super().__init__()
+        linear = nn.Linear(4096, 4096, bias=False)
+        self.weight = nn.Parameter(to_nf4(linear.weight), requires_grad=False)
+        self.lora_a = nn.Linear(4096, 8, bias=False)
+        self.lora_b = nn.Linear(8, 4096, bias=False)
+
+    def forward(self, x):
+        return linear_nf4(input=x, weight=self.weight) + self.lora_b(self.lora_a(x))
+
+torch.set_default_dtype(torch.bfloat16)
+model = QLoRA().cuda()
+opt = torch.optim.AdamW([model.lora_a.weight, model.lora_b.weight])
+model(torch.randn(4, 4096, device="cuda")).sum().backward()
+opt.step()
+)");
+  CHECK(e.params == 4096 * 4096 + 2 * 8 * 4096);
+  CHECK(e.trainable_params == 2 * 8 * 4096);
+  CHECK(e.components.weights == 8388608 + 262144 + 4096 + 1028 + 2 * 8 * 4096 * 2);
+  CHECK(e.config.unknowns.empty());
+}

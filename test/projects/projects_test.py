@@ -284,6 +284,42 @@ class Projects(unittest.TestCase):
         rc, out, _ = run(cwd, "--target", "h100", "targets.py", "--", "net.depth=2")
         self.assertIn("parameters   526,336 (526,336 trainable)", out)  # torch 1.13: 526,336
 
+    def test_torchtune_recipe_config_parse_and_instantiate(self):
+        # @config.parse over recipe_main(cfg), called as recipe_main(): `--config FILE`
+        # is the YAML; config.instantiate(cfg.model) imports the `_component_` path
+        # (models.tiny.tiny_decoder, a module no import names) and calls it with the
+        # node's keys; config.instantiate(cfg.optimizer, params) adds the positional.
+        # The builder runs under a @contextlib.contextmanager that sets the default
+        # dtype (bf16 weights). key=value overrides replace a value; `model=PATH`
+        # over a node with a `_component_` replaces its component (torchtune's rule).
+        cwd = os.path.join(HERE, "tune_recipe")
+        rc, out, _ = run(cwd, "--target", "h100", "recipe.py", "--", "--config", "configs/small.yaml")
+        self.assertIn("parameters   520,192 (520,192 trainable)", out)  # torch 1.13: 520,192
+        self.assertIn("batch size   6 (line 43, configs/small.yaml: batch_size)", out)
+        self.assertIn("seq len      64 (line 43, configs/small.yaml: seq_len)", out)
+        self.assertIn("precision    bfloat16 (line 21, torch.set_default_dtype(torch.bfloat16))", out)
+        self.assertIn("optimizer    AdamW (line 23, torch.optim.AdamW)", out)
+        self.assertIn("verdict             \u2713 fits", out)
+        rc, out, _ = run(cwd, "--target", "h100", "recipe.py", "--", "--config=configs/small.yaml", "model.layers=4",
+                         "batch_size=3")
+        self.assertIn("parameters   784,128 (784,128 trainable)", out)  # torch 1.13: 784,128
+        self.assertIn("batch size   3 (line 43, argv batch_size=3 (was 6, line 43))", out)
+        rc, out, _ = run(cwd, "--target", "h100", "recipe.py", "--", "--config", "configs/small.yaml",
+                         "model=models.tiny.wide_decoder", "dtype=fp32")
+        self.assertIn("parameters   1,564,672 (1,564,672 trainable)", out)  # torch 1.13: 1,564,672
+        self.assertIn("precision    float32\n", out)
+        # What torchtune's parser refuses stops the run, and the report says why.
+        rc, out, _ = run(cwd, "--target", "h100", "recipe.py")
+        self.assertIn("unknown      the recipe needs `--config FILE` on the run's command line (after `--`) "
+                      "(line 43)", out)
+        rc, out, _ = run(cwd, "--target", "h100", "recipe.py", "--", "--config", "configs/small.yaml", "--lr", "3")
+        self.assertIn("unknown      argument `--lr` of the run's command line: torchtune's parser takes only "
+                      "--config and key=value overrides (it raises ValueError) (line 43)", out)
+        rc, out, _ = run(cwd, "--target", "h100", "recipe.py", "--", "--config", "configs/none.yaml")
+        self.assertIn("unknown      the recipe's config `configs/none.yaml` is not read: the run has no config "
+                      "(line 43)", out)
+        self.assertIn("verdict             ? unknown", out)
+
     def test_config_files_named_on_the_command_line(self):
         # yaml.safe_load / json.load of open(args.config), OmegaConf.load: the
         # document's values size the model, and its batch and image keys are sources.
