@@ -252,7 +252,9 @@ std::string_view value_name(const ir::Module& m, const ir::Function& f, ir::Valu
   if (d.op == ir::Op::GetAttr) return m.names.str(d.aux);
   if (d.op == ir::Op::LoadGlobal) return m.names.str(d.aux);
   ir::VarId var = f.values[v.v].var;
-  return var.valid() ? m.names.str(f.vars[var.v].name) : std::string_view();
+  // Temporaries have no name (kNoSymbol).
+  if (!var.valid() || f.vars[var.v].name == ir::kNoSymbol) return {};
+  return m.names.str(f.vars[var.v].name);
 }
 
 /// A bare `x.step(a, ...)` (the OptimizerStep row) that steps no optimizer:

@@ -8,7 +8,7 @@ def rollout(env, policy, obs, n):
     traj = []
     for _ in range(n):
         act = policy(torch.as_tensor(obs).float()).argmax()
-        obs, rew, _, _ = env.step(int(act))
+        obs, rew, _, _ = env.step(int(act) if n > 1 else 0)  # a temporary: no name
         traj.append((obs, rew))
     return obs, traj
 
