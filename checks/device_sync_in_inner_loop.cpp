@@ -19,7 +19,9 @@
 //   copy's result (`.numpy()` after `.cpu()`) is no second sync.
 // Not flagged: one `.item()` per step for logging (or per micro-batch of
 //   a loop that itself backwards, or per entry of a dict of loss terms:
-//   `{k: v.item() for k, v in losses.items()}`, `for k in d: d[k].item()`),
+//   `{k: v.item() for k, v in losses.items()}`, `for k in d: d[k].item()`,
+//   or per item of a list of loss terms built in the step and summed into
+//   its backward: `losses[k].item()` after `sum(losses).backward()`),
 //   per-element loops only some steps run
 //   (`if step % eval_every == 0`), syncs outside the
 //   training step (evaluation helpers), syncs under no_grad (a validation
@@ -27,8 +29,10 @@
 //   copies of the loader's batch before it is moved (host tensors), rollout
 //   loops whose only `step(action)` is an environment's,
 //   synchronize under a condition (a logging interval), synchronize followed
-//   in the same step by a `.item()` every step runs (that copy waits for the
-//   same queue: the synchronize adds nothing), and synchronize in
+//   in the same step by a host read every step runs (`.item()`, `float(t)`
+//   of a tensor, or a project function or method that reads on every path,
+//   such as a metrics class's `float(err.mean())`: that read waits for the
+//   same queue, so the synchronize adds nothing), and synchronize in
 //   files not run as a program (test suites, libraries: no `__name__` test,
 //   no `parse_args()`) or in `test_*` functions; files that place nothing
 //   on a GPU (host tensors: nothing to wait for); copies after a
@@ -76,7 +80,11 @@ Not flagged
     of a dict of loss terms (`{k: v.item() for k, v in losses.items()}`,
     or `for name in meters:` over a dict of meters built in the function,
     or `for name in loss_dict: loss_dict[name].item()`, a container indexed
-    by its own items: a mapping's keys)
+    by its own items: a mapping's keys), or per item of a list of loss
+    terms built in the step and summed into what it backwards
+    (`terms = [w * crit(p, y) for w, p in zip(weights, preds)]`,
+    `sum(terms).backward()`, `for t in terms: t.item()`): one loss per
+    stage or head of the model, a handful fixed by the code
   - per-element loops that only some steps run (`if step % eval_every == 0:`)
   - syncs outside the training step (an evaluation helper), and under
     no_grad (a validation pass run every N steps from the step loop)
@@ -98,8 +106,12 @@ Not flagged
   - rollout loops whose only `step(...)` is an environment's
     (`envs.step(action)`): no training step
   - `torch.cuda.synchronize()` under a condition (a logging interval), or
-    followed later in the step by a `.item()` that runs every step (that
-    copy waits for the same queue, so the synchronize adds no stall)
+    followed later in the step by a host read that runs every step: a
+    `.item()`, `float(t)` / `int(t)` of a tensor (`float(loss)`), or a call
+    of a function or method of the project that reads on every path (a
+    metrics class of another module doing `float(err.mean())`). That read
+    waits for the same queue, so the synchronize adds no stall;
+    `float(...)` of a Python number is no read
   - copies after a `torch.cuda.synchronize()` with no backward or step
     launched since: the queue is empty, each copy waits for nothing
   - copies under a test that is the same for every element but not for
@@ -171,6 +183,7 @@ class Rule {
       // A part of the loader's batch before any `.to(device)`: a host
       // tensor, whose copy waits for nothing.
       if (host_value(recv)) continue;
+      if (loss_term(recv, p)) continue;
       per_loop[l].push_back(id);
     }
     for (auto& [l, copies] : per_loop) report(l, copies, out);
@@ -280,6 +293,63 @@ class Rule {
     return m == "items" || m == "values" || m == "keys";
   }
 
+  /// `v` is an item of a list of the step's loss terms: a list built in
+  /// step loop `p` (`losses = []` plus `append`, or a comprehension), whose
+  /// items are summed into what a backward of `p` differentiates
+  /// (`sum(losses).backward()`, `loss = losses[0]; loss += losses[k]`).
+  /// Like the dict of loss terms, it holds one loss per stage or head of
+  /// the model, a handful fixed by the code, logged once per step.
+  bool loss_term(ir::ValueId v, uint32_t p) const {
+    const ir::Inst& d = f_.def(v);
+    ir::ValueId list;
+    if (d.op == ir::Op::GetItem) {
+      list = f_.operands(d)[0];
+    } else if (d.op == ir::Op::NextItem) {
+      const ir::Inst& gi = f_.def(f_.operands(d)[0]);
+      if (gi.op == ir::Op::GetIter) list = f_.operands(gi)[0];
+    }
+    if (!list.valid() || f_.def(list).op != ir::Op::BuildList || !defined_in(list, p)) return false;
+    for (ir::InstId k : loop_insts(ctx_, fid_, p)) {
+      if (torch_call(ctx_, fid_, k) != TorchCall::Backward) continue;
+      if (sums_items_of(call_receiver(f_, f_.inst(k)), list, 0)) return true;
+    }
+    return false;
+  }
+
+  /// `v` adds up items of `list`: the list itself or one of its items,
+  /// through arithmetic, phis (`loss += losses[k]` in a loop), `sum(...)`,
+  /// torch functions (`torch.stack(losses).sum()`) and tensor methods
+  /// (`.mean()`, `scaler.scale(loss)`).
+  bool sums_items_of(ir::ValueId v, ir::ValueId list, int depth) const {
+    // Why 12: a loss is a sum of weighted terms, scaled and averaged a few
+    // times before its backward; a phi chain adds a step per loop.
+    if (!v.valid() || depth > 12) return false;
+    if (v == list) return true;
+    const ir::Inst& d = f_.def(v);
+    switch (d.op) {
+      case ir::Op::BinOp:
+      case ir::Op::UnaryOp:
+      case ir::Op::Phi:
+        for (ir::ValueId o : f_.operands(d))
+          if (sums_items_of(o, list, depth + 1)) return true;
+        return false;
+      case ir::Op::GetItem:
+        return sums_items_of(f_.operands(d)[0], list, depth + 1);
+      case ir::Op::Call: {
+        ir::InstId ci = f_.def_id(v);
+        std::string_view n = call_target_name(ctx_, fid_, ci);
+        bool method = call_receiver(f_, d).valid();
+        if (n != "builtins.sum" && !n.starts_with("torch.") && !method) return false;
+        if (method && sums_items_of(call_receiver(f_, d), list, depth + 1)) return true;
+        for (uint32_t a = 0; a < positional_count(f_, d); ++a)
+          if (sums_items_of(call_arg(ctx_, f_, d, static_cast<int>(a), ""), list, depth + 1)) return true;
+        return false;
+      }
+      default:
+        return false;
+    }
+  }
+
   /// After the synchronize, later in the same iteration of step loop `l`,
   /// a device-to-host copy runs on every iteration (`loss.item()` for the
   /// log): that copy waits for the same queue, so the synchronize costs
@@ -290,10 +360,10 @@ class Rule {
     reachable(f_, sync, [&](ir::InstId j, const ir::Inst& in) {
       if (f_.block_of(j) == header && j == first_inst(header)) return PathStep::Kill;
       if (found || in.op != ir::Op::Call || li_.loop_of(f_.block_of(j)) != l) return PathStep::Pass;
-      TorchCall k = torch_call(ctx_, fid_, j);
-      if ((k == TorchCall::Item || k == TorchCall::ToList || k == TorchCall::Numpy) &&
-          every_iteration(j, l))
-        found = true;
+      // A host read (kSync on every path: `.item()`, `float(t)` of a
+      // tensor, or a helper of the project that reads on every path, such
+      // as a metrics class's `evaluate` doing `float(err.mean())`).
+      if ((call_effects_must(ctx_, fid_, j) & dataflow::kSync) && every_iteration(j, l)) found = true;
       return PathStep::Pass;
     });
     return found;

@@ -65,6 +65,10 @@ std::shared_ptr<const CallIndex> build_call_index(const CheckContext& ctx) {
       }
     }
     fc.effects = fc.row_effects;
+    // kSync is also a call's own when it is no row's: a tensor read
+    // (`float(t)`, Summaries::tensor_reads) or a method of another module's
+    // class that reads; the function's summary has them.
+    fc.effects |= ff.summaries.fn[fi].may & dataflow::kSync;
     for (const dataflow::CallEdge& e : ff.summaries.calls[fi])
       fc.effects |= ff.summaries.fn[e.callee.v].may | ff.summaries.fn[e.callee.v].must;
     x.file.effects |= fc.effects;

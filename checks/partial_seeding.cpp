@@ -30,7 +30,11 @@
 //   another generator on every run, `np.random.seed()` with no argument:
 //   runs are meant to differ); draws that only make a seed (`opt.seed =
 //   random.randint(...)`) or come once training is over (which test image
-//   to show).
+//   to show). Seeds that do not set up the run count neither as seeding
+//   nor make their generator unseeded: a reseed with a draw of the
+//   generator itself, a seed per item in a loop that trains nothing
+//   (evolution strategies regenerating a worker's noise from its seed), a
+//   seed per worker in a DataLoader's `worker_init_fn`.
 #include <algorithm>
 #include <bit>
 #include <vector>
@@ -91,6 +95,14 @@ Not flagged
   - draws that only make a seed (`opt.seed = random.randint(...)`), and
     draws once training is over (`random.randint` picking which test image
     to show after the loop): they decide nothing that is trained
+  - as the script's seeding, seeds that do not set up the run: a reseed
+    with a draw of the generator itself (`s = np.random.randint(2**31);
+    np.random.seed(s)`), a seed per item in a loop that trains nothing
+    (evolution strategies regenerating a worker's noise from the seed it
+    reported: `np.random.seed(result.seed)`), and a seed per worker in a
+    DataLoader's `worker_init_fn` (`lambda wid: np.random.seed(wid)`).
+    They neither count as seeding nor leave their generator unseeded: with
+    nothing else seeded the script gets the note, naming such a seed
 )";
 
 
@@ -267,6 +279,70 @@ bool draws_a_seed(const CheckContext& ctx, ir::FunctionId fid, ir::InstId i) {
   return true;
 }
 
+/// Function `g` is a DataLoader's `worker_init_fn` (a lambda or a function
+/// of the file passed so): it runs in each worker process, once per worker.
+bool worker_init_fn(const CheckContext& ctx, ir::FunctionId g) {
+  for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
+    ir::FunctionId fid(fi);
+    const ir::Function& f = ctx.ir.fn(fid);
+    for (uint32_t i = 0; i < f.insts.size(); ++i) {
+      if (f.insts[i].op != ir::Op::Call || !is_dataloader(ctx, fid, ir::InstId(i))) continue;
+      ir::ValueId fn = call_arg(ctx, f, f.insts[i], -1, "worker_init_fn");
+      if (!fn.valid()) continue;
+      const ir::Referent& r = ctx.facts.res.ref(fid, fn);
+      if (r.kind == ir::Referent::Kind::Function && r.function() == g) return true;
+    }
+  }
+  return false;
+}
+
+/// Value `v` is drawn from generator `gen` itself (`seed =
+/// np.random.randint(65535)`, through `int(...)` and arithmetic): seeding
+/// `gen` with it leaves its sequence what its earlier state made it.
+bool self_drawn(const CheckContext& ctx, ir::FunctionId fid, uint8_t gen, ir::ValueId v, int depth) {
+  // Why 4: a draw, a conversion and an offset.
+  if (!v.valid() || depth > 4) return false;
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::Inst& d = f.def(v);
+  if (d.op == ir::Op::BinOp) {
+    for (ir::ValueId o : f.operands(d))
+      if (self_drawn(ctx, fid, gen, o, depth + 1)) return true;
+    return false;
+  }
+  if (d.op != ir::Op::Call) return false;
+  std::string_view n = call_target_name(ctx, fid, f.def_id(v));
+  if (n == "builtins.int" || n == "builtins.abs")
+    return positional_count(f, d) == 1 && self_drawn(ctx, fid, gen, call_arg(ctx, f, d, 0, ""), depth + 1);
+  if (gen == kNumpy) return n.starts_with("numpy.random.") && !n.ends_with(".seed");
+  if (gen == kRandom) return n.starts_with("random.") && n != "random.seed";
+  return gen == kTorch && (n == "torch.randint" || n == "torch.rand" || n == "torch.randn");
+}
+
+/// The seeding call at `i` does not set up the run: it reseeds with a draw
+/// of the generator itself (self_drawn), or sets a stream from
+/// a seed per item, inside a loop that trains nothing (evolution
+/// strategies regenerate a worker's noise from the seed it reported:
+/// `np.random.seed(reward.seed); noise = sample_noise(net)`; the worker
+/// itself seeds before each perturbation), or per worker process, in a
+/// DataLoader's `worker_init_fn` (`lambda wid: np.random.seed(wid)`, for
+/// augmentations that differ across workers). Neither seeds the generator
+/// the training draws from at start-up.
+bool per_item_seed(const CheckContext& ctx, ir::FunctionId fid, ir::InstId i, uint8_t gen) {
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::Inst& call = f.inst(i);
+  if (gen != kAll && positional_count(f, call) >= 1 && self_drawn(ctx, fid, gen, call_arg(ctx, f, call, 0, ""), 0))
+    return true;
+  const ir::LoopInfo& li = loops_of(ctx, fid);
+  uint32_t l = li.loop_of(f.block_of(i));
+  if (l != UINT32_MAX) {
+    bool trains = false;
+    for (ir::InstId k : loop_insts(ctx, fid, l))
+      if (f.inst(k).op == ir::Op::Call && trains_at(ctx, fid, k)) trains = true;
+    if (!trains) return true;
+  }
+  return fid.v != 0 && worker_init_fn(ctx, fid);
+}
+
 }  // namespace
 
 void check(const CheckContext& ctx, DiagSink& out) {
@@ -282,7 +358,10 @@ void check(const CheckContext& ctx, DiagSink& out) {
   // from the OS: the script means its runs to differ (not reproducible on
   // purpose), so no generator is missing a seed.
   bool reseeds = false;
-  Site first_seed, first_use[8], first_step;
+  // Generators seeded per item (per_item_seed): not seeded for the run,
+  // but their draws follow those seeds, so they are not reported unseeded.
+  uint8_t per_item = 0;
+  Site first_seed, first_use[8], first_step, first_per_item;
   for (uint32_t fi = 0; fi < ctx.ir.functions.size(); ++fi) {
     ir::FunctionId fid(fi);
     const ir::Function& f = ctx.ir.fn(fid);
@@ -329,6 +408,11 @@ void check(const CheckContext& ctx, DiagSink& out) {
         ir::PathId q = ctx.facts.res.qualname(fid, f.operands(in)[a]);
         if (q.valid() && is_setup_helper(ctx.ir.names.str(q))) setup_helper = true;
       }
+      if (seeds && per_item_seed(ctx, fid, id, seeds)) {
+        per_item |= seeds;
+        if (!first_per_item.valid()) first_per_item = {fid, id};
+        seeds = 0;
+      }
       if (seeds && seeds != kAll && reseeds_randomly(ctx, fid, id, seeds)) {
         reseeds = true;
         seeds = 0;
@@ -347,12 +431,12 @@ void check(const CheckContext& ctx, DiagSink& out) {
         first_step = {fid, id};
     }
   }
-  uint8_t unseeded = used & ~seeded;
+  uint8_t unseeded = used & ~seeded & ~per_item;
   if (!unseeded || reseeds) return;
   if (!seeded) {
     // `compute_init()`, `setup_distributed()` from the project's own
     // modules: start-up helpers that usually seed, out of sight.
-    if (setup_helper) return;
+    if (setup_helper || !first_step.valid()) return;  // no step of its own to point at
     const ir::Function& f = ctx.ir.fn(first_step.fn);
     Diagnostic d = make_diagnostic(
         kRule, f.inst(first_step.inst).span,
@@ -362,6 +446,12 @@ void check(const CheckContext& ctx, DiagSink& out) {
             std::string(used & kRandom ? "`random.seed(s)`, " : "") +
             std::string(used & kNumpy ? "`np.random.seed(s)`, " : "") + "`torch.manual_seed(s)`");
     d.severity = Severity::Note;
+    if (first_per_item.valid()) {
+      const ir::Function& g = ctx.ir.fn(first_per_item.fn);
+      d.notes.push_back({g.inst(first_per_item.inst).span,
+                         "`" + call_text(ctx, g, g.inst(first_per_item.inst)) +
+                             "` seeds per item or per worker, not the run"});
+    }
     out.report(std::move(d));
     return;
   }

@@ -7,6 +7,7 @@
 #include "dataflow/summaries.h"
 
 #include <algorithm>
+#include <cctype>
 #include <string>
 #include <unordered_map>
 #include <boost/graph/adjacency_list.hpp>
@@ -32,7 +33,10 @@ class MustEffects {
       : s_(s), kinds_(kinds), f_(f) {}
   Domain initial(const ir::Function&) { return MustSet::of(0); }
   void transfer(const ir::Inst& in, ir::InstId id, Domain& d) {
-    if (in.op == ir::Op::Call) d.add(s_.call_must(f_, id, kinds_));
+    // An environment's `step(action)` is the call's (rules ask objects of
+    // it) but no optimizer step of the function's summary.
+    if (in.op == ir::Op::Call)
+      d.add(s_.call_must(f_, id, kinds_) & ~(s_.steps_other(f_, id) ? uint32_t{kOptimizerStep} : 0u));
   }
 
  private:
@@ -50,7 +54,9 @@ uint32_t must_of(const ir::Module& m, const Summaries& s, const CallKinds& kinds
   // function that never returns has none.
   uint32_t all = 0;
   for (uint32_t i = 0; i < f.insts.size(); ++i)
-    if (f.insts[i].op == ir::Op::Call) all |= s.call_must(fid, ir::InstId(i), kinds);
+    if (f.insts[i].op == ir::Op::Call)
+      all |= s.call_must(fid, ir::InstId(i), kinds) &
+             ~(s.steps_other(fid, ir::InstId(i)) ? uint32_t{kOptimizerStep} : 0u);
   if (all == 0) return 0;
   if (f.blocks.size() == 1) return f.terminator(ir::BlockId(0)).op == ir::Op::Return ? all : 0;
   MustEffects a(s, kinds, fid);
@@ -150,6 +156,140 @@ void foreign_classes(const ir::Module& m, const ir::Resolution& res, ir::Functio
   out.clear();
 }
 
+/// Why 8: a value read for a log line is a reduction of arithmetic on a
+/// torch function's result (`float(torch.pow(d, 2).mean())`,
+/// `float((ratio < 1.25).float().mean())`); deeper chains are not followed.
+constexpr int kTensorExprSteps = 8;
+
+/// Methods of a tensor whose result is a Python value, not a tensor.
+bool host_valued_method(std::string_view m) {
+  static constexpr std::string_view kNames[] = {
+      "item", "tolist", "numpy", "size", "dim", "numel", "nelement", "element_size",
+      "data_ptr", "stride", "get_device", "is_contiguous", "is_floating_point", "storage_offset"};
+  return std::find(std::begin(kNames), std::end(kNames), m) != std::end(kNames);
+}
+
+/// `v` is a tensor by how it was made: the result of a torch function that
+/// computes on tensors (`torch.pow(d, 2)`, `torch.max(a, b)`,
+/// `torch.nn.functional.mse_loss(p, y)`; not a factory such as
+/// `torch.tensor(3.0)` or `torch.zeros(n)`, whose tensor is on the host
+/// unless told otherwise, nor `torch.cuda.*`, `torch.is_*`, `torch.get_*`
+/// and other library calls), of a loss (a kLoss row: `criterion(out, y)`
+/// with `criterion = nn.MSELoss()`), or of a tensor method, arithmetic,
+/// comparison, subscript or `.data` on such a tensor. A parameter, a
+/// helper's result or a model's output is not known to be a tensor.
+bool tensor_expr(const ir::Module& m, const ir::Resolution& res, const CallKinds& kinds,
+                 ir::FunctionId fid, ir::ValueId v, int depth) {
+  if (!v.valid() || depth > kTensorExprSteps) return false;
+  const ir::Function& f = m.fn(fid);
+  const ir::Inst& d = f.def(v);
+  auto any_operand = [&] {
+    for (ir::ValueId o : f.operands(d))
+      if (tensor_expr(m, res, kinds, fid, o, depth + 1)) return true;
+    return false;
+  };
+  switch (d.op) {
+    case ir::Op::BinOp:
+    case ir::Op::UnaryOp:
+    case ir::Op::Compare:
+      return any_operand();
+    case ir::Op::GetItem:
+      return tensor_expr(m, res, kinds, fid, f.operands(d)[0], depth + 1);
+    case ir::Op::GetAttr: {
+      std::string_view a = m.names.str(d.aux);
+      return (a == "data" || a == "T") && tensor_expr(m, res, kinds, fid, f.operands(d)[0], depth + 1);
+    }
+    case ir::Op::Call:
+      break;
+    default:
+      return false;
+  }
+  ir::InstId id = f.def_id(v);
+  if (info(kinds[fid.v][id.v]).effects & kLoss) return true;
+  ir::CallTarget t = res.call_target(fid, id);
+  if (t.kind == ir::CallTarget::Kind::External && t.name.valid()) {
+    std::string_view n = m.names.str(t.name);
+    if (n.starts_with("torch.nn.functional.")) return true;
+    if (!n.starts_with("torch.")) return false;
+    std::string_view fn = n.substr(6);
+    if (fn.find('.') != std::string_view::npos || fn.starts_with("is_") || fn.starts_with("get_") ||
+        fn.starts_with("set_") || fn.ends_with("_like") || fn.starts_with("rand") || fn == "numel" ||
+        fn == "initial_seed" || fn == "manual_seed" || fn == "seed" || fn == "load" || fn == "save" ||
+        fn == "device" || fn == "dtype" || fn == "tensor" || fn == "as_tensor" || fn == "from_numpy" ||
+        fn == "zeros" || fn == "ones" || fn == "empty" || fn == "full" || fn == "arange" ||
+        fn == "linspace" || fn == "logspace" || fn == "eye" || fn == "normal" || fn == "bernoulli" ||
+        fn == "no_grad" || fn == "enable_grad" || fn == "inference_mode" || fn == "compile" ||
+        fn.ends_with("Tensor"))
+      return false;
+    return true;
+  }
+  if (d.nops == 0) return false;
+  const ir::Inst& cd = f.def(f.operands(d)[0]);
+  if (cd.op != ir::Op::GetAttr || host_valued_method(m.names.str(cd.aux))) return false;
+  return tensor_expr(m, res, kinds, fid, f.operands(cd)[0], depth + 1);
+}
+
+/// `float(t)`, `int(t)`, `bool(t)` or `round(t)` of a tensor by
+/// construction: `Tensor.__float__` copies the value to the host and waits
+/// for the kernels that compute it (PyTorch 2.x: `_tensor.py`'s
+/// `__float__` calls `item()`).
+bool tensor_read(const ir::Module& m, const ir::Resolution& res, const CallKinds& kinds,
+                 ir::FunctionId fid, ir::InstId call) {
+  TorchCall k = kinds[fid.v][call.v];
+  if (k != TorchCall::Float && k != TorchCall::Int && k != TorchCall::Bool && k != TorchCall::Round)
+    return false;
+  const ir::Function& f = m.fn(fid);
+  const ir::Inst& in = f.inst(call);
+  if (f.call_info(in).npos < 1) return false;
+  return tensor_expr(m, res, kinds, fid, f.operands(in)[1], 0);
+}
+
+/// The name a value was stored under or read from: `env` in `env.step`,
+/// `scaler` in `self.scaler.step(...)`; "" when it has none.
+std::string_view value_name(const ir::Module& m, const ir::Function& f, ir::ValueId v) {
+  if (!v.valid()) return {};
+  const ir::Inst& d = f.def(v);
+  if (d.op == ir::Op::GetAttr) return m.names.str(d.aux);
+  if (d.op == ir::Op::LoadGlobal) return m.names.str(d.aux);
+  ir::VarId var = f.values[v.v].var;
+  // Temporaries have no name (kNoSymbol).
+  if (!var.valid() || f.vars[var.v].name == ir::kNoSymbol) return {};
+  return m.names.str(f.vars[var.v].name);
+}
+
+/// A bare `x.step(a, ...)` (the OptimizerStep row) that steps no optimizer:
+/// torch.optim's `step` takes at most a closure, so a positional argument
+/// that is no function of the file (`env.step(action)`,
+/// `sampler.step(noise, t, x)`) names an environment or a sampler. Kept as
+/// steps: a closure (`opt.step(closure)`, L-BFGS), an optimizer handed over
+/// (`scaler.step(opt)` on a scaler the file does not build: a `torch.optim`
+/// result, or a value named for an optimizer), and receivers named for an
+/// optimizer or a scaler. The rules ask objects of the call itself
+/// (checks/facts.h steps_other_object); this keeps such a step out of the
+/// summaries of the helpers that run it (a rollout helper is no training
+/// step).
+bool other_step(const ir::Module& m, const ir::Resolution& res, const CallKinds& kinds, ir::FunctionId fid,
+                ir::InstId call) {
+  if (kinds[fid.v][call.v] != TorchCall::OptimizerStep) return false;
+  const ir::Function& f = m.fn(fid);
+  const ir::Inst& in = f.inst(call);
+  if (f.call_info(in).npos < 1) return false;
+  auto optimizer_named = [](std::string_view n) {
+    std::string low(n);
+    for (char& c : low) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return low.find("optim") != std::string::npos || low.find("scaler") != std::string::npos ||
+           low == "opt" || low.starts_with("opt_") || low.ends_with("_opt");
+  };
+  const ir::Inst& cd = f.def(f.operands(in)[0]);
+  if (cd.op == ir::Op::GetAttr && optimizer_named(value_name(m, f, f.operands(cd)[0]))) return false;
+  ir::ValueId a = f.operands(in)[1];
+  const ir::Referent& r = res.ref(fid, a);
+  if (r.kind == ir::Referent::Kind::Function) return false;
+  if (r.kind == ir::Referent::Kind::Result && m.names.str(r.path()).starts_with("torch.optim")) return false;
+  if (f.def(a).op == ir::Op::MakeFunction) return false;
+  return !optimizer_named(value_name(m, f, a));
+}
+
 }  // namespace
 
 std::span<const ForeignCallEdge> Summaries::foreign_methods_of(ir::FunctionId f, ir::InstId call) const {
@@ -172,20 +312,40 @@ const ForeignFunction* Summaries::foreign_forward(ir::FunctionId f, ir::InstId c
   return i == UINT32_MAX ? nullptr : &foreign_fns[i];
 }
 
+bool Summaries::steps_other(ir::FunctionId f, ir::InstId call) const {
+  if (other_steps.empty()) return false;
+  const auto& r = other_steps[f.v];
+  return std::binary_search(r.begin(), r.end(), call);
+}
+
+bool Summaries::reads_tensor(ir::FunctionId f, ir::InstId call) const {
+  if (tensor_reads.empty()) return false;
+  const auto& r = tensor_reads[f.v];
+  return std::binary_search(r.begin(), r.end(), call);
+}
+
 uint32_t Summaries::call_may(ir::FunctionId f, ir::InstId call, const CallKinds& kinds) const {
   uint32_t bits = info(kinds[f.v][call.v]).effects;
+  if (reads_tensor(f, call)) bits |= kSync;
   ir::FunctionId g = callee(f, call);
   if (g.valid()) bits |= fn[g.v].may;
   else if (const ForeignFunction* ff = foreign_callee(f, call)) bits |= ff->may;
+  for (const ForeignCallEdge& e : foreign_methods_of(f, call)) bits |= foreign_fns[e.index].may & kSync;
   return bits;
 }
 
 uint32_t Summaries::call_must(ir::FunctionId f, ir::InstId call, const CallKinds& kinds) const {
   uint32_t bits = info(kinds[f.v][call.v]).effects;
+  if (reads_tensor(f, call)) bits |= kSync;
   ir::FunctionId g = callee(f, call);
   if (g.valid()) bits |= fn[g.v].must;
   else if (const ForeignFunction* ff = foreign_callee(f, call)) bits |= ff->must;
-  return bits;
+  // `result.evaluate(pred, y)` on an object of another module's class (one
+  // edge per class it may be built from): a read when every method reads.
+  std::span<const ForeignCallEdge> methods = foreign_methods_of(f, call);
+  uint32_t all = methods.empty() ? 0u : uint32_t{kSync};
+  for (const ForeignCallEdge& e : methods) all &= foreign_fns[e.index].must;
+  return bits | all;
 }
 
 namespace {
@@ -317,12 +477,23 @@ Summaries compute_summaries(const ir::Module& m, const ir::Resolution& res, cons
     return idx;
   };
   if (project) s.foreign_methods.resize(n);
+  s.tensor_reads.resize(n);
+  s.other_steps.resize(n);
   for (uint32_t fi = 0; fi < n; ++fi) {
     const ir::Function& f = m.functions[fi];
     for (uint32_t i = 0; i < f.insts.size(); ++i) {
       if (clears_grad(m, f, f.insts[i])) own[fi] |= kZeroGrad;
       if (f.insts[i].op != ir::Op::Call) continue;
-      own[fi] |= info(kinds[fi][i]).effects;
+      uint32_t row = info(kinds[fi][i]).effects;
+      if (other_step(m, res, kinds, ir::FunctionId(fi), ir::InstId(i))) {
+        s.other_steps[fi].push_back(ir::InstId(i));
+        row &= ~uint32_t{kOptimizerStep};
+      }
+      own[fi] |= row;
+      if (tensor_read(m, res, kinds, ir::FunctionId(fi), ir::InstId(i))) {
+        s.tensor_reads[fi].push_back(ir::InstId(i));
+        own[fi] |= kSync;
+      }
       ir::CallTarget t = res.call_target(ir::FunctionId(fi), ir::InstId(i));
       bool local = t.fn.valid() && (t.kind == ir::CallTarget::Kind::Function ||
                                     t.kind == ir::CallTarget::Kind::Constructor ||
@@ -355,7 +526,9 @@ Summaries compute_summaries(const ir::Module& m, const ir::Resolution& res, cons
         std::string_view method = m.names.str(t.method);
         for (const std::string& c : classes) {
           uint32_t idx = find(c + "." + std::string(method), false);
-          if (idx != UINT32_MAX) s.foreign_methods[fi].push_back(ForeignCallEdge{ir::InstId(i), idx});
+          if (idx == UINT32_MAX) continue;
+          s.foreign_methods[fi].push_back(ForeignCallEdge{ir::InstId(i), idx});
+          own[fi] |= s.foreign_fns[idx].may & kSync;
         }
         continue;
       }

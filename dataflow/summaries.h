@@ -54,6 +54,17 @@ class Summaries {
   /// modules' classes (`model.nll(x)`, `meter.add(v)`), one edge per class
   /// the receiver may be built from (`MODELS[name](...)`), sorted by call.
   std::vector<std::vector<ForeignCallEdge>> foreign_methods;
+  /// Per function, sorted: its `float(t)` / `int(t)` / `bool(t)` /
+  /// `round(t)` calls whose argument is a tensor by construction
+  /// (tensor_expr in summaries.cpp): host reads that wait for the value,
+  /// kSync at the call. The rows of those builtins carry no kSync, since
+  /// `float(args.lr)` reads no device.
+  std::vector<std::vector<ir::InstId>> tensor_reads;
+  /// Per function, sorted: its bare `x.step(a, ...)` calls that step no
+  /// optimizer (other_step in summaries.cpp: `env.step(action)`). The
+  /// call keeps its row's kOptimizerStep (rules judge the call itself by
+  /// objects); the function's may and must do not get it.
+  std::vector<std::vector<ir::InstId>> other_steps;
 
   const FunctionSummary& of(ir::FunctionId f) const { return fn[f.v]; }
   /// The file function a call reaches (through call_target), or invalid.
@@ -69,9 +80,18 @@ class Summaries {
   bool reaches_project_function(ir::FunctionId f, ir::InstId call) const {
     return callee(f, call).valid() || foreign_callee(f, call) != nullptr;
   }
-  /// Effects of one call: its torch_calls.def row plus its callee's `may`.
+  /// The call is one of other_steps.
+  bool steps_other(ir::FunctionId f, ir::InstId call) const;
+  /// The call is one of tensor_reads.
+  bool reads_tensor(ir::FunctionId f, ir::InstId call) const;
+  /// Effects of one call: its torch_calls.def row plus its callee's `may`
+  /// (kSync too for a tensor read, or for a method of another module's
+  /// class that may read one: of those methods' effects only kSync is
+  /// taken yet).
   uint32_t call_may(ir::FunctionId f, ir::InstId call, const CallKinds& kinds) const;
-  /// Effects one call performs on every path: its row plus its callee's `must`.
+  /// Effects one call performs on every path: its row plus its callee's
+  /// `must` (kSync: a tensor read, or a method call every one of whose
+  /// other-module methods reads a device value on every path).
   uint32_t call_must(ir::FunctionId f, ir::InstId call, const CallKinds& kinds) const;
 };
 

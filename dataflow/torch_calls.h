@@ -21,7 +21,8 @@ enum CallEffect : uint32_t {
   kZeroGrad = 1 << 1,       // optimizer.zero_grad() / model.zero_grad() (any set_to_none)
   kOptimizerStep = 1 << 2,  // optimizer.step(), scaler.step(optimizer)
   kSchedulerStep = 1 << 3,  // lr_scheduler.step()
-  kSync = 1 << 4,           // device -> host copy that synchronizes (.item(), .tolist(), float(t))
+  kSync = 1 << 4,           // host read of a value, which waits for it: .item(), .tolist(), float(t) of a tensor
+                            // (Summaries::tensor_reads); torch.cuda.synchronize reads nothing
   kToDevice = 1 << 5,       // .to(...), .cuda()
   kToHost = 1 << 6,         // .cpu()
   kEval = 1 << 7,           // module.eval()

@@ -33,6 +33,8 @@ CASES = [
     ("foreign_eval", "train.py"),
     ("legacy_volatile", "evaluate.py"),
     ("hooked_trainer/runs", "sum_digits.py"),
+    ("timed_metrics", "train.py"),
+    ("ema_eval", "train.py"),
 ]
 
 
@@ -105,6 +107,26 @@ class Projects(unittest.TestCase):
         # The file alone cannot know what `torch` is: the no_grad loop is reported too.
         rc, out, _ = run(cwd, "--format", "concise", "--no-follow-imports", "evaluate.py")
         self.assertIn("evaluate.py:12:15: error TPF002", out)
+
+    def test_host_reads_in_other_modules(self):
+        # scores.DepthScore.measure reads the prediction with float() on
+        # every path: the timing synchronizes of the step wait for nothing
+        # that read would not (issue 17, review 21's sparse-to-dense).
+        cwd = os.path.join(HERE, "timed_metrics")
+        rc, out, _ = run(cwd, "--format", "concise", "train.py")
+        self.assertNotIn("TPF009", out)
+        # The file alone does not see the read: both are reported.
+        rc, out, _ = run(cwd, "--format", "concise", "--no-follow-imports", "train.py")
+        self.assertIn("train.py:18:9: warning TPF009", out)
+        self.assertIn("train.py:25:9: warning TPF009", out)
+
+    def test_frozen_ema_copy(self):
+        # timm's ModelEma copy has every parameter frozen: recalibrating it
+        # through stats.recalibrate records no graph; the trained model does.
+        cwd = os.path.join(HERE, "ema_eval")
+        rc, out, _ = run(cwd, "--format", "concise", "train.py")
+        self.assertIn("train.py:26:5: error TPF002", out)
+        self.assertEqual(out.count(" TPF002"), 1, out)
 
     def test_eval_helpers_of_other_modules(self):
         # validation.validate evals only its parameter: the generator passed
