@@ -5,8 +5,9 @@
 //   script: a command-line argument (`args.resume`, `sys.argv[1]`), an
 //   environment variable, or a download, directly or through
 //   `os.path.join`, an f-string, `Path(...) / ...`, `open(...)`, a local
-//   variable or a parameter of the file's own loader function that a call
-//   site fills that way.
+//   variable, an attribute the script sets (`self.weights = args.init`),
+//   or a parameter of the file's own loader function that a call site
+//   fills that way.
 // Why it costs: without `weights_only=True`, torch.load unpickles
 //   arbitrary objects, so a crafted checkpoint runs its code on the
 //   training machine with the job's credentials (torch < 2.6, where
@@ -21,21 +22,32 @@
 //   for a trusted file), `**kwargs`, the script's own checkpoint (the same
 //   variable, expression or string that the script passes to `torch.save`
 //   (or to a one-argument helper whose result it passes: `make_path(path)`),
-//   or a path built from the same option, `args.out_dir`, as a saved one,
-//   also through a helper of another module that saves under the folder it
-//   is given: summaries' saves_to), arguments the script writes itself
+//   the same path spelled another way (cli_paths' path_form: a join, `+
+//   "/"`, an f-string, a template, pathlib's `/`), or a path built from the
+//   same option, `args.out_dir`, as a saved one, also through an attribute
+//   the script sets (`args.weights = args.out_dir + "/m.pt"`) and through a
+//   helper of another module that saves under the folder it is given
+//   (summaries' saves_to) or under an attribute of the namespace it is
+//   given (`save_model(args, ...)` writing under `args.model_path`)),
+//   attributes of the parsed namespace that no option of the file's
+//   parsers defines and the script never sets (cli_paths'
+//   parser_options: no command-line argument, an AttributeError),
+//   arguments the script writes itself
 //   (`parse_args([...])`, a `sys.argv` patched around parse_args: a test),
 //   paths the script fixes itself (string constants, joins of constants:
 //   files of the project; literal templates whose folder is written out,
 //   `"saved_models/g_%d.pth" % opt.epoch`, `f"ckpt/model_{epoch}.pt"`,
-//   where an option only fills a number or a name), options restricted by
+//   also through a variable holding the template, where an option only
+//   fills a number or a name), options restricted by
 //   `choices=` to a literal list (one of the names the script lists),
 //   paths of unknown origin (a helper of another
 //   module), and library code: files that are not run as a program (torch
 //   itself calls torch.load on paths its caller chose).
 #include <algorithm>
+#include <map>
 #include <set>
 
+#include "checks/cli_paths.h"
 #include "checks/facts.h"
 
 namespace tpf::checks::torch_load_without_weights_only {
@@ -47,8 +59,10 @@ What it finds
   program), where the path comes from outside the script: a command-line
   argument (`args.resume`, `sys.argv[1]`), an environment variable, or a
   download, directly or through `os.path.join`, an f-string,
-  `Path(...) / ...`, `open(...)`, a local variable, or a parameter of the
-  file's own loader function that a call site fills that way.
+  `Path(...) / ...`, `open(...)`, a local variable, an attribute the
+  script sets (`self.weights = args.init`, each value it stores judged
+  alone), or a parameter of the file's own loader function that a call
+  site fills that way.
 
 Why it costs
   without `weights_only=True`, torch.load unpickles arbitrary objects: a
@@ -73,10 +87,21 @@ Not flagged
   - the script's own checkpoint: the same variable, expression or string
     the script passes to `torch.save` (also through a one-argument helper
     that prepares the file: `torch.save(sd, make_path(path))` saves `path`),
+    the same path spelled another way (`os.path.join(d, "m.pt")`,
+    `d + "/m.pt"`, `f"{d}/m.pt"`, `"%s/m.pt" % d`, `Path(d) / "m.pt"`),
     or a path built from the same option
-    (`args.out_dir`) as a path it saves to, also through a helper of another
-    module that saves under the folder it is given
-    (`utils.save_checkpoint(model, optimizer, epoch, args.save)`)
+    (`args.out_dir`) as a path it saves to, also through an attribute the
+    script sets from it (`args.weights = args.out_dir + "/m.pt"`, in any
+    function), through a helper of another module that saves under the
+    folder it is given (`utils.save_checkpoint(model, optimizer, epoch,
+    args.save)`), or under an attribute of the namespace it is given
+    (`save_model(args, model)` writing under `args.model_path`)
+  - an attribute of the parsed arguments that no option of the file's
+    parsers defines and the script never sets (`args.resume_file` next to
+    `--resume` only): it is no command-line argument, and reading it raises
+    AttributeError before the load; when the parsers' options are not all
+    known (names made at run time, `parents=`, a parser handed to another
+    call, `setattr(args, ...)`, `vars(args).update(...)`) it is flagged
   - arguments the script writes itself: `parser.parse_args([...])`, or
     `sys.argv` patched around parse_args (`with patch.object(sys, "argv",
     testargs):`, a unit test running the training on its own folder)
@@ -84,7 +109,9 @@ Not flagged
     files of the project, also literal templates whose folder is written
     out, where an option only fills a number or a name
     (`"saved_models/generator_%d.pth" % opt.epoch`,
-    `f"ckpt/model_{args.epoch}.pt"`), and files joined under such a folder
+    `f"ckpt/model_{args.epoch}.pt"`, also through a variable holding such a
+    template: `fname % args.epochs` where `fname = "data/{}_ep%d.pth"
+    .format(args.arch)`), and files joined under such a folder
     (`os.path.join("../model/{}".format(args.exp), name)`);
     `f"{args.dir}/model.pt"` and `os.path.join(args.dir, "model.pt")` let
     the option choose the folder and are flagged
@@ -146,6 +173,8 @@ class Rule {
     // is_program and the saves.
     if (!call_index(ctx_).file.has(dataflow::TorchCall::TorchLoad)) return;
     if (!is_program(ctx_)) return;
+    options_ = parser_options(ctx_);
+    collect_attr_stores();
     collect_saves();
     for (uint32_t fi = 0; fi < ctx_.ir.functions.size(); ++fi) {
       ir::FunctionId fid(fi);
@@ -170,6 +199,11 @@ class Rule {
     if (!t.empty()) out.insert("t:" + t);
     const ir::ConstValue& c = ctx_.facts.res.constant(fid, v);
     if (c.kind == ir::ConstValue::Kind::Str) out.insert("s:" + std::string(c.s));
+    // One spelling for the joins, sums, templates and pathlib `/` that name
+    // the same file: `os.path.join(run, "m.pt")` saves what `run + "/m.pt"`
+    // loads.
+    std::string form = path_form(ctx_, fid, v);
+    if (!form.empty()) out.insert("n:" + form);
   }
 
   void collect_saves() {
@@ -212,16 +246,78 @@ class Rule {
   /// saves_to): the argument is a saved path. The file's own helpers need
   /// no such step: their torch.save paths reach the call sites through
   /// from_callers.
+  ///
+  /// A helper given the whole namespace (`save_model(args, model)` writing
+  /// `os.path.join(args.model_path, ...)`) saves under an attribute of a
+  /// parameter: the caller's argument's same attribute (`args.model_path`)
+  /// is a saved key.
   void saved_by_helper(ir::FunctionId fid, ir::InstId id) {
     const dataflow::ForeignFunction* ff = ctx_.facts.summaries.foreign_callee(fid, id);
-    if (!ff || !ff->saves_to) return;
+    if (!ff) return;
+    std::vector<std::pair<uint32_t, std::string>> under;  // (parameter, ".attr")
+    if (ff->module && ff->module->src && ff->module->ast && ff->facts) {
+      CheckContext fc = foreign_context(*ff);
+      const ir::Function& g = fc.ir.fn(ff->fn);
+      for (uint32_t i = 0; i < g.insts.size(); ++i)
+        if (g.insts[i].op == ir::Op::Call && torch_call(fc, ff->fn, ir::InstId(i)) == dataflow::TorchCall::TorchSave)
+          path_param_attrs(fc, ff->fn, call_arg(fc, g, g.insts[i], 1, "f"), under);
+    }
+    if (!ff->saves_to && under.empty()) return;
     const ir::Function& f = ctx_.ir.fn(fid);
     std::vector<ir::ValueId> args;
     dataflow::bind_call_args(f, f.inst(id), ctx_.facts.res.call_target(fid, id), ff->module->ir->fn(ff->fn),
                              [&](size_t p, ir::ValueId a) {
-                               if (p < 32 && ((ff->saves_to >> p) & 1) && a.valid()) args.push_back(a);
+                               if (!a.valid()) return;
+                               if (p < 32 && ((ff->saves_to >> p) & 1)) args.push_back(a);
+                               for (const auto& [q, rest] : under)
+                                 if (q == p)
+                                   if (std::string k = access_key(ctx_, fid, a); !k.empty()) saved_keys_.insert(k + rest);
                              });
     for (ir::ValueId a : args) saved_path(fid, a);
+  }
+
+  /// The file's stores to attributes of a named object (`args.weights =
+  /// ...`, `cfg.work = ...`), by attribute.
+  void collect_attr_stores() {
+    for (uint32_t fi = 0; fi < ctx_.ir.functions.size(); ++fi) {
+      const ir::Function& f = ctx_.ir.functions[fi];
+      for (uint32_t i = 0; i < f.insts.size(); ++i)
+        if (f.insts[i].op == ir::Op::SetAttr) attr_stores_[f.insts[i].aux].push_back({ir::FunctionId(fi), ir::InstId(i)});
+    }
+  }
+
+  /// Where the values the file stores to attribute `v` reads (the same
+  /// attribute of an object with the same access key) come from, when one
+  /// of them is a path from outside that is not the script's own
+  /// checkpoint; "" when every stored value is the script's own or no path
+  /// from outside. Each value is judged alone: `args.load_model =
+  /// f"{args.proj_dir}/init.pth"` (a file the script saved) does not make
+  /// `--load_model` itself the script's own.
+  std::string from_attr_stores(ir::FunctionId fid, ir::ValueId v, int depth) {
+    const ir::Function& f = ctx_.ir.fn(fid);
+    const ir::Inst& d = f.def(v);
+    auto it = attr_stores_.find(d.aux);
+    if (it == attr_stores_.end()) return {};
+    std::string obj = access_key(ctx_, fid, f.operands(d)[0]);
+    if (obj.empty()) return {};
+    std::set<std::string> outer;
+    outer.swap(keys_);
+    std::string found;
+    for (auto [g, si] : it->second) {
+      const ir::Function& gf = ctx_.ir.fn(g);
+      auto ops = gf.operands(gf.inst(si));
+      if (ops.size() < 2 || access_key(ctx_, g, ops[0]) != obj) continue;
+      keys_.clear();
+      std::string s = outside(g, ops[1], depth + 1);
+      if (s.empty() || own_checkpoint(g, ops[1])) continue;
+      bool own = std::any_of(keys_.begin(), keys_.end(), [&](const std::string& k) { return saved_keys_.count(k) > 0; });
+      if (!own) {
+        found = s;
+        break;
+      }
+    }
+    keys_.swap(outer);
+    return found;
   }
 
   bool own_checkpoint(ir::FunctionId fid, ir::ValueId v) const {
@@ -244,21 +340,28 @@ class Rule {
     if (c.kind == ir::ConstValue::Kind::Str) return !fixes_no_folder(c.s);
     const ir::Inst& d = f.def(v);
     auto ops = f.operands(d);
+    // The head of a template or sum is its left part: a literal, or a
+    // value that is itself such a path (`pattern % epoch` where `pattern =
+    // "ckpt/{}_ep%d.pt".format(arch)`, `stem + ".pt"`, `f"{stem}/last.pt"`).
     if (d.op == ir::Op::BinOp && !ops.empty()) {
       auto op = static_cast<ast::Op>(d.aux);
+      if (op != ast::Op::Mod && op != ast::Op::Add) return false;
       const ir::ConstValue& h = ctx_.facts.res.constant(fid, ops[0]);
-      return (op == ast::Op::Mod || op == ast::Op::Add) && h.kind == ir::ConstValue::Kind::Str &&
-             !fixes_no_folder(op == ast::Op::Mod ? literal_head(h.s, '%') : h.s);
+      if (h.kind != ir::ConstValue::Kind::Str) return fixed_folder(fid, ops[0], depth + 1);
+      return !fixes_no_folder(op == ast::Op::Mod ? literal_head(h.s, '%') : h.s);
     }
     if (d.op == ir::Op::BuildString && !ops.empty()) {
       const ir::ConstValue& h = ctx_.facts.res.constant(fid, ops[0]);
-      return h.kind == ir::ConstValue::Kind::Str && !fixes_no_folder(h.s);
+      if (h.kind == ir::ConstValue::Kind::Str) return !fixes_no_folder(h.s);
+      const ir::Inst& part = f.def(ops[0]);
+      return part.op == ir::Op::FormatValue && part.nops > 0 && fixed_folder(fid, f.operands(part)[0], depth + 1);
     }
     if (d.op != ir::Op::Call) return false;
     ir::InstId ci = f.def_id(v);
     if (call_method(ctx_, f, d) == "format") {
       const ir::ConstValue& h = ctx_.facts.res.constant(fid, call_receiver(f, d));
-      return h.kind == ir::ConstValue::Kind::Str && !fixes_no_folder(literal_head(h.s, '{'));
+      if (h.kind != ir::ConstValue::Kind::Str) return fixed_folder(fid, call_receiver(f, d), depth + 1);
+      return !fixes_no_folder(literal_head(h.s, '{'));
     }
     return call_target_name(ctx_, fid, ci) == "os.path.join" && ops.size() > 1 && fixed_folder(fid, ops[1], depth + 1);
   }
@@ -321,10 +424,21 @@ class Rule {
       case ir::Op::GetAttr: {
         // `args.task` of `add_argument("--task", choices=["a", "b"])`: one
         // of the names the script lists, which pick its own files.
-        if (fixed_choices(ctx_.ir.names.str(d.aux))) return {};
+        std::string_view attr = ctx_.ir.names.str(d.aux);
+        if (fixed_choices(attr)) return {};
         std::string k = access_key(ctx_, fid, v);
         if (!k.empty()) keys_.insert(k);
-        return outside(fid, ops[0], depth + 1);
+        // `args.weights = args.work + "/m.pt"` anywhere in the file: the
+        // attribute holds what the script stores there, too.
+        std::string stored = from_attr_stores(fid, v, depth);
+        // An attribute of the parsed namespace that no option of the file's
+        // parsers defines (`args.resume_file` next to `--resume` only) is no
+        // command-line argument: it is what the script stores, or it does
+        // not exist (AttributeError before the load).
+        if (options_.complete && !options_.names.count(attr) && parsed_namespace(ctx_, fid, ops[0]))
+          return stored;
+        std::string s = outside(fid, ops[0], depth + 1);
+        return s.empty() ? stored : s;
       }
       case ir::Op::GetItem: {
         ir::PathId q = ctx_.facts.res.qualname(fid, ops[0]);
@@ -512,6 +626,8 @@ class Rule {
   }
 
   const CheckContext& ctx_;
+  ParserOptions options_;
+  std::map<uint32_t, std::vector<std::pair<ir::FunctionId, ir::InstId>>> attr_stores_;  // by attribute symbol
   std::set<std::string> saved_;       // how torch.save calls name their files
   std::set<std::string> saved_keys_;  // attributes (`args.out_dir`) save paths are built from
   std::set<std::string> keys_;        // attributes the last outside() search passed

@@ -7,6 +7,7 @@
 // requires: build_cfg. produces: SSA, Function::bindings, Function::local_refs.
 #include <algorithm>
 #include <memory>
+#include <vector>
 
 #include "ir/cfg.h"
 
@@ -45,6 +46,19 @@ class DefTable {
     used_.clear();
     size_ = 0;
   }
+  /// Frees the table when it is larger than a small function's: a long
+  /// function's is the largest scratch array of its construction (52 MB of
+  /// a 16 MB one-function file, issue 20), and layout, which allocates the
+  /// function's new arrays, no longer reads it. A small table stays for the
+  /// next function (reset clears only its used slots).
+  void release_if_large() {
+    if (keys_.size() <= kKeptSlots) return;
+    std::vector<uint64_t>().swap(keys_);
+    std::vector<ValueId>().swap(vals_);
+    std::vector<uint32_t>().swap(used_);
+    mask_ = size_ = 0;
+    shift_ = 60;
+  }
   const ValueId* find(uint64_t k) const {
     for (size_t i = slot(k);; i = (i + 1) & mask_) {
       if (keys_[i] == k) return &vals_[i];
@@ -70,6 +84,9 @@ class DefTable {
 
  private:
   static constexpr uint64_t kEmpty = UINT64_MAX;  // no (var, block) key is all ones
+  // 2^16 slots (768 KB with their values): what reset() sizes for a
+  // function of about 65,000 instructions.
+  static constexpr size_t kKeptSlots = size_t(1) << 16;
   // Fibonacci hashing: the product's top bits mix every bit of the key.
   // (Its low bits do not: for keys `var << 32` of one block they were all
   // zero, every key probed from one slot, and a long function went
@@ -126,12 +143,22 @@ class SsaBuilder {
   ValueId undef();
   void remove_trivial_phis();
   void layout(std::span<ValueId* const> held);
+  void release_if_large();
+  /// Scratch arrays keep their capacity for the next function up to this
+  /// many entries (a function of about 65,000 instructions); a longer one's
+  /// are freed once done with (issue 20: they were a long function's peak).
+  static constexpr size_t kKeptEntries = size_t(1) << 16;
+  template <class T>
+  static void release_if_large(std::vector<T>& v, size_t keep) {
+    if (v.capacity() > keep) std::vector<T>().swap(v);
+  }
 
   Function* f_ = nullptr;
   std::vector<uint32_t> phi_order_;
   std::vector<ValueId> new_id_;
   std::vector<uint32_t> new_inst_;
   std::vector<Block> blocks_;
+  std::vector<uint32_t> unread_;  // layout: lowest old position of blocks b.. (in place or not)
   // layout's output, swapped into the function; after the swap they hold
   // the function's old arrays, whose capacity the next function reuses.
   std::vector<Inst> insts_;
@@ -355,6 +382,14 @@ void SsaBuilder::run(Function& f, std::span<ValueId* const> held) {
   }
   if (incomplete_count_ != 0) internal_error("to_ssa: a block was never sealed");
   remove_trivial_phis();
+  // Every read is done: layout, which allocates the function's new arrays,
+  // needs none of the construction's tables.
+  defs_.release_if_large();
+  release_if_large(phi_of_, kKeptEntries);
+  release_if_large(sealed_, kKeptEntries);
+  release_if_large(unfilled_, kKeptEntries);
+  release_if_large(incomplete_head_, kKeptEntries);
+  release_if_large(incomplete_next_, kKeptEntries);
   layout(held);
 }
 
@@ -385,14 +420,27 @@ void SsaBuilder::layout(std::span<ValueId* const> held) {
   // New block ranges go to blocks_; pass 2 still reads the old ones.
   std::vector<Block>& blocks = blocks_;
   blocks.assign(f_->blocks.begin(), f_->blocks.end());
+  // Pass 2 may write the new instructions over the old ones when no write
+  // lands on an old instruction it has still to read: pass 2 reads the
+  // blocks in order, a block's phis (which read its instructions' spans)
+  // before its instructions. Then a long function holds one instruction
+  // array, not two (issue 20: its peak). unread[b]: the lowest old position
+  // in blocks b and later.
+  std::vector<uint32_t>& unread = unread_;
+  unread.assign(blocks.size() + 1, UINT32_MAX);
+  for (size_t b = blocks.size(); b-- > 0;)
+    unread[b] = std::min(unread[b + 1], blocks[b].count ? blocks[b].first : UINT32_MAX);
+  bool in_place = true;
   for (uint32_t b = 0; b < blocks.size(); ++b) {
     uint32_t start = next_inst;
     if (b == 0 && need_undef) {
       new_id[undef_.v] = ValueId(next_val++);
+      in_place &= next_inst < unread[b];
       ++next_inst;
     }
     while (pi < phi_order.size() && phis_[phi_order[pi]].block.v == b) {
       new_id[phis_[phi_order[pi]].value.v] = ValueId(next_val++);
+      in_place &= next_inst < unread[b];
       ++next_inst;
       ++pi;
     }
@@ -400,6 +448,9 @@ void SsaBuilder::layout(std::span<ValueId* const> held) {
     for (uint32_t i = bl.first; i < bl.first + bl.count; ++i) {
       const Inst& in = f_->insts[i];
       if (in.op == Op::LoadLocal || in.op == Op::StoreLocal) continue;
+      // Writing the slot just read is safe: push copies the instruction
+      // before it writes.
+      in_place &= next_inst <= i && next_inst < unread[b + 1];
       new_inst[i] = next_inst++;
       if (in.result.valid()) new_id[in.result.v] = ValueId(next_val++);
     }
@@ -418,9 +469,10 @@ void SsaBuilder::layout(std::span<ValueId* const> held) {
   std::vector<Value>& values = values_;
   std::vector<ValueId>& pool = pool_;
   insts.clear();
-  insts.reserve(next_inst);
+  if (!in_place) insts.reserve(next_inst);
   values.assign(next_val, Value{});
   pool.clear();
+  uint32_t written = 0;
   auto push = [&](Inst in, std::span<const ValueId> ops, VarId var) {
     if (ops.size() <= 3) {
       in.nops = static_cast<uint16_t>(ops.size());
@@ -432,13 +484,14 @@ void SsaBuilder::layout(std::span<ValueId* const> held) {
       Function::set_operand_count(in, ops.size());
       for (ValueId o : ops) pool.push_back(map(o));
     }
-    InstId id(static_cast<uint32_t>(insts.size()));
+    InstId id(written++);
     if (in.result.valid()) {
       ValueId nv = new_id[in.result.v];
       values[nv.v] = Value{id, var};
       in.result = nv;
     }
-    insts.push_back(in);
+    if (in_place) f_->insts[id.v] = in;
+    else insts.push_back(in);
   };
   pi = 0;
   for (uint32_t b = 0; b < blocks.size(); ++b) {
@@ -502,11 +555,28 @@ void SsaBuilder::layout(std::span<ValueId* const> held) {
     ValueId r = h->v < nvals ? resolve(*h) : kNoValue;
     *h = r.valid() && r.v < nvals ? new_id[r.v] : kNoValue;
   }
-  f_->insts.swap(insts);
+  if (in_place) f_->insts.resize(written);
+  else f_->insts.swap(insts);
   f_->values.swap(values);
   f_->operand_pool.swap(pool);
   f_->blocks.swap(blocks);
   f_->in_ssa = true;
+  release_if_large();
+}
+
+void SsaBuilder::release_if_large() {
+  // The swap left the function's old arrays here for the next function to
+  // reuse. A long function's (its pre-SSA instructions with every local
+  // load and store, 128 MB of a 16 MB one-function file) would stay while
+  // the rest of the file is lowered: kept only when a small function's.
+  release_if_large(insts_, kKeptEntries);
+  release_if_large(values_, kKeptEntries);
+  release_if_large(pool_, kKeptEntries);
+  release_if_large(blocks_, kKeptEntries / 8);
+  release_if_large(new_id_, kKeptEntries);
+  release_if_large(new_inst_, kKeptEntries);
+  release_if_large(alias_, kKeptEntries);
+  release_if_large(unread_, kKeptEntries / 8);
 }
 
 SsaWorkspace::SsaWorkspace() : b_(std::make_unique<SsaBuilder>()) {}

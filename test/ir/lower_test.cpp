@@ -384,3 +384,37 @@ def everything(a, b, *c, **d):
   CHECK(p->ir.functions.size() >= 9);
   for (const ir::Function& f : p->ir.functions) CHECK(ir::verify(p->ir, f).empty());
 }
+
+// to_ssa frees the scratch of a function past 2^16 entries (issue 20); the
+// function after it starts from empty tables. A long function's IR must not
+// depend on what came before it, nor a small one's on the long one.
+TEST_CASE("to_ssa: the functions after a long one get the same IR") {
+  std::string body;
+  for (int i = 0; i < 8000; ++i) {
+    std::string n = std::to_string(i);
+    body += "    v" + n + " = (total + " + n + ") * 2\n    if v" + n + " > " + n +
+            ":\n        total = total - 1\n    for k in range(3):\n        total = total + k\n";
+  }
+  const std::string small = "    if x:\n        y = x + 1\n    else:\n        y = 2\n    return [y * k for k in x]\n";
+  auto p = test::run("def train(total):\n" + body + "    return total\n" + "def small(x):\n" + small +
+                     "def train2(total):\n" + body + "    return total\n" + "def small2(x):\n" + small,
+                     /*facts=*/false);
+  auto alone = test::run("def small(x):\n" + small, false);
+  auto insts = [](const ir::Module& m, std::string_view name) {
+    std::vector<std::string> out;
+    const ir::Function& f = m.fn(m.find_function(name));
+    for (const ir::Inst& in : f.insts) {
+      std::string s;
+      ir::print_inst(m, f, in, s);
+      out.push_back(s);
+    }
+    return out;
+  };
+  std::vector<std::string> train = insts(p->ir, "train");
+  REQUIRE(train.size() > 65536);  // past the scratch that is kept
+  CHECK(train == insts(p->ir, "train2"));
+  std::vector<std::string> expected = insts(alone->ir, "small");
+  CHECK(expected.size() > 10);
+  CHECK(insts(p->ir, "small") == expected);
+  CHECK(insts(p->ir, "small2") == expected);
+}

@@ -26,6 +26,7 @@ CASES = [
     ("init_by_name", "fit.py"),
     ("foreign_modeless", "train.py"),
     ("saved_by_helper", "train.py"),
+    ("saved_under_namespace", "train.py"),
     ("lit_style", "train.py"),
     ("lit_style", "lora_ptl.py"),
     ("star_import", "evaluate.py"),
@@ -140,6 +141,15 @@ class Projects(unittest.TestCase):
         # The file alone cannot see where the helpers save: each load is flagged.
         rc, out, _ = run(cwd, "--format", "concise", "--no-follow-imports", "train.py")
         self.assertEqual(out.count(" TPF020"), 5, out)
+        # snapshots.write_snapshot takes the whole namespace and writes under
+        # its snap_dir: the --restart and --keep_last loads read those files;
+        # only --teacher, which nothing writes, is flagged.
+        cwd = os.path.join(HERE, "saved_under_namespace")
+        rc, out, _ = run(cwd, "--format", "concise", "train.py")
+        self.assertIn("train.py:27:25: warning TPF020", out)
+        self.assertEqual(out.count(" TPF020"), 1, out)
+        rc, out, _ = run(cwd, "--format", "concise", "--no-follow-imports", "train.py")
+        self.assertEqual(out.count(" TPF020"), 3, out)
 
     def test_estimates_see_imported_models(self):
         cwd = os.path.join(HERE, "flat_model")
