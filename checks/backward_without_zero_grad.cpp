@@ -20,7 +20,9 @@
 //         optimizer.step()
 // Fix: call `optimizer.zero_grad(set_to_none=True)` once per step, before
 //   `backward()` (or right after `step()`).
-// Not flagged: zero_grad on every path from a step to the next; gradient
+// Not flagged: zero_grad on every path from a step to the next (a helper
+//   whose only step is an environment's, `env.step(action)`, is no step:
+//   dataflow/summaries.cpp other_step); gradient
 //   accumulation (step and zero_grad under one guard, or under two tests
 //   of one counter: `if i % k == 0: zero_grad()` ... `if (i + 1) % k == 0:
 //   step()`; conditions are not evaluated); zero_grad in a helper the loop
@@ -89,7 +91,10 @@ Not flagged
     the top, `if (i + 1) % k == 0: step()` at the bottom)
   - zero_grad inside a helper the loop calls
   - a profiler's or scheduler's `step()` (`self._profiler.step()`,
-    `lr_scheduler.step()`) every iteration: it is no optimizer step
+    `lr_scheduler.step()`) every iteration: it is no optimizer step; nor is
+    a helper whose only `step(...)` has an argument that is no closure or
+    optimizer (a rollout helper's `env.step(action)`), so the path from the
+    learner's step through it to the next clear is no step-to-step path
   - accumulation over an inner loop with step and zero_grad in the outer loop
   - engines that clear gradients in their own step (DeepSpeed
     `engine.backward(loss)` + `engine.step()`), also when the engine that

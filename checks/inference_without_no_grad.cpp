@@ -82,6 +82,10 @@ Not flagged
     body): an EMA teacher, a sampler, a metric network
   - forwards in a comprehension whose result feeds a loss that is
     backpropagated after it
+  - a project helper's inference loop handed the averaged copy of a timm
+    `ModelEma` (`utils.bn_update(loader, model_ema.ema)`): its `__init__`
+    sets `requires_grad_(False)` on every parameter, so nothing records a
+    graph
   - forwards of `Variable(x, volatile=True)` inputs when the project
     declares torch 0.3 or older (a requirements pin, the README's
     "PyTorch 0.3.1", --torch-version or [tool.tpf] torch-version): volatile
@@ -728,6 +732,39 @@ bool entry_known(const CheckContext& ctx, ir::FunctionId f) {
   return ctx.facts.grad().of(f).called;
 }
 
+/// `v` is the averaged copy of a timm `ModelEma` / `ModelEmaV2` /
+/// `ModelEmaV3` (`model_ema.ema`, `model_ema.module`): their `__init__`
+/// calls `requires_grad_(False)` on every parameter of the copy (timm
+/// 0.4-1.0, timm/utils/model_ema.py), so a forward of it records no graph
+/// for inputs that need no grad.
+bool frozen_ema_copy(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId v) {
+  if (!v.valid()) return false;
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::Inst& d = f.def(v);
+  if (d.op != ir::Op::GetAttr) return false;
+  std::string_view a = ctx.ir.names.str(d.aux);
+  if (a != "ema" && a != "module") return false;
+  auto ema = [&](ir::ValueId o) {
+    const ir::Referent& r = ctx.facts.res.ref(fid, o);
+    if (r.kind != ir::Referent::Kind::Result) return false;
+    std::string_view p = ctx.ir.names.str(r.path());
+    return p.starts_with("timm.utils.") && p.find("ModelEma") != std::string_view::npos;
+  };
+  ir::ValueId owner = f.operands(d)[0];
+  if (ema(owner)) return true;
+  // `model_ema = None` ... `if args.model_ema: model_ema = ModelEma(...)`:
+  // where the copy is read, it is the EMA (None has no `.ema`).
+  const ir::Inst& od = f.def(owner);
+  if (od.op != ir::Op::Phi) return false;
+  bool any = false;
+  for (ir::ValueId o : f.operands(od)) {
+    if (ctx.facts.res.constant(fid, o).kind == ir::ConstValue::Kind::None) continue;
+    if (!ema(o)) return false;
+    any = true;
+  }
+  return any;
+}
+
 }  // namespace
 
 /// Calls, with autograd recording, of another project module's function
@@ -744,6 +781,11 @@ void check_foreign_calls(const CheckContext& ctx, ir::FunctionId fid, DiagSink& 
     if (!ff.facts || !ff.module || !ff.module->ast) continue;
     if (ctx.facts.grad_mode(fid, e.call) != GradMode::Enabled) continue;
     if (ff.may & (dataflow::kBackward | dataflow::kOptimizerStep)) continue;
+    // The model handed over is a frozen EMA copy: nothing records a graph.
+    const ir::Inst& call = f.inst(e.call);
+    bool frozen = false;
+    for (uint32_t a = 1; a < call.nops; ++a) frozen |= frozen_ema_copy(ctx, fid, f.operands(call)[a]);
+    if (frozen) continue;
     CheckContext fctx{*ff.module->src, *ff.module->ast, *ff.module->ir, *ff.facts};
     if (!may_forward(fctx, ff.fn) || loops_of(fctx, ff.fn).loops.empty()) continue;
     if (ff.facts->grad().of(ff.fn).called) continue;

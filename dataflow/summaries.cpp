@@ -7,6 +7,7 @@
 #include "dataflow/summaries.h"
 
 #include <algorithm>
+#include <cctype>
 #include <string>
 #include <unordered_map>
 #include <boost/graph/adjacency_list.hpp>
@@ -32,7 +33,10 @@ class MustEffects {
       : s_(s), kinds_(kinds), f_(f) {}
   Domain initial(const ir::Function&) { return MustSet::of(0); }
   void transfer(const ir::Inst& in, ir::InstId id, Domain& d) {
-    if (in.op == ir::Op::Call) d.add(s_.call_must(f_, id, kinds_));
+    // An environment's `step(action)` is the call's (rules ask objects of
+    // it) but no optimizer step of the function's summary.
+    if (in.op == ir::Op::Call)
+      d.add(s_.call_must(f_, id, kinds_) & ~(s_.steps_other(f_, id) ? uint32_t{kOptimizerStep} : 0u));
   }
 
  private:
@@ -50,7 +54,9 @@ uint32_t must_of(const ir::Module& m, const Summaries& s, const CallKinds& kinds
   // function that never returns has none.
   uint32_t all = 0;
   for (uint32_t i = 0; i < f.insts.size(); ++i)
-    if (f.insts[i].op == ir::Op::Call) all |= s.call_must(fid, ir::InstId(i), kinds);
+    if (f.insts[i].op == ir::Op::Call)
+      all |= s.call_must(fid, ir::InstId(i), kinds) &
+             ~(s.steps_other(fid, ir::InstId(i)) ? uint32_t{kOptimizerStep} : 0u);
   if (all == 0) return 0;
   if (f.blocks.size() == 1) return f.terminator(ir::BlockId(0)).op == ir::Op::Return ? all : 0;
   MustEffects a(s, kinds, fid);
@@ -238,6 +244,52 @@ bool tensor_read(const ir::Module& m, const ir::Resolution& res, const CallKinds
   return tensor_expr(m, res, kinds, fid, f.operands(in)[1], 0);
 }
 
+/// The name a value was stored under or read from: `env` in `env.step`,
+/// `scaler` in `self.scaler.step(...)`; "" when it has none.
+std::string_view value_name(const ir::Module& m, const ir::Function& f, ir::ValueId v) {
+  if (!v.valid()) return {};
+  const ir::Inst& d = f.def(v);
+  if (d.op == ir::Op::GetAttr) return m.names.str(d.aux);
+  if (d.op == ir::Op::LoadGlobal) return m.names.str(d.aux);
+  ir::VarId var = f.values[v.v].var;
+  // Temporaries have no name (kNoSymbol).
+  if (!var.valid() || f.vars[var.v].name == ir::kNoSymbol) return {};
+  return m.names.str(f.vars[var.v].name);
+}
+
+/// A bare `x.step(a, ...)` (the OptimizerStep row) that steps no optimizer:
+/// torch.optim's `step` takes at most a closure, so a positional argument
+/// that is no function of the file (`env.step(action)`,
+/// `sampler.step(noise, t, x)`) names an environment or a sampler. Kept as
+/// steps: a closure (`opt.step(closure)`, L-BFGS), an optimizer handed over
+/// (`scaler.step(opt)` on a scaler the file does not build: a `torch.optim`
+/// result, or a value named for an optimizer), and receivers named for an
+/// optimizer or a scaler. The rules ask objects of the call itself
+/// (checks/facts.h steps_other_object); this keeps such a step out of the
+/// summaries of the helpers that run it (a rollout helper is no training
+/// step).
+bool other_step(const ir::Module& m, const ir::Resolution& res, const CallKinds& kinds, ir::FunctionId fid,
+                ir::InstId call) {
+  if (kinds[fid.v][call.v] != TorchCall::OptimizerStep) return false;
+  const ir::Function& f = m.fn(fid);
+  const ir::Inst& in = f.inst(call);
+  if (f.call_info(in).npos < 1) return false;
+  auto optimizer_named = [](std::string_view n) {
+    std::string low(n);
+    for (char& c : low) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return low.find("optim") != std::string::npos || low.find("scaler") != std::string::npos ||
+           low == "opt" || low.starts_with("opt_") || low.ends_with("_opt");
+  };
+  const ir::Inst& cd = f.def(f.operands(in)[0]);
+  if (cd.op == ir::Op::GetAttr && optimizer_named(value_name(m, f, f.operands(cd)[0]))) return false;
+  ir::ValueId a = f.operands(in)[1];
+  const ir::Referent& r = res.ref(fid, a);
+  if (r.kind == ir::Referent::Kind::Function) return false;
+  if (r.kind == ir::Referent::Kind::Result && m.names.str(r.path()).starts_with("torch.optim")) return false;
+  if (f.def(a).op == ir::Op::MakeFunction) return false;
+  return !optimizer_named(value_name(m, f, a));
+}
+
 }  // namespace
 
 std::span<const ForeignCallEdge> Summaries::foreign_methods_of(ir::FunctionId f, ir::InstId call) const {
@@ -258,6 +310,12 @@ const ForeignFunction* Summaries::foreign_callee(ir::FunctionId f, ir::InstId ca
 const ForeignFunction* Summaries::foreign_forward(ir::FunctionId f, ir::InstId ctor) const {
   uint32_t i = edge_index(foreign_ctors, f, ctor);
   return i == UINT32_MAX ? nullptr : &foreign_fns[i];
+}
+
+bool Summaries::steps_other(ir::FunctionId f, ir::InstId call) const {
+  if (other_steps.empty()) return false;
+  const auto& r = other_steps[f.v];
+  return std::binary_search(r.begin(), r.end(), call);
 }
 
 bool Summaries::reads_tensor(ir::FunctionId f, ir::InstId call) const {
@@ -420,12 +478,18 @@ Summaries compute_summaries(const ir::Module& m, const ir::Resolution& res, cons
   };
   if (project) s.foreign_methods.resize(n);
   s.tensor_reads.resize(n);
+  s.other_steps.resize(n);
   for (uint32_t fi = 0; fi < n; ++fi) {
     const ir::Function& f = m.functions[fi];
     for (uint32_t i = 0; i < f.insts.size(); ++i) {
       if (clears_grad(m, f, f.insts[i])) own[fi] |= kZeroGrad;
       if (f.insts[i].op != ir::Op::Call) continue;
-      own[fi] |= info(kinds[fi][i]).effects;
+      uint32_t row = info(kinds[fi][i]).effects;
+      if (other_step(m, res, kinds, ir::FunctionId(fi), ir::InstId(i))) {
+        s.other_steps[fi].push_back(ir::InstId(i));
+        row &= ~uint32_t{kOptimizerStep};
+      }
+      own[fi] |= row;
       if (tensor_read(m, res, kinds, ir::FunctionId(fi), ir::InstId(i))) {
         s.tensor_reads[fi].push_back(ir::InstId(i));
         own[fi] |= kSync;

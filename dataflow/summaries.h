@@ -60,6 +60,11 @@ class Summaries {
   /// kSync at the call. The rows of those builtins carry no kSync, since
   /// `float(args.lr)` reads no device.
   std::vector<std::vector<ir::InstId>> tensor_reads;
+  /// Per function, sorted: its bare `x.step(a, ...)` calls that step no
+  /// optimizer (other_step in summaries.cpp: `env.step(action)`). The
+  /// call keeps its row's kOptimizerStep (rules judge the call itself by
+  /// objects); the function's may and must do not get it.
+  std::vector<std::vector<ir::InstId>> other_steps;
 
   const FunctionSummary& of(ir::FunctionId f) const { return fn[f.v]; }
   /// The file function a call reaches (through call_target), or invalid.
@@ -75,6 +80,8 @@ class Summaries {
   bool reaches_project_function(ir::FunctionId f, ir::InstId call) const {
     return callee(f, call).valid() || foreign_callee(f, call) != nullptr;
   }
+  /// The call is one of other_steps.
+  bool steps_other(ir::FunctionId f, ir::InstId call) const;
   /// The call is one of tensor_reads.
   bool reads_tensor(ir::FunctionId f, ir::InstId call) const;
   /// Effects of one call: its torch_calls.def row plus its callee's `may`

@@ -34,6 +34,7 @@ CASES = [
     ("legacy_volatile", "evaluate.py"),
     ("hooked_trainer/runs", "sum_digits.py"),
     ("timed_metrics", "train.py"),
+    ("ema_eval", "train.py"),
 ]
 
 
@@ -118,6 +119,14 @@ class Projects(unittest.TestCase):
         rc, out, _ = run(cwd, "--format", "concise", "--no-follow-imports", "train.py")
         self.assertIn("train.py:18:9: warning TPF009", out)
         self.assertIn("train.py:25:9: warning TPF009", out)
+
+    def test_frozen_ema_copy(self):
+        # timm's ModelEma copy has every parameter frozen: recalibrating it
+        # through stats.recalibrate records no graph; the trained model does.
+        cwd = os.path.join(HERE, "ema_eval")
+        rc, out, _ = run(cwd, "--format", "concise", "train.py")
+        self.assertIn("train.py:26:5: error TPF002", out)
+        self.assertEqual(out.count(" TPF002"), 1, out)
 
     def test_eval_helpers_of_other_modules(self):
         # validation.validate evals only its parameter: the generator passed
