@@ -32,7 +32,14 @@
 //   in the same step by a host read every step runs (`.item()`, `float(t)`
 //   of a tensor, or a project function or method that reads on every path,
 //   such as a metrics class's `float(err.mean())`: that read waits for the
-//   same queue, so the synchronize adds nothing), and synchronize in
+//   same queue, so the synchronize adds nothing), synchronize after a host
+//   read that runs on every path of the step with only host numbers handled
+//   between (`meter.update(loss.item())`: the queue is already drained),
+//   synchronize for a timing read in a loop that steps no optimizer (a
+//   kernel benchmark: the synchronize is the measurement), copies in a loop
+//   over a literal list of field names (`for f in LOG_FIELDS:
+//   getattr(info, f).item()`), copies in `test*` functions of a test
+//   suite's file (assertions), and synchronize in
 //   files not run as a program (test suites, libraries: no `__name__` test,
 //   no `parse_args()`) or in `test_*` functions; files that place nothing
 //   on a GPU (host tensors: nothing to wait for); copies after a
@@ -112,6 +119,21 @@ Not flagged
     metrics class of another module doing `float(err.mean())`). That read
     waits for the same queue, so the synchronize adds no stall;
     `float(...)` of a Python number is no read
+  - `torch.cuda.synchronize()` after a host read that runs on every path
+    of the step, with nothing between them but calls and arithmetic fed
+    only host numbers (`meter.update(loss.item(), x.size(0))`, a running
+    total of reads): the read already drained the queue. Work queued in
+    between (an EMA update, a tensor operator) still counts
+  - `torch.cuda.synchronize()` followed by a timing read
+    (`start.elapsed_time(end)`, `time.perf_counter()`) in a loop that steps
+    no optimizer: a kernel benchmark's forward and backward, no training
+    step; the synchronize is the measurement
+  - copies in a loop over a literal list of field names, written in the
+    loop or bound only to such lists as a module global
+    (`for f in LOG_FIELDS: getattr(info, f).item()`): a handful fixed by
+    the code
+  - copies in `test*` functions of a test suite's file (under `tests/`,
+    `test_*.py`), also one run as a program: the reads are assertions
   - copies after a `torch.cuda.synchronize()` with no backward or step
     launched since: the queue is empty, each copy waits for nothing
   - copies under a test that is the same for every element but not for
@@ -151,7 +173,7 @@ class Rule {
       TorchCall k = torch_call(ctx_, fid_, id);
       if (k == TorchCall::CudaSynchronize) {
         if (steps_in(l) && every_iteration(id, l) && !in_test() && run_as_program() &&
-            !synced_after(id, l))
+            !synced_after(id, l) && !synced_before(id, l) && !measures(id, l))
           out.report(make_diagnostic(
               kRule, in.span,
               "`" + call_text(ctx_, f_, in) +
@@ -177,7 +199,10 @@ class Rule {
       // Under no_grad the inner loop is a validation pass run from the
       // step loop (every N steps), one sync per batch: not per element.
       if (dataflow::under_no_grad(ctx_.facts, fid_, id)) continue;
-      if (over_dict(l)) continue;
+      if (over_dict(l) || over_names(l)) continue;
+      // A unit test's host reads are its checks (`self.assertTrue(
+      // torch.isfinite(g).all().item())` per hyper-gradient).
+      if (in_test() && test_path()) continue;
       ir::ValueId recv = call_receiver(f_, in);
       if (!recv.valid() || !defined_in(recv, l)) continue;
       // A part of the loader's batch before any `.to(device)`: a host
@@ -293,6 +318,55 @@ class Rule {
     return m == "items" || m == "values" || m == "keys";
   }
 
+  /// Loop `l` runs over a list or tuple of string literals, written in
+  /// the loop or bound once to a module global (`loss_info_fields =
+  /// ["model_loss", ...]`, `for field in loss_info_fields:
+  /// getattr(info, field).item()`): the named fields of a record, a
+  /// handful fixed by the code, not one per sample of the batch.
+  bool over_names(uint32_t l) const {
+    const ir::Inst& head = f_.terminator(li_.loops[l].header);
+    if (head.op != ir::Op::ForIter) return false;
+    ir::ValueId it = f_.operands(head)[0];
+    if (f_.def(it).op != ir::Op::GetIter) return false;
+    ir::ValueId src = f_.operands(f_.def(it))[0];
+    const ir::Inst& d = f_.def(src);
+    if (d.op != ir::Op::LoadGlobal) return string_list(f_, src, fid_);
+    // Every binding of the global in module code is such a list.
+    const ir::Function& m = ctx_.ir.fn(ir::FunctionId(0));
+    ir::Symbol name = static_cast<ir::Symbol>(d.aux);
+    bool any = false;
+    for (uint32_t vi = 0; vi < m.values.size(); ++vi) {
+      ir::VarId var = m.values[vi].var;
+      if (!var.valid() || m.vars[var.v].name != name) continue;
+      if (!string_list(m, ir::ValueId(vi), ir::FunctionId(0))) return false;
+      any = true;
+    }
+    return any;
+  }
+
+  /// `v` (of function `fn`) is a list or tuple literal of strings only.
+  bool string_list(const ir::Function& fn, ir::ValueId v, ir::FunctionId fid) const {
+    const ir::Inst& d = fn.def(v);
+    if (d.op != ir::Op::BuildList && d.op != ir::Op::BuildTuple) return false;
+    for (ir::ValueId o : fn.operands(d))
+      if (ctx_.facts.res.constant(fid, o).kind != ir::ConstValue::Kind::Str) return false;
+    return fn.operands(d).size() > 0;
+  }
+
+  /// The file lies in a test suite by its path (under `tests/`,
+  /// `test_*.py`), whether or not it also runs as a program
+  /// (`unittest.main()`).
+  bool test_path() const {
+    std::string_view path = ctx_.src.path;
+    size_t slash = path.rfind('/');
+    std::string_view base = slash == std::string_view::npos ? path : path.substr(slash + 1);
+    if (base.starts_with("test_") || base.ends_with("_test.py")) return true;
+    for (std::string_view dir : {"tests/", "test/"})
+      if (path.starts_with(dir) || path.find(std::string("/") + std::string(dir)) != std::string_view::npos)
+        return true;
+    return false;
+  }
+
   /// `v` is an item of a list of the step's loss terms: a list built in
   /// step loop `p` (`losses = []` plus `append`, or a comprehension), whose
   /// items are summed into what a backward of `p` differentiates
@@ -367,6 +441,170 @@ class Rule {
       return PathStep::Pass;
     });
     return found;
+  }
+
+  /// A host read runs before the synchronize on every path of the
+  /// iteration of step loop `l`, and nothing between them queues GPU work
+  /// (`loss.item()`, `meter.update(loss.item())`, then the synchronize):
+  /// the read already waited for the queue, so the synchronize finds it
+  /// empty. A call between them queues nothing when it is fed only host
+  /// values (the read's numbers, constants); any other call, a tensor
+  /// operator or a project function (`moment_update(model, ema)`) may
+  /// launch kernels, which the synchronize then waits for.
+  bool synced_before(ir::InstId sync, uint32_t l) const {
+    ir::BlockId header = li_.loops[l].header;
+    // Backward walk over (block, instruction) from just before the sync.
+    std::vector<std::pair<ir::BlockId, uint32_t>> work{{f_.block_of(sync), sync.v}};
+    std::vector<bool> seen(f_.blocks.size(), false);
+    while (!work.empty()) {
+      auto [b, end] = work.back();  // instructions [first, end) of b remain
+      work.pop_back();
+      const ir::Block& blk = f_.block(b);
+      bool read = false;
+      for (uint32_t j = end; j-- > blk.first;) {
+        const ir::Inst& in = f_.insts[j];
+        if (in.op == ir::Op::Call && (call_effects_must(ctx_, fid_, ir::InstId(j)) & dataflow::kSync)) {
+          read = true;
+          break;
+        }
+        if (launches(ir::InstId(j), l)) return false;
+      }
+      if (read) continue;
+      // Back at the top of the iteration: the previous step's work may
+      // still be queued.
+      if (b == header) return false;
+      for (ir::BlockId p : ir::preds(f_, b)) {
+        if (!li_.contains(l, p)) return false;
+        if (seen[p.v]) continue;
+        seen[p.v] = true;
+        work.push_back({p, f_.block(p).first + f_.block(p).count});
+      }
+    }
+    return true;
+  }
+
+  /// The instruction may queue GPU work: a call not fed only host values,
+  /// or an operator or subscript on something that is not a host value.
+  bool launches(ir::InstId j, uint32_t l) const {
+    const ir::Inst& in = f_.inst(j);
+    switch (in.op) {
+      case ir::Op::Call: {
+        std::string_view n = call_target_name(ctx_, fid_, j);
+        if (n.starts_with("time.") || n == "builtins.print") return false;
+        uint32_t np = positional_count(f_, in);
+        const ir::CallInfo& ci = f_.call_info(in);
+        if (np + ci.nkw == 0) return !n.starts_with("builtins.");
+        for (uint32_t a = 0; a < np; ++a)
+          if (!host_number(call_arg(ctx_, f_, in, static_cast<int>(a), ""), l)) return true;
+        for (uint32_t k = 0; k < ci.nkw; ++k)
+          if (!host_number(f_.operands(in)[1 + np + k], l)) return true;
+        return false;
+      }
+      case ir::Op::BinOp:
+      case ir::Op::UnaryOp:
+        return !host_number(in.result, l);
+      case ir::Op::SetItem:
+        for (ir::ValueId o : f_.operands(in))
+          if (!host_number(o, l)) return true;
+        return false;
+      default:
+        return false;
+    }
+  }
+
+  /// `v` is a Python value on the host: a constant, the result of a host
+  /// read (`loss.item()`), of `time.*`, or arithmetic, phis and builtins
+  /// (`copy.copy`, `float`, `len`) of such values.
+  bool host_number(ir::ValueId v, uint32_t l) const {
+    std::vector<ir::ValueId> phis;
+    return host_number(v, l, 0, phis);
+  }
+
+  /// `phis`: the phis on the way here; meeting one again is a running
+  /// sum of host numbers (`total += loss.item()`), host if its other
+  /// operands are.
+  bool host_number(ir::ValueId v, uint32_t l, int depth, std::vector<ir::ValueId>& phis) const {
+    // Why 8: a logged number is divided, copied and summed a few times.
+    if (!v.valid() || depth > 8) return false;
+    if (std::find(phis.begin(), phis.end(), v) != phis.end()) return true;
+    if (ctx_.facts.res.constant(fid_, v).kind != ir::ConstValue::Kind::Unknown) return true;
+    const ir::Inst& d = f_.def(v);
+    switch (d.op) {
+      case ir::Op::Const:
+      case ir::Op::BuildString:
+        return true;
+      case ir::Op::BinOp: {
+        // A read's number with a value fixed for the loop (`loss.item() /
+        // world_size`): arithmetic on the host.
+        // The number must come from a read, not be a constant: `grad * 2`
+        // of a tensor fixed for the loop launches a kernel.
+        ir::ValueId a = f_.operands(d)[0], b = f_.operands(d)[1];
+        auto konst = [&](ir::ValueId x) {
+          return ctx_.facts.res.constant(fid_, x).kind != ir::ConstValue::Kind::Unknown;
+        };
+        bool ha = host_number(a, l, depth + 1, phis), hb = host_number(b, l, depth + 1, phis);
+        if (ha && hb) return true;
+        if (ha && !konst(a)) return loop_invariant(ctx_, fid_, l, b);
+        if (hb && !konst(b)) return loop_invariant(ctx_, fid_, l, a);
+        return false;
+      }
+      case ir::Op::GetItem:
+        // `x.shape[0]`: a dimension, a Python int.
+        return f_.def(f_.operands(d)[0]).op == ir::Op::GetAttr &&
+               ctx_.ir.names.str(static_cast<ir::Symbol>(f_.def(f_.operands(d)[0]).aux)) == "shape" &&
+               host_number(f_.operands(d)[1], l, depth + 1, phis);
+      case ir::Op::UnaryOp:
+      case ir::Op::Phi:
+        if (d.op == ir::Op::Phi) phis.push_back(v);
+        for (ir::ValueId o : f_.operands(d))
+          if (!host_number(o, l, depth + 1, phis)) return false;
+        return true;
+      case ir::Op::Call: {
+        ir::InstId ci = f_.def_id(v);
+        if (call_effects_must(ctx_, fid_, ci) & dataflow::kSync) return true;
+        std::string_view n = call_target_name(ctx_, fid_, ci);
+        if (n.starts_with("time.")) return true;
+        // A tensor's sizes are host metadata (`x.size(0)`, `x.numel()`).
+        std::string_view m = call_method(ctx_, f_, d);
+        if (m == "size" || m == "numel" || m == "dim") return true;
+        if (n != "copy.copy" && n != "builtins.float" && n != "builtins.int" && n != "builtins.round" &&
+            n != "builtins.len")
+          return false;
+        for (uint32_t a = 0; a < positional_count(f_, d); ++a)
+          if (!host_number(call_arg(ctx_, f_, d, static_cast<int>(a), ""), l, depth + 1, phis)) return false;
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+
+  /// The synchronize times work in a loop that steps no optimizer (a
+  /// kernel benchmark's forward and backward, read back with
+  /// `start.elapsed_time(end)` or `time.perf_counter()` after it): the
+  /// loop is no training step, and the synchronize is the measurement.
+  bool measures(ir::InstId sync, uint32_t l) const {
+    // Any `step(...)` counts, of an object not known to be an optimizer
+    // too (`self.optimizer.step()` where the optimizer is built
+    // elsewhere), unless it is an lr scheduler's or an environment's.
+    for (ir::InstId k : loop_insts(ctx_, fid_, l)) {
+      const ir::Inst& in = f_.inst(k);
+      if (in.op != ir::Op::Call) continue;
+      bool step = (call_effects(ctx_, fid_, k) & dataflow::kOptimizerStep) || call_method(ctx_, f_, in) == "step";
+      if (step && !steps_other_object(ctx_, fid_, k) && !scheduler_step(k)) return false;
+    }
+    ir::BlockId header = li_.loops[l].header;
+    bool timed = false;
+    reachable(f_, sync, [&](ir::InstId j, const ir::Inst& in) {
+      if (f_.block_of(j) == header && j == first_inst(header)) return PathStep::Kill;
+      if (in.op != ir::Op::Call) return PathStep::Pass;
+      std::string_view n = call_target_name(ctx_, fid_, j);
+      if (call_method(ctx_, f_, in) == "elapsed_time" || n == "time.time" || n == "time.perf_counter" ||
+          n == "time.monotonic")
+        timed = true;
+      return PathStep::Pass;
+    });
+    return timed;
   }
 
   /// `v` lives on the host: a part of the loader's batch before any move,
