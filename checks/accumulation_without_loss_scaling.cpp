@@ -28,7 +28,9 @@
 //   batch's); a loss from a call we cannot see into; zero_grad every iteration; backward
 //   under the same guard as the step (GANs alternating optimizers);
 //   gradients rescaled by hand (`p.grad /= N`); `accelerator.accumulate` and
-//   `accelerator.backward(loss)` / DeepSpeed engines (they scale themselves).
+//   `accelerator.backward(loss)` / DeepSpeed engines (they scale themselves);
+//   a step of Adam / AdamW (Adam without weight_decay) in a file that clips
+//   no gradients: Adam's update is invariant to a constant gradient scale.
 #include <algorithm>
 
 #include "checks/facts.h"
@@ -75,6 +77,10 @@ Not flagged
   - gradients divided by hand before the step (`p.grad /= N`)
   - accumulation done by a framework (`accelerator.accumulate`,
     `accelerator.backward`, DeepSpeed engines)
+  - a step of `torch.optim.Adam` (without `weight_decay`) or `AdamW` in a
+    file that clips no gradients: Adam's update m / (sqrt(v) + eps) is the
+    same for the sum of N gradients as for their mean (up to eps); with
+    `clip_grad_norm_`, SGD or Adam's L2 `weight_decay` it is not
 )";
 
 namespace {
@@ -262,7 +268,7 @@ class Rule {
         if (step_is_engine(i)) return;
         if (!step.valid()) step = i;
       }
-    if (!step.valid()) return;
+    if (!step.valid() || scale_invariant_step(step)) return;
     ValueId loss = backward_loss(backward);
     if (!loss.valid() || scaling(ctx_, fid_, loss, 0) != Scaling::Unscaled) return;
     const ir::Inst& bi = f_.inst(backward);
@@ -310,6 +316,43 @@ class Rule {
     return false;
   }
 
+  /// The step is Adam's or AdamW's and nothing in the file clips
+  /// gradients: the sum of N gradients is N times their mean, and Adam's
+  /// update m / (sqrt(v) + eps) does not change when every gradient is
+  /// scaled by one constant (m scales by N, sqrt(v) by N; PyTorch 2.x
+  /// torch/optim/adam.py), so the undivided loss steps as the mean would,
+  /// up to eps. Not so with clipping (the norm sees the sum), with SGD
+  /// and the like (the step is N times larger), or with Adam's
+  /// `weight_decay` (L2 added to the gradient: the sum outweighs it N
+  /// times; AdamW decouples it). Every optimizer the step may be must be
+  /// one of these, built where the file shows it.
+  bool scale_invariant_step(InstId s) const {
+    const ir::Inst& in = f_.inst(s);
+    ValueId opt = positional_count(f_, in) > 0 || call_arg(ctx_, f_, in, -1, "optimizer").valid()
+                      ? call_arg(ctx_, f_, in, 0, "optimizer")
+                      : call_receiver(f_, in);
+    if (!opt.valid()) return false;
+    std::span<const uint32_t> objs = ctx_.facts.objects().of(fid_, opt);
+    if (objs.empty()) return false;
+    for (uint32_t o : objs) {
+      const dataflow::AbstractObject& ob = ctx_.facts.objects().obj(o);
+      if (ob.kind != dataflow::ObjKind::Optimizer || !ob.site.valid()) return false;
+      std::string_view name = call_target_name(ctx_, ob.fn, ob.site);
+      if (name == "torch.optim.AdamW") continue;
+      if (name != "torch.optim.Adam") return false;
+      const ir::Function& g = ctx_.ir.fn(ob.fn);
+      // Parameter groups (`[{"params": ..., "weight_decay": wd}]`) may set
+      // the L2 decay per group: only parameters a call returns are judged.
+      ValueId params = call_arg(ctx_, g, g.inst(ob.site), 0, "params");
+      if (!params.valid() || g.def(params).op != Op::Call) return false;
+      ValueId wd = call_arg(ctx_, g, g.inst(ob.site), 4, "weight_decay");
+      if (!wd.valid()) continue;
+      const ir::ConstValue& c = ctx_.facts.res.constant(ob.fn, wd);
+      if (!c.is_number() || c.d != 0) return false;
+    }
+    return !file_calls_any(ctx_, [](std::string_view n) { return n.find("clip_grad") != std::string_view::npos; });
+  }
+
   void check_loop(uint32_t l, DiagSink& out) {
     std::vector<InstId> backwards, steps;
     bool clears_every_iteration = false;
@@ -344,6 +387,7 @@ class Rule {
         ValueId loss = backward_loss(b);
         if (!loss.valid()) continue;
         if (scaling(ctx_, fid_, loss, 0) != Scaling::Unscaled) continue;
+        if (scale_invariant_step(s)) return;
         report(b, s, guard, l, out);
         return;  // one finding per loop
       }

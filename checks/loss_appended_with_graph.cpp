@@ -23,7 +23,10 @@
 //   schedules calling `out.backward(grad)`); accumulators reset inside the
 //   loop (one window's graphs at most); accumulators backwarded after
 //   the loop; tensors written into a preallocated tensor (`buf[i] = x`);
-//   parameters collected into a list. With no backward in the loop, also
+//   parameters collected into a list; Python numbers (`.item() * n`);
+//   per-layer loops of a method over `self`'s layers, per-model loops that
+//   step each model's own optimizer (a container local to the call). With
+//   no backward in the loop, also
 //   silent when the container leaves the function (returned, stored on an
 //   object, handed to a call we cannot see; also through an outer
 //   container it is put into: the rows of tiles a tiled VAE decode joins
@@ -87,6 +90,15 @@ Not flagged
     steps once (a trainer's `train()` summing its accumulation losses)
   - values written into a preallocated tensor (`buf[i] = x`), parameters
     collected in a list
+  - Python numbers: arithmetic of `.item()`, sizes and numbers
+    (`loss.item() * accum` with `accum: int` or `accum=1`), also returned
+    by a function of the file
+  - a method's loop over the layers of `self` that it calls (`for layer
+    in self.layers: x = layer(x); states.append(x)`): one forward's
+    states, local to the call, whatever the class derives from
+  - a loop over models that steps each one's own optimizer (`for k in
+    range(n_agents): ... self.optims[k].step(); losses.append(loss)`):
+    one update's losses, one per model
   - without a backward in the loop: containers returned or stored on an
     object, also through an outer container they are put into (a caller
     may still need the graphs: rows of tiles joined into the returned
@@ -599,6 +611,76 @@ class Rule {
     return u;
   }
 
+  /// The NextItem of loop l's own `for` (its iterator made outside the
+  /// loop), or kNoValue (a while loop).
+  ValueId loop_item(uint32_t l) const {
+    for (InstId i : loop_insts(ctx_, fid_, l)) {
+      const ir::Inst& in = f_.inst(i);
+      if (in.op != Op::NextItem || li_.loop_of(f_.block_of(i)) != l) continue;
+      ValueId it = f_.operands(in)[0];
+      if (it.valid() && !li_.contains(l, f_.block_of(f_.def_id(it)))) return in.result;
+    }
+    return ir::kNoValue;
+  }
+
+  /// v is the loop's item or one element of it (`for i, layer in
+  /// enumerate(self.layers)`).
+  bool is_item(ValueId v, ValueId item) const {
+    if (!v.valid() || !item.valid()) return false;
+    if (v == item) return true;
+    const ir::Inst& d = f_.def(v);
+    if (d.op != Op::Element) return false;
+    const ir::Inst& u = f_.def(f_.operands(d)[0]);
+    return u.op == Op::Unpack && f_.operands(u)[0] == item;
+  }
+
+  /// Loop l runs the layers of a model, in one call of a method: it
+  /// iterates an attribute of `self` and calls its item (`for layer in
+  /// self.layers: x = layer(x); inner_states.append(x)`). Its iterations are
+  /// the model's depth, not training steps: a container local to the call
+  /// holds one forward's values and dies with it (a decoder's per-layer
+  /// states, whatever the class derives from).
+  bool per_layer_loop(uint32_t l) const {
+    if (!f_.owner.valid() || f_.params.empty()) return false;
+    ValueId item = loop_item(l);
+    if (!item.valid()) return false;
+    ValueId seq = loop_iterable(ctx_, fid_, item);
+    if (!seq.valid()) return false;
+    if (f_.def(seq).op == Op::Call && call_target_name(ctx_, fid_, f_.def_id(seq)) == "builtins.reversed" &&
+        positional_count(f_, f_.def(seq)) > 0)
+      seq = f_.operands(f_.def(seq))[1];
+    const ir::Inst& get = f_.def(seq);
+    if (get.op != Op::GetAttr) return false;
+    const ir::Inst& self = f_.def(f_.operands(get)[0]);
+    if (self.op != Op::Param || self.aux != 0) return false;
+    for (InstId i : loop_insts(ctx_, fid_, l)) {
+      const ir::Inst& in = f_.inst(i);
+      if (in.op == Op::Call && is_item(f_.operands(in)[0], item)) return true;
+    }
+    return false;
+  }
+
+  /// Loop l updates one model per iteration: every optimizer step in it is
+  /// on the optimizer its item selects (`for agent in range(n):
+  /// ... self.critic_optimizer[agent].step()`, `for opt in optimizers`).
+  /// Its iterations are the models of one update (MADDPG's agents), not
+  /// training steps: a list local to the call holds one loss per model.
+  bool per_model_loop(uint32_t l) const {
+    ValueId item = loop_item(l);
+    if (!item.valid()) return false;
+    bool any = false;
+    for (InstId i : loop_insts(ctx_, fid_, l)) {
+      if (!steps_optimizer(i)) continue;
+      ValueId opt = call_receiver(f_, f_.inst(i));
+      if (!opt.valid()) return false;
+      const ir::Inst& d = f_.def(opt);
+      bool picked = is_item(opt, item) || (d.op == Op::GetItem && is_item(f_.operands(d)[1], item));
+      if (!picked) return false;
+      any = true;
+    }
+    return any;
+  }
+
   bool in_module_method() const {
     ir::ClassId c = f_.owner;
     return c.valid() && ctx_.facts.res.is_module_class(c);
@@ -623,6 +705,9 @@ class Rule {
       if (g != GradState::Graph || s.attribute || in_module_method()) return;
       if (!from_forward(fid_, s.value, 0)) return;
     }
+    // One forward's layers, or one update's models: the container lives
+    // for that call (a container on an object outlives it).
+    if (!s.attribute && (per_layer_loop(s.loop) || (after_backward && per_model_loop(s.loop)))) return;
     Uses u = uses_of(s.container);
     if (u.backward) return;
     if (!after_backward && u.escapes) return;

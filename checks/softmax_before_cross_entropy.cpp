@@ -26,7 +26,10 @@
 //   only in eval mode (`if self.training: return logits`); softmax used for
 //   metrics next to a loss on the logits; values not known on every path,
 //   also a loss attribute a method sets to something else elsewhere
-//   (`self.loss_fn = CrossEntropyLoss()` only when label smoothing is off).
+//   (`self.loss_fn = CrossEntropyLoss()` only when label smoothing is off);
+//   a call of a loss object with arguments the module's forward(input,
+//   target) rejects (`self.loss_fn(lprobs, labels, eps, ignore_index=0)`:
+//   on that path the attribute is another loss).
 #include <algorithm>
 #include <tuple>
 
@@ -79,6 +82,9 @@ Not flagged
   - a loss attribute that is a CrossEntropyLoss only on some paths: a
     method sets `self.loss_fn` to another function or to an argument too
     (`label_smoothed_nll_loss` when label smoothing is on)
+  - a call of a loss object with arguments that the module's
+    `forward(input, target)` rejects (`self.loss_fn(lprobs, labels, eps,
+    ignore_index=pad)`): on that path the attribute holds another loss
 )";
 
 namespace {
@@ -172,9 +178,34 @@ std::optional<Fix> site_fix(const CheckContext& ctx, const Origin& leaf, Span si
   return make_fix("pass `" + text + "` on without the activation", Edit{site, text});
 }
 
+/// A call of a loss object that `forward(input, target)` of
+/// nn.CrossEntropyLoss / nn.NLLLoss would reject (PyTorch 2.x: no other
+/// parameter; `ignore_index`, `reduction` belong to the constructor):
+/// `self.loss_fn(lprobs, labels, eps, ignore_index=pad)` calls something
+/// else (a label-smoothed loss the attribute holds on the other path).
+/// The functional forms (`F.cross_entropy`) take more and are not judged.
+bool rejected_by_module_forward(const CheckContext& ctx, ir::FunctionId fid, ir::InstId call) {
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::Inst& in = f.inst(call);
+  ir::CallTarget t = ctx.facts.res.call_target(fid, call);
+  if (t.kind == ir::CallTarget::Kind::External) return false;
+  const ir::CallInfo& ci = f.call_info(in);
+  if (ci.star_mask != 0) return false;
+  uint32_t named = 0;
+  for (uint32_t k = 0; k < ci.nkw; ++k) {
+    ir::Symbol n = f.kw_names[ci.kw_first + k];
+    if (n == ir::kNoSymbol) return false;  // `**kwargs`: cannot tell
+    std::string_view s = ctx.ir.names.str(n);
+    if (s != "input" && s != "target") return true;
+    ++named;
+  }
+  return ci.npos + named > 2;
+}
+
 void check_loss(const CheckContext& ctx, ir::FunctionId fid, ir::InstId call, LossKind kind,
                 DiagSink& out) {
   const ir::Function& f = ctx.ir.fn(fid);
+  if (rejected_by_module_forward(ctx, fid, call)) return;
   ir::ValueId input = loss_input(ctx, fid, call);
   if (!input.valid()) return;
   Origins o = trace_origins(ctx, fid, input);

@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "dataflow/facts.h"
+#include "dataflow/python_numbers.h"
 #include "dataflow/summaries.h"
 
 namespace tpf::dataflow {
@@ -87,7 +88,8 @@ class Provenance {
  public:
   Provenance(const ir::Module& m, const ir::Resolution& res, const TorchCalls& calls,
              const CallKinds& kinds, const Summaries* summaries)
-      : m_(m), res_(res), calls_(calls), kinds_(kinds), summaries_(summaries) {
+      : m_(m), res_(res), calls_(calls), kinds_(kinds), summaries_(summaries),
+        numbers_(m, res, kinds) {
     for (std::string_view a : {"data", "shape", "grad", "dtype", "device", "requires_grad",
                                "is_cuda", "ndim", "is_leaf", "grad_fn"}) {
       ir::Symbol s = m.names.find(a);
@@ -110,6 +112,8 @@ class Provenance {
   const std::vector<GradMode>& modes(ir::FunctionId f, GradMode entry);
   GradState eval(ir::FunctionId f, Context ctx, int depth);
   Converged analyze(ir::FunctionId f, const Context& ctx, int depth, std::vector<GradFact>& facts);
+  /// r, or NoGraph when `in` makes a Python number (python_numbers.h).
+  GradState unless_number(ir::FunctionId fid, const ir::Inst& in, GradState r);
   GradState transfer(ir::FunctionId fid, const ir::Function& f, const ir::Inst& in, ir::InstId id,
                      const Context& ctx, int depth, const std::vector<GradFact>& facts,
                      const std::vector<GradMode>& modes);
@@ -137,6 +141,7 @@ class Provenance {
   const TorchCalls& calls_;
   const CallKinds& kinds_;
   const Summaries* summaries_;
+  PythonNumbers numbers_;
   std::vector<ir::Symbol> nograph_attrs_;
   std::vector<ir::Symbol> store_methods_;  // list.append and friends: the receiver keeps the argument
   std::vector<GradMode> decorator_;
@@ -431,6 +436,27 @@ Effect Provenance::absorb(ir::FunctionId fid, const ir::Function& f, const ir::I
   }
 }
 
+GradState Provenance::unless_number(ir::FunctionId fid, const ir::Inst& in, GradState r) {
+  // Arithmetic of Python numbers is a number, whatever the operands' states
+  // say (`loss.item() * steps` with `steps` a parameter: Unknown; an element
+  // of a model's returned tuple that is `nll.item()`: Graph). A number
+  // resting on a parameter's numeric default only settles Unknown.
+  if (r != GradState::Unknown && r != GradState::Graph) return r;
+  switch (in.op) {
+    case ir::Op::BinOp:
+    case ir::Op::UnaryOp:
+    case ir::Op::Phi:
+    case ir::Op::Element:
+    case ir::Op::GetItem:
+      break;
+    default:
+      return r;
+  }
+  Number n = numbers_.of(fid, in.result);
+  if (n == Number::Strong || (n == Number::Weak && r == GradState::Unknown)) return GradState::NoGraph;
+  return r;
+}
+
 Converged Provenance::analyze(ir::FunctionId fid, const Context& ctx, int depth,
                               std::vector<GradFact>& facts) {
   const ir::Function& f = m_.fn(fid);
@@ -444,6 +470,7 @@ Converged Provenance::analyze(ir::FunctionId fid, const Context& ctx, int depth,
       // Only phis and unbound names stay at bottom; anything computed is
       // at least detached (an empty list, a call with no known inputs).
       if (in.op != ir::Op::Phi && in.op != ir::Op::Undef) r = join(r, GradState::NoGraph);
+      r = unless_number(fid, in, r);
       e = fs[in.result.v].join(GradFact{r});
     }
     return e | absorb(fid, f, in, id, fs);

@@ -115,7 +115,7 @@ def main():
     val_loader = DataLoader(val_set, batch_size=256, shuffle=True, num_workers=2, pin_memory=True)  # expect: TPF005, TPF023 (evaluation needs no shuffle)
 
     blur_criterion = nn.BCEWithLogitsLoss()
-    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
+    optimizer = torch.optim.Adam(model.parameters(), lr=args.lr, weight_decay=1e-4)
     scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=3, gamma=0.5)
     if args.fsdp:
         model = FSDP(model)  # expect: TPF021 (the optimizer holds the unflattened parameters)

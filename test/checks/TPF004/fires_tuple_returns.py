@@ -29,7 +29,7 @@ def step_loss(model, x, y):
 # case: micro-steps over the (logits, loss) a local module's forward returns
 def train(loader, accum):
     model = LM()
-    opt = torch.optim.AdamW(model.parameters())
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
     it = iter(loader)
     for step in range(1000):
         for micro in range(accum):

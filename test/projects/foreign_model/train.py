@@ -35,7 +35,7 @@ def train_scores(loader, epochs):
 
 def train_lm(loader, accum):
     model = LM(100)
-    opt = torch.optim.AdamW(model.parameters())
+    opt = torch.optim.Adam(model.parameters(), weight_decay=0.01)
     batches = iter(loader)
     for step in range(1000):
         for micro in range(accum):
@@ -48,7 +48,7 @@ def train_lm(loader, accum):
 
 def train_helpers(loader, accum):
     model = net.Scores()
-    opt = torch.optim.AdamW(model.parameters())
+    opt = torch.optim.Adam(model.parameters(), weight_decay=0.01)
     batches = iter(loader)
     for step in range(1000):
         for micro in range(accum):
@@ -60,7 +60,7 @@ def train_helpers(loader, accum):
 
 def train_raw_helper(loader, accum):
     model = net.Scores()
-    opt = torch.optim.AdamW(model.parameters())
+    opt = torch.optim.Adam(model.parameters(), weight_decay=0.01)
     batches = iter(loader)
     for step in range(1000):
         for micro in range(accum):
