@@ -92,7 +92,8 @@ Not flagged
     collected in a list
   - Python numbers: arithmetic of `.item()`, sizes and numbers
     (`loss.item() * accum` with `accum: int` or `accum=1`), also returned
-    by a function of the file
+    by a function of the file or a model's forward (through
+    `nn.DataParallel`), tuple element by element
   - a method's loop over the layers of `self` that it calls (`for layer
     in self.layers: x = layer(x); states.append(x)`): one forward's
     states, local to the call, whatever the class derives from

@@ -33,7 +33,11 @@ const Objects& FileFacts::objects() const {
 
 const GradProvenance& FileFacts::grad() const {
   auto l = lock();
-  if (!grad_) grad_ = compute_grad_provenance(*m_, res, calls, kinds, &summaries);
+  if (!grad_) {
+    // Under the same lock as objects(): computed here when no rule asked first.
+    if (!objects_) objects_ = std::make_unique<const Objects>(compute_objects(*m_, res, &summaries));
+    grad_ = compute_grad_provenance(*m_, res, calls, kinds, &summaries, objects_.get());
+  }
   return *grad_;
 }
 

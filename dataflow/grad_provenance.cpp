@@ -87,9 +87,9 @@ struct Merge {
 class Provenance {
  public:
   Provenance(const ir::Module& m, const ir::Resolution& res, const TorchCalls& calls,
-             const CallKinds& kinds, const Summaries* summaries)
+             const CallKinds& kinds, const Summaries* summaries, const Objects* objects)
       : m_(m), res_(res), calls_(calls), kinds_(kinds), summaries_(summaries),
-        numbers_(m, res, kinds) {
+        numbers_(m, res, kinds, objects) {
     for (std::string_view a : {"data", "shape", "grad", "dtype", "device", "requires_grad",
                                "is_cuda", "ndim", "is_leaf", "grad_fn"}) {
       ir::Symbol s = m.names.find(a);
@@ -573,8 +573,8 @@ GradState foreign_returns(const ForeignFunction& ff) {
 
 GradProvenance compute_grad_provenance(const ir::Module& m, const ir::Resolution& res,
                                        const TorchCalls& calls, const CallKinds& kinds,
-                                       const Summaries* summaries) {
-  Provenance p(m, res, calls, kinds, summaries);
+                                       const Summaries* summaries, const Objects* objects) {
+  Provenance p(m, res, calls, kinds, summaries, objects);
   return p.run();
 }
 

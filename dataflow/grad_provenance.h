@@ -39,6 +39,7 @@ class GradProvenance {
 };
 
 class Summaries;
+class Objects;
 struct ForeignFunction;
 
 /// What another project module's function returns, read in its module's
@@ -48,9 +49,12 @@ GradState foreign_returns(const ForeignFunction& ff);
 
 /// `summaries`: the file's, for calls of other project modules' functions
 /// and models' methods (their provenance, read in their module), or null.
+/// `objects`: the file's, for what a call of a model object returns
+/// (python_numbers.h), or null.
 GradProvenance compute_grad_provenance(const ir::Module& m, const ir::Resolution& res,
                                        const TorchCalls& calls, const CallKinds& kinds,
-                                       const Summaries* summaries = nullptr);
+                                       const Summaries* summaries = nullptr,
+                                       const Objects* objects = nullptr);
 
 /// Whether any value of the file can be GradState::Graph, decided without
 /// the analysis: false only when nothing in the file starts a graph. A

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "dataflow/objects.h"
+
 namespace tpf::dataflow {
 
 namespace {
@@ -18,8 +20,9 @@ Number meet(Number a, Number b) { return std::min(a, b); }
 
 }  // namespace
 
-PythonNumbers::PythonNumbers(const ir::Module& m, const ir::Resolution& res, const CallKinds& kinds)
-    : m_(m), res_(res), kinds_(kinds) {
+PythonNumbers::PythonNumbers(const ir::Module& m, const ir::Resolution& res, const CallKinds& kinds,
+                             const Objects* objects)
+    : m_(m), res_(res), kinds_(kinds), objects_(objects), forward_(m.names.find("forward")) {
   // `round`, `abs`, `sum`, `max` are left out: on a tensor they return one.
   for (std::string_view n : {"builtins.len", "builtins.int", "builtins.float", "builtins.bool"}) {
     ir::PathId p = m.names.find_path(n);
@@ -98,11 +101,9 @@ Number PythonNumbers::value(ir::FunctionId f, ir::ValueId v, int depth) {
 Number PythonNumbers::call(ir::FunctionId f, const ir::Function& fn, const ir::Inst& in,
                            ir::InstId id, int element, int depth) {
   TorchCall k = kinds_[f.v][id.v];
-  if (element >= 0) {
-    // `seq_len, bsz = x.size()`: the dimensions.
-    return k == TorchCall::SizeMethod && fn.call_info(in).npos == 0 ? Number::Strong : Number::No;
-  }
-  switch (k) {
+  if (element >= 0 && k == TorchCall::SizeMethod)  // `seq_len, bsz = x.size()`: the dimensions
+    return fn.call_info(in).npos == 0 ? Number::Strong : Number::No;
+  if (element < 0) switch (k) {
     case TorchCall::Item:
     case TorchCall::DimMethod:
     case TorchCall::NumelMethod:
@@ -123,8 +124,39 @@ Number PythonNumbers::call(ir::FunctionId f, const ir::Function& fn, const ir::I
     case ir::CallTarget::Kind::InstanceCall:
       return t.fn.valid() ? returns(t.fn, element, depth + 1) : Number::No;
     default:
-      return Number::No;
+      return model_call(f, fn.operands(in)[0], element, depth + 1);
   }
+}
+
+Number PythonNumbers::model_call(ir::FunctionId f, ir::ValueId callee, int element, int depth) {
+  if (!objects_ || !callee.valid() || forward_ == ir::kNoSymbol || depth > kMaxDepth) return Number::No;
+  std::span<const uint32_t> objs = objects_->of(f, callee);
+  if (objs.empty()) return Number::No;
+  Number r = Number::Strong;
+  for (uint32_t o : objs) {
+    const AbstractObject& ob = objects_->obj(o);
+    if (ob.kind != ObjKind::Module) return Number::No;
+    if (ob.cls.valid()) {
+      ir::FunctionId fwd = res_.find_method(ob.cls, forward_);
+      if (!fwd.valid()) return Number::No;
+      r = meet(r, returns(fwd, element, depth + 1));
+    } else if (ob.site.valid()) {
+      // `nn.DataParallel(m)`, `DistributedDataParallel(m)`: calling the
+      // wrapper runs m's forward (PyTorch 2.x DataParallel.forward).
+      ir::CallTarget t = res_.call_target(ob.fn, ob.site);
+      if (t.kind != ir::CallTarget::Kind::External || !t.name.valid()) return Number::No;
+      std::string_view name = m_.names.str(m_.names.last(t.name));
+      if (!name.ends_with("DataParallel")) return Number::No;
+      const ir::Function& g = m_.fn(ob.fn);
+      const ir::Inst& site = g.inst(ob.site);
+      if (g.call_info(site).npos == 0) return Number::No;
+      r = meet(r, model_call(ob.fn, g.operands(site)[1], element, depth + 1));
+    } else {
+      return Number::No;
+    }
+    if (r == Number::No) return r;
+  }
+  return r;
 }
 
 Number PythonNumbers::returns(ir::FunctionId f, int element, int depth) {
