@@ -33,6 +33,7 @@
 //   arguments on a non-optimizer), whose eval is on a model they build, or
 //   whose step is under a flag the call passes as False (or a mode test
 //   the call's constant or the default fails: `if mode == TRAIN:`);
+//   a learning-rate scheduler's bare `step()`, which trains nothing;
 //   another module's helper that evals only its parameters, given models
 //   with no mode-dependent layer; zeroth-order
 //   training (eval before each perturbed forward, parameters perturbed by
@@ -107,6 +108,9 @@ Not flagged
     `scheduler.step(noise, t, latents)` or a game's `env.step(action)`
     (positional arguments, on an object not known as an optimizer), also in
     another module of the project
+  - a learning-rate scheduler's `step()` (built by torch.optim.lr_scheduler,
+    known as no optimizer, or named so: `self.lr_scheduler.step()`) is no
+    training step: only an optimizer's step after it counts
   - eval of a model's own copy that no optimizer steps: `copy.deepcopy(G)`
     kept as an EMA generator (updated by hand from G's parameters),
     `AveragedModel(model)`, timm's `ModelEma`
@@ -547,13 +551,40 @@ class Rule {
     if (in.op != ir::Op::Call) return false;
     TorchCall k = torch_call(ctx_, fid_, i);
     if (k == TorchCall::OptimizerStep)
-      return (positional_count(f_, in) == 0 || is_optimizer(i)) && !steps_free_tensors(ctx_, fid_, i);
+      return (positional_count(f_, in) == 0 || is_optimizer(i)) && !steps_free_tensors(ctx_, fid_, i) &&
+             !other_stepper(ctx_, fid_, i);
     if (k == TorchCall::ScalerStep || k == TorchCall::ScalerStepAmp) return true;
     return calls_file_function(ctx_, fid_, i) &&
            (call_effects(ctx_, fid_, i) & dataflow::kOptimizerStep) && helper_steps(ctx_, fid_, i, 0);
   }
 
   bool is_optimizer(ir::InstId i) const { return optimizer_receiver(ctx_, fid_, i); }
+
+  /// A bare `x.step()` of no optimizer: the objects fact knows the receiver
+  /// as an lr scheduler only (an optimizer wrapper class of the project is
+  /// a module object there, and still steps), or, not known as an
+  /// optimizer, its name says it is a scheduler, profiler or
+  /// timer (`self.lr_scheduler.step()`). A scheduler's step only changes
+  /// the learning rate: no model trains there, in any mode.
+  static bool other_stepper(const CheckContext& c, ir::FunctionId f, ir::InstId i) {
+    const ir::Function& fn = c.ir.fn(f);
+    ir::ValueId recv = call_receiver(fn, fn.inst(i));
+    if (!recv.valid()) return false;
+    const ir::Referent& r = c.facts.res.ref(f, recv);
+    if (r.kind == ir::Referent::Kind::Result && c.ir.names.str(r.path()).starts_with("torch.optim.lr_scheduler."))
+      return true;
+    if (optimizer_value(c, f, recv)) return false;
+    const dataflow::Objects& objs = c.facts.objects();
+    auto os = objs.of(f, recv);
+    if (!os.empty() && std::all_of(os.begin(), os.end(), [&](uint32_t o) {
+          return objs.obj(o).kind == dataflow::ObjKind::Scheduler;
+        }))
+      return true;
+    std::string key = access_key(c, f, recv);
+    std::string_view last = key;
+    if (size_t dot = last.rfind('.'); dot != std::string_view::npos) last = last.substr(dot + 1);
+    return name_has_word(last, {"scheduler", "schedule", "sched", "profiler", "prof", "timer"});
+  }
 
   /// `x.step(...)` whose receiver is an optimizer: built by torch.optim, or
   /// an object the analysis knows as one.
@@ -718,7 +749,8 @@ class Rule {
       if (!live[gf.block_of(id).v]) continue;
       TorchCall k = torch_call(c, g, id);
       if (k == TorchCall::OptimizerStep) {
-        if (positional_count(gf, x) == 0 || optimizer_receiver(c, g, id)) return true;
+        if ((positional_count(gf, x) == 0 || optimizer_receiver(c, g, id)) && !other_stepper(c, g, id))
+          return true;
         continue;
       }
       if (k == TorchCall::ScalerStep || k == TorchCall::ScalerStepAmp) return true;
