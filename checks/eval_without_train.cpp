@@ -33,7 +33,8 @@
 //   arguments on a non-optimizer), whose eval is on a model they build, or
 //   whose step is under a flag the call passes as False (or a mode test
 //   the call's constant or the default fails: `if mode == TRAIN:`);
-//   a learning-rate scheduler's bare `step()`, which trains nothing;
+//   a learning-rate scheduler's bare `step()`, which trains nothing; a
+//   step whose known optimizers update only other models;
 //   another module's helper that evals only its parameters, given models
 //   with no mode-dependent layer; zeroth-order
 //   training (eval before each perturbed forward, parameters perturbed by
@@ -111,6 +112,10 @@ Not flagged
   - a learning-rate scheduler's `step()` (built by torch.optim.lr_scheduler,
     known as no optimizer, or named so: `self.lr_scheduler.step()`) is no
     training step: only an optimizer's step after it counts
+  - a step whose optimizers (`opt.step()`, or those a helper steps through
+    its parameters) are all known and update other models only: a reward
+    model or discriminator left in eval mode while the policy's optimizer,
+    or one over a tensor the script makes (`Adam([log_alpha])`), steps
   - eval of a model's own copy that no optimizer steps: `copy.deepcopy(G)`
     kept as an EMA generator (updated by hand from G's parameters),
     `AveragedModel(model)`, timm's `ModelEma`
@@ -166,7 +171,7 @@ class Rule {
       if (frozen_before(e)) continue;
       auto visit = [&](ir::InstId j, const ir::Inst&) {
         if (restores_train(j) || sets_own_mode(j) || freezes(j, e)) return PathStep::Kill;
-        return is_step(j) ? PathStep::Target : PathStep::Pass;
+        return is_step(j) && !steps_other_model(j, e) ? PathStep::Target : PathStep::Pass;
       };
       // Along the paths the flags that guard the eval() allow: `if train:
       // model.train() else: model.eval()` ... `if train: opt.step()` never
@@ -559,6 +564,106 @@ class Rule {
   }
 
   bool is_optimizer(ir::InstId i) const { return optimizer_receiver(ctx_, fid_, i); }
+
+  /// Step `s` trains none of the models eval `e` is called on: every
+  /// optimizer it steps (`opt.step()`, or the optimizers a helper of the
+  /// file or project steps through its parameters,
+  /// `bc_update(actor, batch, actor_opt)`) is known with what it steps, and
+  /// none of that is the evaluated model, a part of it or a model it is part
+  /// of (a discriminator left in eval mode while the actor's optimizer
+  /// steps). False where anything is not known: the helper steps another
+  /// way, the eval is a helper's, an optimizer comes from a factory.
+  /// An optimizer built by torch.optim over a list of tensors made by
+  /// torch factories (or values denoting no object, not parameters or
+  /// attributes) where it is built (`optim.Adam([log_alpha])` with
+  /// `log_alpha = torch.zeros(1, requires_grad=True)`): it steps no model.
+  bool steps_made_tensors(const dataflow::AbstractObject& opt) const {
+    if (!opt.fn.valid() || !opt.site.valid()) return false;
+    const ir::Function& of = ctx_.ir.fn(opt.fn);
+    const ir::Inst& d = of.inst(opt.site);
+    if (!call_target_name(ctx_, opt.fn, opt.site).starts_with("torch.optim.")) return false;
+    ir::ValueId params = call_arg(ctx_, of, d, 0, "params");
+    if (!params.valid()) return false;
+    const ir::Inst& l = of.def(params);
+    if ((l.op != ir::Op::BuildList && l.op != ir::Op::BuildTuple) || of.operands(l).empty()) return false;
+    for (ir::ValueId t : of.operands(l)) {
+      // A parameter or attribute may be a model's weight; a value unpacked
+      // from a tuple the function builds (`actor, log_alpha = Actor(),
+      // torch.zeros(1)`) that denotes no object is a tensor of its own.
+      ir::Op op = of.def(t).op;
+      if (op == ir::Op::Param || op == ir::Op::GetAttr || !ctx_.facts.objects().of(opt.fn, t).empty())
+        return false;
+      if (op != ir::Op::Call) continue;
+      std::string_view n = call_target_name(ctx_, opt.fn, of.def_id(t));
+      if (!n.starts_with("torch.") || n.starts_with("torch.nn.") || n.starts_with("torch.optim.")) return false;
+    }
+    return true;
+  }
+
+  bool steps_other_model(ir::InstId s, ir::InstId e) const {
+    const dataflow::Objects& objs = ctx_.facts.objects();
+    TorchCall ek = torch_call(ctx_, fid_, e);
+    if (ek != TorchCall::Eval && ek != TorchCall::Train) return false;
+    std::vector<uint32_t> model;
+    for (uint32_t o : objs.of(fid_, call_receiver(f_, f_.inst(e))))
+      if (objs.obj(o).kind == dataflow::ObjKind::Module) model.push_back(o);
+    if (model.empty()) return false;
+    const ir::Inst& si = f_.inst(s);
+    std::vector<ir::ValueId> opts;
+    if (torch_call(ctx_, fid_, s) == TorchCall::OptimizerStep) {
+      opts.push_back(call_receiver(f_, si));
+    } else {
+      std::optional<CheckContext> there;
+      ir::FunctionId g = ctx_.facts.summaries.callee(fid_, s);
+      if (!g.valid()) {
+        const dataflow::ForeignFunction* ff = ctx_.facts.summaries.foreign_callee(fid_, s);
+        if (!ff || !ff->module || !ff->module->src || !ff->module->ast || !ff->module->ir || !ff->facts)
+          return false;
+        there.emplace(foreign_context(*ff));
+        g = ff->fn;
+      }
+      const CheckContext& gc = there ? *there : ctx_;
+      if (!there && g == fid_) return false;
+      const ir::Function& gf = gc.ir.fn(g);
+      std::vector<uint32_t> params;
+      for (uint32_t j = 0; j < gf.insts.size(); ++j) {
+        const ir::Inst& x = gf.insts[j];
+        if (x.op != ir::Op::Call) continue;
+        ir::InstId id(j);
+        TorchCall k = torch_call(gc, g, id);
+        if (k == TorchCall::OptimizerStep) {
+          if (other_stepper(gc, g, id)) continue;
+          ir::ValueId r = call_receiver(gf, x);
+          if (!r.valid() || gf.def(r).op != ir::Op::Param) return false;
+          params.push_back(gf.def(r).aux);
+        } else if (k == TorchCall::ScalerStep || k == TorchCall::ScalerStepAmp ||
+                   (call_effects(gc, g, id) & dataflow::kOptimizerStep)) {
+          return false;
+        }
+      }
+      if (params.empty()) return false;
+      size_t bound = 0;
+      dataflow::bind_call_args(f_, si, ctx_.facts.res.call_target(fid_, s), gf, [&](size_t p, ir::ValueId a) {
+        if (std::find(params.begin(), params.end(), p) == params.end()) return;
+        ++bound;
+        opts.push_back(a);
+      });
+      if (bound == 0) return false;
+    }
+    for (ir::ValueId v : opts) {
+      auto os = objs.of(fid_, v);
+      if (!v.valid() || os.empty()) return false;
+      for (uint32_t o : os) {
+        const dataflow::AbstractObject& opt = objs.obj(o);
+        if (opt.kind != dataflow::ObjKind::Optimizer) return false;
+        if (!opt.steps_known && !steps_made_tensors(opt)) return false;
+        for (uint32_t stepped : opt.steps)
+          for (uint32_t m : model)
+            if (objs.within(stepped, m) || objs.within(m, stepped)) return false;
+      }
+    }
+    return !opts.empty();
+  }
 
   /// A bare `x.step()` of no optimizer: the objects fact knows the receiver
   /// as an lr scheduler only (an optimizer wrapper class of the project is
