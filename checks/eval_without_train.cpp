@@ -118,7 +118,8 @@ Not flagged
     or one over a tensor the script makes (`Adam([log_alpha])`), steps
   - eval of a model's own copy that no optimizer steps: `copy.deepcopy(G)`
     kept as an EMA generator (updated by hand from G's parameters),
-    `AveragedModel(model)`, timm's `ModelEma`
+    `AveragedModel(model)`, timm's `ModelEma`, ema_pytorch's `EMA` (whose
+    `eval()` switches only its copy), also kept in a field (`self.ema`)
   - a step of an optimizer built over tensors the script makes itself
     (`optim.SGD([delta])`: an adversarial perturbation, a latent being
     inverted) is no training step of the model
@@ -346,6 +347,7 @@ class Rule {
       // A model none of whose layers computes differently in eval mode
       // (no dropout, no batch norm): leaving it there changes nothing.
       ir::ValueId model = call_receiver(f_, in);
+      if (averaged_copy_value(model)) return false;
       return trained_value(model) && mode_layers(ctx_, fid_, model) != ModeLayers::None;
     }
     if (!calls_file_function(ctx_, fid_, i)) return false;
@@ -383,6 +385,57 @@ class Rule {
     }
     ir::CallTarget t = ctx_.facts.res.call_target(fid_, i);
     return t.bound && trained_value(t.receiver);
+  }
+
+  /// A model's averaged copy, built by ema_pytorch's `EMA` / `PostHocEMA`
+  /// (whose `eval()` is overridden to switch only the copy: ema_pytorch
+  /// 0.4+, ema_pytorch.py), timm's `ModelEma*` or torch's `AveragedModel`
+  /// (a deep copy of the model): its eval leaves the trained model's mode
+  /// alone, and no optimizer steps it.
+  static bool averaged_copy_name(std::string_view n) {
+    std::string_view last = n.substr(n.rfind('.') + 1);
+    if (n.starts_with("ema_pytorch.")) return last == "EMA" || last == "PostHocEMA";
+    if (n.starts_with("timm.")) return last.starts_with("ModelEma");
+    return n == "torch.optim.swa_utils.AveragedModel";
+  }
+
+  /// Value v (a local, or a field `self.ema` of the method's class) is an
+  /// averaged copy: every value it comes from, or every value a method of
+  /// the class stores in that field (other than None), is built by
+  /// averaged_copy_name.
+  bool averaged_copy_value(ir::ValueId v) const {
+    if (!v.valid()) return false;
+    const ir::Inst& d = f_.def(v);
+    auto built = [&](ir::FunctionId g, ir::ValueId x) {
+      const ir::Function& gf = ctx_.ir.fn(g);
+      return gf.def(x).op == ir::Op::Call && averaged_copy_name(call_target_name(ctx_, g, gf.def_id(x)));
+    };
+    if (d.op == ir::Op::GetAttr && f_.owner.valid()) {
+      const ir::Inst& base = f_.def(f_.operands(d)[0]);
+      if (base.op != ir::Op::Param || base.aux != 0) return false;
+      bool any = false;
+      for (uint32_t fi = 0; fi < ctx_.ir.functions.size(); ++fi) {
+        ir::FunctionId g(fi);
+        const ir::Function& gf = ctx_.ir.fn(g);
+        if (gf.owner != f_.owner) continue;
+        for (const ir::Inst& x : gf.insts) {
+          if (x.op != ir::Op::SetAttr || x.aux != d.aux) continue;
+          auto ops = gf.operands(x);
+          const ir::Inst& self = gf.def(ops[0]);
+          if (self.op != ir::Op::Param || self.aux != 0) continue;
+          const ir::ConstValue& c = ctx_.facts.res.constant(g, ops[1]);
+          if (c.kind == ir::ConstValue::Kind::None) continue;
+          if (!built(g, ops[1])) return false;
+          any = true;
+        }
+      }
+      return any;
+    }
+    Origins os = trace_origins(ctx_, fid_, v);
+    if (!os.complete || os.leaves.empty()) return false;
+    for (const Origin& o : os.leaves)
+      if (!built(o.fn, o.value)) return false;
+    return true;
   }
 
   enum class Known : uint8_t { No, Yes, Unknown };
