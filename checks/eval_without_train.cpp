@@ -89,6 +89,8 @@ Fix
 Not flagged
   - `model.train()` anywhere in the loop, also under a condition
   - validation helpers that call `model.train()` before returning
+  - a training helper that calls `self.train()` where the class overrides
+    `train(self, mode=True)` (handing on to `nn.Module.train`)
   - a training helper that sets train mode through a method of the model's
     own class (`model.train_head()` calling `self.head.train()`), also when
     it sees the model only as a parameter
@@ -578,7 +580,9 @@ class Rule {
   /// classes that sets train mode (`discriminator.train_custom()`, which
   /// calls `self.classifier_head.train()`), where the resolution does not
   /// see the method (the receiver is a parameter): asked of the objects the
-  /// receiver may denote. Followed into the file's helpers.
+  /// receiver may denote; or a call of a `train()` override of a class of
+  /// the file (`self.train()` where the class defines `train`, which the
+  /// torch table leaves to the file). Followed into the file's helpers.
   bool trains_through_method(ir::FunctionId f, ir::InstId i, int depth) const {
     if (depth > 3) return false;
     const ir::Function& fn = ctx_.ir.fn(f);
@@ -587,6 +591,14 @@ class Rule {
     if (ir::FunctionId g = ctx_.facts.summaries.callee(f, i); g.valid()) {
       if (g == f) return false;
       const ir::Function& gf = ctx_.ir.fn(g);
+      // The class's own `train(self, mode=True)` override (which hands on
+      // to `nn.Module.train(self, mode)`), called without False.
+      // A `train(self)` with no mode parameter is a training loop of a
+      // trainer class, not the override.
+      if (gf.owner.valid() && ctx_.ir.names.str(gf.name) == "train" && gf.params.size() >= 2 &&
+          ctx_.ir.names.str(gf.params[1].name) == "mode" &&
+          dataflow::bool_arg(ctx_.ir, ctx_.facts.res, f, in, 0, "mode") != dataflow::BoolArg::False)
+        return true;
       for (uint32_t j = 0; j < gf.insts.size(); ++j)
         if (gf.insts[j].op == ir::Op::Call && trains_through_method(g, ir::InstId(j), depth + 1)) return true;
       return false;
