@@ -264,10 +264,15 @@ ModeLayers mode_layers(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId 
          m == "double" || m == "train"))
       return mode_layers(ctx, ctor.fn, call_receiver(g, in), depth + 1);
     std::string_view name = call_target_name(ctx, ctor.fn, ci);
-    // DDP(model), DataParallel, FSDP, torch.compile: the wrapped model's.
+    // DDP(model), DataParallel, FSDP, torch.compile: the wrapped model's;
+    // so are `torch.jit.script(model)` and `torch.jit.trace(model, x)`,
+    // which compile the module with its layers and keep its train/eval
+    // switch (a ScriptModule's train() recurses into its submodules, PyTorch
+    // 2.x torch.jit docs). A loaded TorchScript file stays unknown.
     if (t.kind == ir::CallTarget::Kind::External &&
         (name.starts_with("torch.nn.parallel.") || name == "torch.nn.DataParallel" ||
-         name.starts_with("torch.distributed.") || name == "torch.compile")) {
+         name.starts_with("torch.distributed.") || name == "torch.compile" || name == "torch.jit.script" ||
+         name == "torch.jit.trace")) {
       auto ops = g.operands(in);
       return ops.size() > 1 ? mode_layers(ctx, ctor.fn, ops[1], depth + 1) : ModeLayers::Unknown;
     }
