@@ -94,7 +94,8 @@ Not flagged
   - engines that clear gradients in their own step (DeepSpeed
     `engine.backward(loss)` + `engine.step()`), also when the engine that
     deepspeed.initialize returned is handed to a training helper or stored
-    on an object (`train(loader, model_engine)`, `model.network.step()`)
+    on an object (`train(loader, model_engine)`, `model.network.step()`),
+    or when the stepped object is asked `is_gradient_accumulation_boundary()`
   - `torch.autograd.grad(...)`, which returns gradients instead of accumulating
   - an optimizer built in the iteration over tensors made in the iteration
     (`SGD([x.detach().clone()])`, latent optimization in a sampling loop):
@@ -674,12 +675,17 @@ class Rule {
 
   /// Objects with both `.backward(...)` and `.step()` called on them are
   /// training engines (DeepSpeed): their step also clears the gradients.
+  /// So is a stepped object asked a DeepSpeed engine's own question
+  /// (`model.is_gradient_accumulation_boundary()`, DeepSpeedEngine only),
+  /// its backward taken in a helper.
   void find_engines() {
     std::set<std::string> backward_keys, step_keys;
     for (uint32_t i = 0; i < f_.insts.size(); ++i) {
       const ir::Inst& in = f_.insts[i];
       if (in.op != ir::Op::Call) continue;
       std::string_view m = call_method(ctx_, f_, in);
+      if (m == "is_gradient_accumulation_boundary" || m == "set_gradient_accumulation_boundary")
+        m = "backward";
       if (m != "backward" && m != "step") continue;
       std::string key = access_key(ctx_, fid_, call_receiver(f_, in));
       if (key.empty()) continue;
