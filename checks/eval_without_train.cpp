@@ -117,7 +117,9 @@ Not flagged
   - a step whose optimizers (`opt.step()`, or those a helper steps through
     its parameters) are all known and update other models only: a reward
     model or discriminator left in eval mode while the policy's optimizer,
-    or one over a tensor the script makes (`Adam([log_alpha])`), steps
+    or one over a tensor the script makes (`Adam([log_alpha])`), steps;
+    an optimizer over a bare `nn.Parameter` of the model's class
+    (`LBFGS([self.temperature])`: calibration of a frozen network)
   - eval of a model's own copy that no optimizer steps: `copy.deepcopy(G)`
     kept as an EMA generator (updated by hand from G's parameters),
     `AveragedModel(model)`, timm's `ModelEma`, ema_pytorch's `EMA` (whose
@@ -656,6 +658,7 @@ class Rule {
       // from a tuple the function builds (`actor, log_alpha = Actor(),
       // torch.zeros(1)`) that denotes no object is a tensor of its own.
       ir::Op op = of.def(t).op;
+      if (op == ir::Op::GetAttr && bare_parameter_field(opt.fn, t)) continue;
       if (op == ir::Op::Param || op == ir::Op::GetAttr || !ctx_.facts.objects().of(opt.fn, t).empty())
         return false;
       if (op != ir::Op::Call) continue;
@@ -663,6 +666,41 @@ class Rule {
       if (!n.starts_with("torch.") || n.starts_with("torch.nn.") || n.starts_with("torch.optim.")) return false;
     }
     return true;
+  }
+
+  /// Value v of function g is a field `self.x` that every method of the
+  /// class sets to a bare `nn.Parameter(...)` (a temperature, a prompt
+  /// vector): a tensor, no layer of the model, whatever mode it is in.
+  bool bare_parameter_field(ir::FunctionId g, ir::ValueId v) const {
+    const ir::Function& gf = ctx_.ir.fn(g);
+    const ir::Inst& d = gf.def(v);
+    if (d.op != ir::Op::GetAttr || !gf.owner.valid()) return false;
+    const ir::Inst& base = gf.def(gf.operands(d)[0]);
+    if (base.op != ir::Op::Param || base.aux != 0) return false;
+    return bare_parameter_attr(gf.owner, d.aux);
+  }
+
+  /// Every store of attribute `attr` on `self` in the methods of class c
+  /// is an `nn.Parameter(...)`, and there is one.
+  bool bare_parameter_attr(ir::ClassId c, uint32_t attr) const {
+    if (!c.valid()) return false;
+    bool any = false;
+    for (uint32_t fi = 0; fi < ctx_.ir.functions.size(); ++fi) {
+      ir::FunctionId h(fi);
+      const ir::Function& hf = ctx_.ir.fn(h);
+      if (hf.owner != c) continue;
+      for (const ir::Inst& x : hf.insts) {
+        if (x.op != ir::Op::SetAttr || x.aux != attr) continue;
+        auto ops = hf.operands(x);
+        const ir::Inst& self = hf.def(ops[0]);
+        if (self.op != ir::Op::Param || self.aux != 0) continue;
+        if (hf.def(ops[1]).op != ir::Op::Call) return false;
+        std::string_view n = call_target_name(ctx_, h, hf.def_id(ops[1]));
+        if (n != "torch.nn.Parameter" && n != "torch.nn.parameter.Parameter") return false;
+        any = true;
+      }
+    }
+    return any;
   }
 
   bool steps_other_model(ir::InstId s, ir::InstId e) const {
@@ -722,9 +760,16 @@ class Rule {
         const dataflow::AbstractObject& opt = objs.obj(o);
         if (opt.kind != dataflow::ObjKind::Optimizer) return false;
         if (!opt.steps_known && !steps_made_tensors(opt)) return false;
-        for (uint32_t stepped : opt.steps)
+        for (uint32_t stepped : opt.steps) {
+          // A bare parameter of the model's class (`self.temperature`): the
+          // step updates no layer that eval mode changes.
+          const dataflow::AbstractObject& so = objs.obj(stepped);
+          if (so.parent != UINT32_MAX && so.attr != ir::kNoSymbol &&
+              bare_parameter_attr(objs.obj(so.parent).cls, static_cast<uint32_t>(so.attr)))
+            continue;
           for (uint32_t m : model)
             if (objs.within(stepped, m) || objs.within(m, stepped)) return false;
+        }
       }
     }
     return !opts.empty();
