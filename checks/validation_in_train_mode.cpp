@@ -110,7 +110,9 @@ Not flagged
     (`torchvision.transforms.Normalize` in the data pipeline is no norm
     layer), also a class of another module of the project, a PyTorch
     Geometric stock GNN (`GCN`, `GAT`, `GraphSAGE`, `GIN`, `PNA`,
-    `EdgeCNN`) with the defaults dropout=0.0 and norm=None, and such a
+    `EdgeCNN`) with the defaults dropout=0.0 and norm=None, a Sequential
+    unpacking lists of such layers (`nn.Sequential(*stem, *blocks)`, also
+    filled by a comprehension or picked by a condition), and such a
     model compiled by `torch.jit.script` / `torch.jit.trace`; other models
     from libraries or parameters are not looked into
   - a model (or a pipeline's component, `pipe.unet`) loaded by Hugging
