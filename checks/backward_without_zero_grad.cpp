@@ -99,7 +99,10 @@ Not flagged
   - engines that clear gradients in their own step (DeepSpeed
     `engine.backward(loss)` + `engine.step()`), also when the engine that
     deepspeed.initialize returned is handed to a training helper or stored
-    on an object (`train(loader, model_engine)`, `model.network.step()`)
+    on an object (`train(loader, model_engine)`, `model.network.step()`),
+    or when the stepped object is asked `is_gradient_accumulation_boundary()`
+  - optimizers kept in a list (`self.opts[k]`), each cleared before its
+    own backward: two unnamed optimizers are told apart by their text
   - `torch.autograd.grad(...)`, which returns gradients instead of accumulating
   - an optimizer built in the iteration over tensors made in the iteration
     (`SGD([x.detach().clone()])`, latent optimization in a sampling loop):
@@ -354,7 +357,7 @@ class Rule {
           // From one step of an optimizer to its next: between the steps
           // of two optimizers (a GAN's, `opt_a` then `opt_b`) each clears
           // its own gradients at its own place.
-          if (optimizer_text(s2) != optimizer_text(s)) continue;
+          if (!same_optimizer_text(s, s2)) continue;
           if (opposite_arms(l, s, s2)) continue;
           if (!clear_insts.empty() && same_iterations(l, s2, clear_insts)) continue;
           if (!clear_insts.empty() && cleared_when_stepping(l, s2, clear_insts)) continue;
@@ -679,12 +682,17 @@ class Rule {
 
   /// Objects with both `.backward(...)` and `.step()` called on them are
   /// training engines (DeepSpeed): their step also clears the gradients.
+  /// So is a stepped object asked a DeepSpeed engine's own question
+  /// (`model.is_gradient_accumulation_boundary()`, DeepSpeedEngine only),
+  /// its backward taken in a helper.
   void find_engines() {
     std::set<std::string> backward_keys, step_keys;
     for (uint32_t i = 0; i < f_.insts.size(); ++i) {
       const ir::Inst& in = f_.insts[i];
       if (in.op != ir::Op::Call) continue;
       std::string_view m = call_method(ctx_, f_, in);
+      if (m == "is_gradient_accumulation_boundary" || m == "set_gradient_accumulation_boundary")
+        m = "backward";
       if (m != "backward" && m != "step") continue;
       std::string key = access_key(ctx_, fid_, call_receiver(f_, in));
       if (key.empty()) continue;
@@ -740,6 +748,18 @@ class Rule {
       }
     }
     return true;
+  }
+
+  /// Steps `a` and `b` name the same optimizer. Where a receiver has no
+  /// access key (`self.actor_optimizer[agent]`, an element of a list of
+  /// optimizers) the step calls' source texts are compared: two such
+  /// optimizers are not one because neither has a name.
+  bool same_optimizer_text(ir::InstId a, ir::InstId b) const {
+    std::string ka = access_key(ctx_, fid_, stepped_optimizer(a));
+    std::string kb = access_key(ctx_, fid_, stepped_optimizer(b));
+    if (stepped_optimizer(a).valid() && stepped_optimizer(b).valid() && (ka.empty() || kb.empty()))
+      return call_text(ctx_, f_, f_.inst(a)) == call_text(ctx_, f_, f_.inst(b));
+    return optimizer_text(a) == optimizer_text(b);
   }
 
   std::string optimizer_text(ir::InstId s) const {

@@ -33,6 +33,8 @@
 //   arguments on a non-optimizer), whose eval is on a model they build, or
 //   whose step is under a flag the call passes as False (or a mode test
 //   the call's constant or the default fails: `if mode == TRAIN:`);
+//   a learning-rate scheduler's bare `step()`, which trains nothing; a
+//   step whose known optimizers update only other models;
 //   another module's helper that evals only its parameters, given models
 //   with no mode-dependent layer; zeroth-order
 //   training (eval before each perturbed forward, parameters perturbed by
@@ -87,6 +89,8 @@ Fix
 Not flagged
   - `model.train()` anywhere in the loop, also under a condition
   - validation helpers that call `model.train()` before returning
+  - a training helper that calls `self.train()` where the class overrides
+    `train(self, mode=True)` (handing on to `nn.Module.train`)
   - a training helper that sets train mode through a method of the model's
     own class (`model.train_head()` calling `self.head.train()`), also when
     it sees the model only as a parameter
@@ -107,9 +111,19 @@ Not flagged
     `scheduler.step(noise, t, latents)` or a game's `env.step(action)`
     (positional arguments, on an object not known as an optimizer), also in
     another module of the project
+  - a learning-rate scheduler's `step()` (built by torch.optim.lr_scheduler,
+    known as no optimizer, or named so: `self.lr_scheduler.step()`) is no
+    training step: only an optimizer's step after it counts
+  - a step whose optimizers (`opt.step()`, or those a helper steps through
+    its parameters) are all known and update other models only: a reward
+    model or discriminator left in eval mode while the policy's optimizer,
+    or one over a tensor the script makes (`Adam([log_alpha])`), steps;
+    an optimizer over a bare `nn.Parameter` of the model's class
+    (`LBFGS([self.temperature])`: calibration of a frozen network)
   - eval of a model's own copy that no optimizer steps: `copy.deepcopy(G)`
     kept as an EMA generator (updated by hand from G's parameters),
-    `AveragedModel(model)`, timm's `ModelEma`
+    `AveragedModel(model)`, timm's `ModelEma`, ema_pytorch's `EMA` (whose
+    `eval()` switches only its copy), also kept in a field (`self.ema`)
   - a step of an optimizer built over tensors the script makes itself
     (`optim.SGD([delta])`: an adversarial perturbation, a latent being
     inverted) is no training step of the model
@@ -162,7 +176,7 @@ class Rule {
       if (frozen_before(e)) continue;
       auto visit = [&](ir::InstId j, const ir::Inst&) {
         if (restores_train(j) || sets_own_mode(j) || freezes(j, e)) return PathStep::Kill;
-        return is_step(j) ? PathStep::Target : PathStep::Pass;
+        return is_step(j) && !steps_other_model(j, e) ? PathStep::Target : PathStep::Pass;
       };
       // Along the paths the flags that guard the eval() allow: `if train:
       // model.train() else: model.eval()` ... `if train: opt.step()` never
@@ -337,6 +351,7 @@ class Rule {
       // A model none of whose layers computes differently in eval mode
       // (no dropout, no batch norm): leaving it there changes nothing.
       ir::ValueId model = call_receiver(f_, in);
+      if (averaged_copy_value(model)) return false;
       return trained_value(model) && mode_layers(ctx_, fid_, model) != ModeLayers::None;
     }
     if (!calls_file_function(ctx_, fid_, i)) return false;
@@ -374,6 +389,57 @@ class Rule {
     }
     ir::CallTarget t = ctx_.facts.res.call_target(fid_, i);
     return t.bound && trained_value(t.receiver);
+  }
+
+  /// A model's averaged copy, built by ema_pytorch's `EMA` / `PostHocEMA`
+  /// (whose `eval()` is overridden to switch only the copy: ema_pytorch
+  /// 0.4+, ema_pytorch.py), timm's `ModelEma*` or torch's `AveragedModel`
+  /// (a deep copy of the model): its eval leaves the trained model's mode
+  /// alone, and no optimizer steps it.
+  static bool averaged_copy_name(std::string_view n) {
+    std::string_view last = n.substr(n.rfind('.') + 1);
+    if (n.starts_with("ema_pytorch.")) return last == "EMA" || last == "PostHocEMA";
+    if (n.starts_with("timm.")) return last.starts_with("ModelEma");
+    return n == "torch.optim.swa_utils.AveragedModel";
+  }
+
+  /// Value v (a local, or a field `self.ema` of the method's class) is an
+  /// averaged copy: every value it comes from, or every value a method of
+  /// the class stores in that field (other than None), is built by
+  /// averaged_copy_name.
+  bool averaged_copy_value(ir::ValueId v) const {
+    if (!v.valid()) return false;
+    const ir::Inst& d = f_.def(v);
+    auto built = [&](ir::FunctionId g, ir::ValueId x) {
+      const ir::Function& gf = ctx_.ir.fn(g);
+      return gf.def(x).op == ir::Op::Call && averaged_copy_name(call_target_name(ctx_, g, gf.def_id(x)));
+    };
+    if (d.op == ir::Op::GetAttr && f_.owner.valid()) {
+      const ir::Inst& base = f_.def(f_.operands(d)[0]);
+      if (base.op != ir::Op::Param || base.aux != 0) return false;
+      bool any = false;
+      for (uint32_t fi = 0; fi < ctx_.ir.functions.size(); ++fi) {
+        ir::FunctionId g(fi);
+        const ir::Function& gf = ctx_.ir.fn(g);
+        if (gf.owner != f_.owner) continue;
+        for (const ir::Inst& x : gf.insts) {
+          if (x.op != ir::Op::SetAttr || x.aux != d.aux) continue;
+          auto ops = gf.operands(x);
+          const ir::Inst& self = gf.def(ops[0]);
+          if (self.op != ir::Op::Param || self.aux != 0) continue;
+          const ir::ConstValue& c = ctx_.facts.res.constant(g, ops[1]);
+          if (c.kind == ir::ConstValue::Kind::None) continue;
+          if (!built(g, ops[1])) return false;
+          any = true;
+        }
+      }
+      return any;
+    }
+    Origins os = trace_origins(ctx_, fid_, v);
+    if (!os.complete || os.leaves.empty()) return false;
+    for (const Origin& o : os.leaves)
+      if (!built(o.fn, o.value)) return false;
+    return true;
   }
 
   enum class Known : uint8_t { No, Yes, Unknown };
@@ -516,7 +582,9 @@ class Rule {
   /// classes that sets train mode (`discriminator.train_custom()`, which
   /// calls `self.classifier_head.train()`), where the resolution does not
   /// see the method (the receiver is a parameter): asked of the objects the
-  /// receiver may denote. Followed into the file's helpers.
+  /// receiver may denote; or a call of a `train()` override of a class of
+  /// the file (`self.train()` where the class defines `train`, which the
+  /// torch table leaves to the file). Followed into the file's helpers.
   bool trains_through_method(ir::FunctionId f, ir::InstId i, int depth) const {
     if (depth > 3) return false;
     const ir::Function& fn = ctx_.ir.fn(f);
@@ -525,6 +593,14 @@ class Rule {
     if (ir::FunctionId g = ctx_.facts.summaries.callee(f, i); g.valid()) {
       if (g == f) return false;
       const ir::Function& gf = ctx_.ir.fn(g);
+      // The class's own `train(self, mode=True)` override (which hands on
+      // to `nn.Module.train(self, mode)`), called without False.
+      // A `train(self)` with no mode parameter is a training loop of a
+      // trainer class, not the override.
+      if (gf.owner.valid() && ctx_.ir.names.str(gf.name) == "train" && gf.params.size() >= 2 &&
+          ctx_.ir.names.str(gf.params[1].name) == "mode" &&
+          dataflow::bool_arg(ctx_.ir, ctx_.facts.res, f, in, 0, "mode") != dataflow::BoolArg::False)
+        return true;
       for (uint32_t j = 0; j < gf.insts.size(); ++j)
         if (gf.insts[j].op == ir::Op::Call && trains_through_method(g, ir::InstId(j), depth + 1)) return true;
       return false;
@@ -547,13 +623,183 @@ class Rule {
     if (in.op != ir::Op::Call) return false;
     TorchCall k = torch_call(ctx_, fid_, i);
     if (k == TorchCall::OptimizerStep)
-      return (positional_count(f_, in) == 0 || is_optimizer(i)) && !steps_free_tensors(ctx_, fid_, i);
+      return (positional_count(f_, in) == 0 || is_optimizer(i)) && !steps_free_tensors(ctx_, fid_, i) &&
+             !other_stepper(ctx_, fid_, i);
     if (k == TorchCall::ScalerStep || k == TorchCall::ScalerStepAmp) return true;
     return calls_file_function(ctx_, fid_, i) &&
            (call_effects(ctx_, fid_, i) & dataflow::kOptimizerStep) && helper_steps(ctx_, fid_, i, 0);
   }
 
   bool is_optimizer(ir::InstId i) const { return optimizer_receiver(ctx_, fid_, i); }
+
+  /// Step `s` trains none of the models eval `e` is called on: every
+  /// optimizer it steps (`opt.step()`, or the optimizers a helper of the
+  /// file or project steps through its parameters,
+  /// `bc_update(actor, batch, actor_opt)`) is known with what it steps, and
+  /// none of that is the evaluated model, a part of it or a model it is part
+  /// of (a discriminator left in eval mode while the actor's optimizer
+  /// steps). False where anything is not known: the helper steps another
+  /// way, the eval is a helper's, an optimizer comes from a factory.
+  /// An optimizer built by torch.optim over a list of tensors made by
+  /// torch factories (or values denoting no object, not parameters or
+  /// attributes) where it is built (`optim.Adam([log_alpha])` with
+  /// `log_alpha = torch.zeros(1, requires_grad=True)`): it steps no model.
+  bool steps_made_tensors(const dataflow::AbstractObject& opt) const {
+    if (!opt.fn.valid() || !opt.site.valid()) return false;
+    const ir::Function& of = ctx_.ir.fn(opt.fn);
+    const ir::Inst& d = of.inst(opt.site);
+    if (!call_target_name(ctx_, opt.fn, opt.site).starts_with("torch.optim.")) return false;
+    ir::ValueId params = call_arg(ctx_, of, d, 0, "params");
+    if (!params.valid()) return false;
+    const ir::Inst& l = of.def(params);
+    if ((l.op != ir::Op::BuildList && l.op != ir::Op::BuildTuple) || of.operands(l).empty()) return false;
+    for (ir::ValueId t : of.operands(l)) {
+      // A parameter or attribute may be a model's weight; a value unpacked
+      // from a tuple the function builds (`actor, log_alpha = Actor(),
+      // torch.zeros(1)`) that denotes no object is a tensor of its own.
+      ir::Op op = of.def(t).op;
+      if (op == ir::Op::GetAttr && bare_parameter_field(opt.fn, t)) continue;
+      if (op == ir::Op::Param || op == ir::Op::GetAttr || !ctx_.facts.objects().of(opt.fn, t).empty())
+        return false;
+      if (op != ir::Op::Call) continue;
+      std::string_view n = call_target_name(ctx_, opt.fn, of.def_id(t));
+      if (!n.starts_with("torch.") || n.starts_with("torch.nn.") || n.starts_with("torch.optim.")) return false;
+    }
+    return true;
+  }
+
+  /// Value v of function g is a field `self.x` that every method of the
+  /// class sets to a bare `nn.Parameter(...)` (a temperature, a prompt
+  /// vector): a tensor, no layer of the model, whatever mode it is in.
+  bool bare_parameter_field(ir::FunctionId g, ir::ValueId v) const {
+    const ir::Function& gf = ctx_.ir.fn(g);
+    const ir::Inst& d = gf.def(v);
+    if (d.op != ir::Op::GetAttr || !gf.owner.valid()) return false;
+    const ir::Inst& base = gf.def(gf.operands(d)[0]);
+    if (base.op != ir::Op::Param || base.aux != 0) return false;
+    return bare_parameter_attr(gf.owner, d.aux);
+  }
+
+  /// Every store of attribute `attr` on `self` in the methods of class c
+  /// is an `nn.Parameter(...)`, and there is one.
+  bool bare_parameter_attr(ir::ClassId c, uint32_t attr) const {
+    if (!c.valid()) return false;
+    bool any = false;
+    for (uint32_t fi = 0; fi < ctx_.ir.functions.size(); ++fi) {
+      ir::FunctionId h(fi);
+      const ir::Function& hf = ctx_.ir.fn(h);
+      if (hf.owner != c) continue;
+      for (const ir::Inst& x : hf.insts) {
+        if (x.op != ir::Op::SetAttr || x.aux != attr) continue;
+        auto ops = hf.operands(x);
+        const ir::Inst& self = hf.def(ops[0]);
+        if (self.op != ir::Op::Param || self.aux != 0) continue;
+        if (hf.def(ops[1]).op != ir::Op::Call) return false;
+        std::string_view n = call_target_name(ctx_, h, hf.def_id(ops[1]));
+        if (n != "torch.nn.Parameter" && n != "torch.nn.parameter.Parameter") return false;
+        any = true;
+      }
+    }
+    return any;
+  }
+
+  bool steps_other_model(ir::InstId s, ir::InstId e) const {
+    const dataflow::Objects& objs = ctx_.facts.objects();
+    TorchCall ek = torch_call(ctx_, fid_, e);
+    if (ek != TorchCall::Eval && ek != TorchCall::Train) return false;
+    std::vector<uint32_t> model;
+    for (uint32_t o : objs.of(fid_, call_receiver(f_, f_.inst(e))))
+      if (objs.obj(o).kind == dataflow::ObjKind::Module) model.push_back(o);
+    if (model.empty()) return false;
+    const ir::Inst& si = f_.inst(s);
+    std::vector<ir::ValueId> opts;
+    if (torch_call(ctx_, fid_, s) == TorchCall::OptimizerStep) {
+      opts.push_back(call_receiver(f_, si));
+    } else {
+      std::optional<CheckContext> there;
+      ir::FunctionId g = ctx_.facts.summaries.callee(fid_, s);
+      if (!g.valid()) {
+        const dataflow::ForeignFunction* ff = ctx_.facts.summaries.foreign_callee(fid_, s);
+        if (!ff || !ff->module || !ff->module->src || !ff->module->ast || !ff->module->ir || !ff->facts)
+          return false;
+        there.emplace(foreign_context(*ff));
+        g = ff->fn;
+      }
+      const CheckContext& gc = there ? *there : ctx_;
+      if (!there && g == fid_) return false;
+      const ir::Function& gf = gc.ir.fn(g);
+      std::vector<uint32_t> params;
+      for (uint32_t j = 0; j < gf.insts.size(); ++j) {
+        const ir::Inst& x = gf.insts[j];
+        if (x.op != ir::Op::Call) continue;
+        ir::InstId id(j);
+        TorchCall k = torch_call(gc, g, id);
+        if (k == TorchCall::OptimizerStep) {
+          if (other_stepper(gc, g, id)) continue;
+          ir::ValueId r = call_receiver(gf, x);
+          if (!r.valid() || gf.def(r).op != ir::Op::Param) return false;
+          params.push_back(gf.def(r).aux);
+        } else if (k == TorchCall::ScalerStep || k == TorchCall::ScalerStepAmp ||
+                   (call_effects(gc, g, id) & dataflow::kOptimizerStep)) {
+          return false;
+        }
+      }
+      if (params.empty()) return false;
+      size_t bound = 0;
+      dataflow::bind_call_args(f_, si, ctx_.facts.res.call_target(fid_, s), gf, [&](size_t p, ir::ValueId a) {
+        if (std::find(params.begin(), params.end(), p) == params.end()) return;
+        ++bound;
+        opts.push_back(a);
+      });
+      if (bound == 0) return false;
+    }
+    for (ir::ValueId v : opts) {
+      auto os = objs.of(fid_, v);
+      if (!v.valid() || os.empty()) return false;
+      for (uint32_t o : os) {
+        const dataflow::AbstractObject& opt = objs.obj(o);
+        if (opt.kind != dataflow::ObjKind::Optimizer) return false;
+        if (!opt.steps_known && !steps_made_tensors(opt)) return false;
+        for (uint32_t stepped : opt.steps) {
+          // A bare parameter of the model's class (`self.temperature`): the
+          // step updates no layer that eval mode changes.
+          const dataflow::AbstractObject& so = objs.obj(stepped);
+          if (so.parent != UINT32_MAX && so.attr != ir::kNoSymbol &&
+              bare_parameter_attr(objs.obj(so.parent).cls, static_cast<uint32_t>(so.attr)))
+            continue;
+          for (uint32_t m : model)
+            if (objs.within(stepped, m) || objs.within(m, stepped)) return false;
+        }
+      }
+    }
+    return !opts.empty();
+  }
+
+  /// A bare `x.step()` of no optimizer: the objects fact knows the receiver
+  /// as an lr scheduler only (an optimizer wrapper class of the project is
+  /// a module object there, and still steps), or, not known as an
+  /// optimizer, its name says it is a scheduler, profiler or
+  /// timer (`self.lr_scheduler.step()`). A scheduler's step only changes
+  /// the learning rate: no model trains there, in any mode.
+  static bool other_stepper(const CheckContext& c, ir::FunctionId f, ir::InstId i) {
+    const ir::Function& fn = c.ir.fn(f);
+    ir::ValueId recv = call_receiver(fn, fn.inst(i));
+    if (!recv.valid()) return false;
+    const ir::Referent& r = c.facts.res.ref(f, recv);
+    if (r.kind == ir::Referent::Kind::Result && c.ir.names.str(r.path()).starts_with("torch.optim.lr_scheduler."))
+      return true;
+    if (optimizer_value(c, f, recv)) return false;
+    const dataflow::Objects& objs = c.facts.objects();
+    auto os = objs.of(f, recv);
+    if (!os.empty() && std::all_of(os.begin(), os.end(), [&](uint32_t o) {
+          return objs.obj(o).kind == dataflow::ObjKind::Scheduler;
+        }))
+      return true;
+    std::string key = access_key(c, f, recv);
+    std::string_view last = key;
+    if (size_t dot = last.rfind('.'); dot != std::string_view::npos) last = last.substr(dot + 1);
+    return name_has_word(last, {"scheduler", "schedule", "sched", "profiler", "prof", "timer"});
+  }
 
   /// `x.step(...)` whose receiver is an optimizer: built by torch.optim, or
   /// an object the analysis knows as one.
@@ -718,7 +964,8 @@ class Rule {
       if (!live[gf.block_of(id).v]) continue;
       TorchCall k = torch_call(c, g, id);
       if (k == TorchCall::OptimizerStep) {
-        if (positional_count(gf, x) == 0 || optimizer_receiver(c, g, id)) return true;
+        if ((positional_count(gf, x) == 0 || optimizer_receiver(c, g, id)) && !other_stepper(c, g, id))
+          return true;
         continue;
       }
       if (k == TorchCall::ScalerStep || k == TorchCall::ScalerStepAmp) return true;

@@ -204,6 +204,36 @@ ModeLayers foreign_class_layers(const dataflow::ForeignFunction& fwd) {
 
 }  // namespace
 
+/// The layers of a list value `v` of function fid that a container is
+/// built from by unpacking: a list display (`[conv, norm(64), nn.ReLU()]`),
+/// also filled by a comprehension (the lowering appends each element to
+/// the list it builds), or each of the lists a condition picks (a path
+/// where the name is unbound builds nothing). Unknown
+/// for a list that is grown by method calls, handed in or built elsewhere.
+static ModeLayers list_layers(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId v, int depth) {
+  if (depth > 8 || !v.valid()) return ModeLayers::Unknown;
+  const ir::Function& f = ctx.ir.fn(fid);
+  const ir::Inst& d = f.def(v);
+  if (d.op == ir::Op::Phi) {
+    ModeLayers out = ModeLayers::None;
+    // An unbound path (`if a: l = [...] elif b: l = [...]`) builds no model.
+    for (ir::ValueId o : f.operands(d))
+      if (o != v && f.def(o).op != ir::Op::Undef) out = worst(out, list_layers(ctx, fid, o, depth + 1));
+    return out;
+  }
+  if (d.op != ir::Op::BuildList && d.op != ir::Op::BuildTuple) return ModeLayers::Unknown;
+  ModeLayers out = ModeLayers::None;
+  for (ir::ValueId e : f.operands(d)) out = worst(out, mode_layers(ctx, fid, e, depth + 1));
+  for (const ir::Inst& x : f.insts) {
+    auto xo = f.operands(x);
+    if (x.op == ir::Op::ListAppend && xo.size() == 2 && xo[0] == v)
+      out = worst(out, mode_layers(ctx, fid, xo[1], depth + 1));
+    else if (x.op == ir::Op::Call && call_receiver(f, x) == v)
+      return ModeLayers::Unknown;  // `layers.append(...)`, `.extend(...)`
+  }
+  return out;
+}
+
 ModeLayers mode_layers(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId model, int depth) {
   if (depth > 8 || !model.valid()) return ModeLayers::Unknown;
   const ir::Function& f = ctx.ir.fn(fid);
@@ -264,10 +294,15 @@ ModeLayers mode_layers(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId 
          m == "double" || m == "train"))
       return mode_layers(ctx, ctor.fn, call_receiver(g, in), depth + 1);
     std::string_view name = call_target_name(ctx, ctor.fn, ci);
-    // DDP(model), DataParallel, FSDP, torch.compile: the wrapped model's.
+    // DDP(model), DataParallel, FSDP, torch.compile: the wrapped model's;
+    // so are `torch.jit.script(model)` and `torch.jit.trace(model, x)`,
+    // which compile the module with its layers and keep its train/eval
+    // switch (a ScriptModule's train() recurses into its submodules, PyTorch
+    // 2.x torch.jit docs). A loaded TorchScript file stays unknown.
     if (t.kind == ir::CallTarget::Kind::External &&
         (name.starts_with("torch.nn.parallel.") || name == "torch.nn.DataParallel" ||
-         name.starts_with("torch.distributed.") || name == "torch.compile")) {
+         name.starts_with("torch.distributed.") || name == "torch.compile" || name == "torch.jit.script" ||
+         name == "torch.jit.trace")) {
       auto ops = g.operands(in);
       return ops.size() > 1 ? mode_layers(ctx, ctor.fn, ops[1], depth + 1) : ModeLayers::Unknown;
     }
@@ -282,13 +317,17 @@ ModeLayers mode_layers(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId 
       return ModeLayers::Unknown;
     if (name != "torch.nn.Sequential" && name != "torch.nn.ModuleList")
       return torch_mode(ctx, ctor.fn, ci, name);
-    // A container: the layers it is built from, each written out.
+    // A container: the layers it is built from, each written out, or a
+    // starred list of them (`nn.Sequential(*layers)`).
     const ir::CallInfo& info = g.call_info(in);
-    if (info.star_mask || info.nkw) return ModeLayers::Unknown;
+    if (info.nkw) return ModeLayers::Unknown;
     ModeLayers out = ModeLayers::None;
     auto ops = g.operands(in);
-    for (uint32_t a = 1; a <= info.npos && a < ops.size(); ++a)
-      out = worst(out, mode_layers(ctx, ctor.fn, ops[a], depth + 1));
+    for (uint32_t a = 1; a <= info.npos && a < ops.size(); ++a) {
+      bool star = a - 1 < 32 && ((info.star_mask >> (a - 1)) & 1u);
+      out = worst(out, star ? list_layers(ctx, ctor.fn, ops[a], depth + 1)
+                            : mode_layers(ctx, ctor.fn, ops[a], depth + 1));
+    }
     return out;
   }
   const ir::Referent& r = ctx.facts.res.ref(fid, model);

@@ -2,14 +2,12 @@
 //
 // What it finds: `.cuda()` or `.to(<device>)` of a value defined before
 //   the loop (not reassigned in it), in the innermost loop that runs a
-//   training step (backward or optimizer step): `model.to(device)` in the
-//   batch loop, a constant tensor `.cuda()`'d every step.
-// Why it costs: each repeat copies the same bytes over PCIe again (and
-//   re-checks every parameter for `model.to`), stealing time from every
-//   step.
+//   training step (backward or optimizer step): a constant tensor
+//   `.cuda()`'d every step, a tensor field moved in the batch loop.
+// Why it costs: each repeat copies the same bytes over PCIe again (the
+//   host tensor stays where it is), stealing time from every step.
 // Example:
 //     for x, y in loader:
-//         model.to(device)
 //         weights = class_weights.cuda()
 // Fix: move loop-invariant values once, before the loop.
 // Not flagged: batch tensors (they change every iteration), device-to-host
@@ -19,7 +17,10 @@
 //   loop (aligning devices: a no-op when the value is there already),
 //   sampling loops whose only `step` takes arguments (`scheduler.step(pred,
 //   t, latents)` is no optimizer step), moves in a loop that does not train (the epoch
-//   loop), and moves inside helpers called from the loop.
+//   loop), moves inside helpers called from the loop, and modules (moved
+//   in place: a repeat copies nothing).
+#include <algorithm>
+
 #include "checks/facts.h"
 
 namespace tpf::checks::repeated_host_to_device_transfer {
@@ -29,16 +30,16 @@ const std::string_view kExplain = R"(TPF011 repeated_host_to_device_transfer: lo
 What it finds
   a host-to-device transfer (`.cuda()`, `.to(device)`) of a value defined
   before the loop and not reassigned in it, repeated every iteration of the
-  loop that runs the training step: `model.to(device)` in the batch loop, a
-  constant tensor `.cuda()`'d every step.
+  loop that runs the training step: a constant tensor `.cuda()`'d every
+  step, a tensor kept in a field moved in the batch loop.
 
 Why it costs
-  each repeat copies the same bytes over PCIe again (and re-checks every
-  parameter for `model.to`), stealing time from every step.
+  each repeat copies the same bytes over PCIe again (`.to()` of a host
+  tensor returns a new device copy, the original stays on the host),
+  stealing time from every step.
 
 Example
   for x, y in loader:
-      model.to(device)
       weights = class_weights.cuda()
 
 Fix
@@ -57,6 +58,10 @@ Not flagged
     diffusion sampling loop (`scheduler.step(pred, t, latents)` is no
     optimizer step)
   - moves inside helpers called from the loop
+  - modules (`model.to(device)`, `self.ema.to(device)`): nn.Module.to moves
+    the parameters in place, so once they are on the device a repeat
+    copies nothing; known as a module by the objects fact, by being called
+    (`model(x)`), or by module-only methods (`.parameters()`, `.eval()`)
 )";
 
 
@@ -82,7 +87,7 @@ class Rule {
       ir::ValueId recv = call_receiver(f_, in);
       if (!recv.valid() || !invariant(recv, l, 0)) continue;
       std::string key = access_key(ctx_, fid_, recv);
-      if (key.empty() || moved_back(key, l)) continue;
+      if (key.empty() || moved_back(key, l) || module_value(recv, key)) continue;
       std::string text = call_text(ctx_, f_, in);
       Diagnostic d = make_diagnostic(
           kRule, in.span,
@@ -120,6 +125,46 @@ class Rule {
     }
     std::string_view t = source_text(ctx_, f_.def(dev).span);
     return t.find("device") != std::string_view::npos || t.find("cuda") != std::string_view::npos;
+  }
+
+  /// The moved value is an nn.Module. `Module.to(device)` / `.cuda()`
+  /// moves the parameters in place (nn.Module._apply); once they are on the
+  /// device, each `Tensor.to` there returns the tensor itself and nothing
+  /// is copied (PyTorch 2.x), so a repeat in the loop costs no transfer.
+  /// Known by the objects fact (a model built in the file, an instance of
+  /// its module class), or by what no tensor has: the value is called
+  /// (`model(x)`: tensors are not callable) or given module-only methods
+  /// (`.parameters()`, `.state_dict()`, `.eval()`, also on a part of it,
+  /// `self.ema.ema_model.eval()`) anywhere in the file.
+  bool module_value(ir::ValueId v, const std::string& key) const {
+    const dataflow::Objects& objs = ctx_.facts.objects();
+    for (uint32_t o : objs.of(fid_, v)) {
+      const dataflow::AbstractObject& a = objs.obj(o);
+      if (a.kind == dataflow::ObjKind::Module && (a.site.valid() || a.cls.valid())) return true;
+    }
+    static constexpr std::string_view kModuleOnly[] = {
+        "parameters", "named_parameters", "modules", "named_modules", "children", "named_children",
+        "state_dict", "load_state_dict", "eval", "train", "zero_grad", "register_buffer"};
+    for (uint32_t fi = 0; fi < ctx_.ir.functions.size(); ++fi) {
+      ir::FunctionId g(fi);
+      const ir::Function& gf = ctx_.ir.fn(g);
+      // Keys of `self.` fields are shared by the class's methods; a local
+      // name is only asked of this function.
+      if (g != fid_ && !key.starts_with("self.")) continue;
+      for (uint32_t j = 0; j < gf.insts.size(); ++j) {
+        const ir::Inst& in = gf.insts[j];
+        if (in.op != ir::Op::Call || in.nops == 0) continue;
+        ir::CallTarget t = ctx_.facts.res.call_target(g, ir::InstId(j));
+        if (g == fid_ && t.kind != ir::CallTarget::Kind::Function && t.kind != ir::CallTarget::Kind::Constructor &&
+            t.kind != ir::CallTarget::Kind::External && access_key(ctx_, g, gf.operands(in)[0]) == key)
+          return true;
+        std::string_view m = call_method(ctx_, gf, in);
+        if (std::find(std::begin(kModuleOnly), std::end(kModuleOnly), m) == std::end(kModuleOnly)) continue;
+        std::string r = access_key(ctx_, g, call_receiver(gf, in));
+        if (r == key || (r.starts_with(key) && r.size() > key.size() && r[key.size()] == '.')) return true;
+      }
+    }
+    return false;
   }
 
   /// The loop itself (not a loop nested in it) runs a backward or an

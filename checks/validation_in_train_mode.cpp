@@ -35,7 +35,9 @@
 //   class whose code builds none (judged by torch names, other names by
 //   what they say: a data transform's `Normalize` is no norm layer), also
 //   another project module's class, a PyTorch Geometric stock GNN (`GCN`,
-//   `GAT`, `GraphSAGE`, ... with the defaults dropout=0.0, norm=None); the
+//   `GAT`, `GraphSAGE`, ... with the defaults dropout=0.0, norm=None, also
+//   compiled by torch.jit.script); a Hugging Face from_pretrained model in a
+//   file that never calls train() (loaded in eval mode); the
 //   mode set on every member of a container holding the model (a
 //   comprehension or loop over it); callees that are no model (another
 //   module's function, a star-imported name nothing treats as a model, a
@@ -108,8 +110,14 @@ Not flagged
     (`torchvision.transforms.Normalize` in the data pipeline is no norm
     layer), also a class of another module of the project, a PyTorch
     Geometric stock GNN (`GCN`, `GAT`, `GraphSAGE`, `GIN`, `PNA`,
-    `EdgeCNN`) with the defaults dropout=0.0 and norm=None; other models
+    `EdgeCNN`) with the defaults dropout=0.0 and norm=None, a Sequential
+    unpacking lists of such layers (`nn.Sequential(*stem, *blocks)`, also
+    filled by a comprehension or picked by a condition), and such a
+    model compiled by `torch.jit.script` / `torch.jit.trace`; other models
     from libraries or parameters are not looked into
+  - a model (or a pipeline's component, `pipe.unet`) loaded by Hugging
+    Face's `from_pretrained` (transformers, diffusers), which leaves it in
+    eval mode, in a file that never calls `train()`
   - the mode set on every member of a container that holds the model:
     `[parts[k].eval() for k in parts]`, `for net in parts.values()`,
     `for net in (encoder, decoder)`
@@ -272,7 +280,8 @@ class Rule {
       for (const std::string& m : models) {
         ir::InstId target, inner;
         if (!find_eval(s, m, target, inner) || !reported.insert(target.v).second) continue;
-        if (without_mode_layers(model_value(target, inner, m))) continue;
+        ir::ValueId mv = model_value(target, inner, m);
+        if (without_mode_layers(mv) || loaded_in_eval_mode(mv)) continue;
         report(s, target, inner, m, out);
       }
     }
@@ -293,6 +302,40 @@ class Rule {
   /// to build computes the same in train and eval mode.
   bool without_mode_layers(ir::ValueId model) const {
     return model.valid() && mode_layers(ctx_, fid_, model) == ModeLayers::None;
+  }
+
+  /// The model, or the pipeline it is a component of (`pipe.unet`), is
+  /// loaded by Hugging Face's `from_pretrained` (transformers
+  /// PreTrainedModel and diffusers ModelMixin / DiffusionPipeline put the
+  /// loaded modules in eval mode: `model.eval()` in from_pretrained,
+  /// transformers 4.x, diffusers 0.2x), and nothing in the file calls
+  /// `train()`: it never left eval mode.
+  bool loaded_in_eval_mode(ir::ValueId model) const {
+    ir::FunctionId g = fid_;
+    for (int depth = 0; model.valid() && depth < 6; ++depth) {
+      const ir::Function& gf = ctx_.ir.fn(g);
+      const ir::Inst& d = gf.def(model);
+      if (d.op == ir::Op::GetAttr) {
+        model = gf.operands(d)[0];
+        continue;
+      }
+      if (d.op != ir::Op::Call) return false;
+      std::string_view m = call_method(ctx_, gf, d);
+      if (m == "to" || m == "cuda" || m == "half" || m == "float") {
+        model = call_receiver(gf, d);
+        continue;
+      }
+      std::string_view n = call_target_name(ctx_, g, gf.def_id(model));
+      if (!n.ends_with(".from_pretrained") || !(n.starts_with("diffusers.") || n.starts_with("transformers.")))
+        return false;
+      for (uint32_t fi = 0; fi < ctx_.ir.functions.size(); ++fi) {
+        const ir::Function& h = ctx_.ir.fn(ir::FunctionId(fi));
+        for (uint32_t j = 0; j < h.insts.size(); ++j)
+          if (h.insts[j].op == ir::Op::Call && call_method(ctx_, h, h.insts[j]) == "train") return false;
+      }
+      return true;
+    }
+    return false;
   }
 
   /// The models a training step trains: for a direct `opt.step()` /

@@ -26,7 +26,9 @@
 //   `D_optimizer.zero_grad()` after `G_optimizer.step()`);
 //   gradients written by hand (`p.grad = g`) or by a helper of the file
 //   between the clear and the step; `model.zero_grad()` (which parameters
-//   the optimizer holds is not known).
+//   the optimizer holds is not known); a deliberate skipped update (the
+//   clear and an empty step on a branch that leaves the iteration, beside
+//   the normal step).
 #include <set>
 
 #include "checks/facts.h"
@@ -77,6 +79,11 @@ Not flagged
   - gradients written by hand (`p.grad = g`) or by a helper of the file
     between the clear and the step
   - `model.zero_grad()`: which parameters the optimizer holds is not known
+  - a deliberate skipped update: on a branch that then leaves the
+    iteration (`break`, `continue`, `return`), the clear and an empty step
+    kept for the scaler's bookkeeping, beside the normal step the backward
+    also reaches (`if skip_grad: opt.zero_grad(); scaler.step(opt);
+    continue`)
 )";
 
 namespace {
@@ -209,12 +216,43 @@ class Rule {
         if (writes_grads(j)) written = true;
         return PathStep::Pass;
       });
-      if (reaches && !written) {
+      if (reaches && !written && !skipped_update(b, z, s, opt, headers)) {
         found = z;
         return true;
       }
     }
     return false;
+  }
+
+  /// The clear and its step `s` are a deliberate skipped update: the
+  /// backward also reaches another step of the same optimizer without the
+  /// clear (the normal update), and from `s` the path leaves the iteration
+  /// (`break`, `continue`, `return`) without rejoining it: `if norm too
+  /// large and skip_grad: opt.zero_grad(); scaler.step(opt); continue`,
+  /// where the empty step only keeps the scaler's bookkeeping.
+  bool skipped_update(ir::InstId b, ir::InstId z, ir::InstId s, const std::string& opt,
+                      const std::vector<ir::BlockId>& headers) const {
+    std::vector<ir::InstId> others = reachable(f_, b, [&](ir::InstId j, const ir::Inst& in) {
+      if (j == z || next_iteration(j, headers) || any_backward(j)) return PathStep::Kill;
+      if (j != s && in.op == ir::Op::Call && step_optimizer(j) == opt) return PathStep::Target;
+      return PathStep::Pass;
+    });
+    if (others.empty()) return false;
+    std::set<uint32_t> join;  // the normal update's blocks and what follows them
+    for (ir::InstId o : others) {
+      join.insert(f_.block_of(o).v);
+      for (ir::BlockId n : ir::succs(f_, f_.block_of(o))) join.insert(n.v);
+    }
+    bool rejoins = false;
+    reachable(f_, s, [&](ir::InstId j, const ir::Inst&) {
+      if (next_iteration(j, headers)) return PathStep::Kill;
+      if (join.count(f_.block_of(j).v)) {
+        rejoins = true;
+        return PathStep::Kill;
+      }
+      return PathStep::Pass;
+    });
+    return !rejoins;
   }
 
   void report(ir::InstId b, ir::InstId z, ir::InstId s, DiagSink& out) const {

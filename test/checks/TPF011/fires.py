@@ -8,16 +8,6 @@ torch.manual_seed(0)
 device = torch.device("cuda")
 
 
-# case: model.to(device) inside the batch loop
-def fit(model, loader, optimizer):
-    for x, y in loader:
-        model.to(device)  # expect: TPF011
-        x, y = x.to(device), y.to(device)
-        optimizer.zero_grad()
-        F.cross_entropy(model(x), y).backward()
-        optimizer.step()
-
-
 # case: constant class weights moved every step
 def train(net, loader, opt, class_weights):
     for step, (inputs, labels) in enumerate(tqdm(loader)):
