@@ -268,20 +268,14 @@ bool parsed_namespace_at(const CheckContext& ctx, ir::FunctionId fid, ir::ValueI
     case ir::Op::Param: {
       std::string_view pname = ctx.ir.names.str(f.params[d.aux].name);
       bool any = false;
-      for (uint32_t gi = 0; gi < ctx.ir.functions.size(); ++gi) {
-        ir::FunctionId gid(gi);
-        const ir::Function& g = ctx.ir.fn(gid);
-        for (uint32_t i = 0; i < g.insts.size(); ++i) {
-          if (g.insts[i].op != ir::Op::Call) continue;
-          ir::CallTarget t = ctx.facts.res.call_target(gid, ir::InstId(i));
-          if (t.kind != ir::CallTarget::Kind::Function || t.fn != fid) continue;
-          if (t.bound) return false;
-          ir::ValueId a = call_arg(ctx, g, g.insts[i], static_cast<int>(d.aux), pname);
-          if (gid == fid || !parsed_namespace_at(ctx, gid, a, depth + 1, steps)) return false;
-          any = true;
-        }
-      }
-      return any;
+      bool all = each_call_of(ctx, fid, [&](ir::FunctionId gid, const ir::Function& g, const ir::Inst& call,
+                                            const ir::CallTarget& t) {
+        if (t.bound || gid == fid) return false;
+        ir::ValueId a = call_arg(ctx, g, call, static_cast<int>(d.aux), pname);
+        if (!parsed_namespace_at(ctx, gid, a, depth + 1, steps)) return false;
+        return any = true;
+      });
+      return all && any;
     }
     default:
       return false;

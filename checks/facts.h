@@ -433,4 +433,23 @@ std::vector<ir::InstId> users_of(const ir::Function& f, ir::ValueId v);
 /// stopping at the first.
 bool has_users(const ir::Function& f, ir::ValueId v);
 
+/// Visits every call in the file of the file's function `callee`:
+/// fn(caller id, caller, call, target) for each, bound method calls
+/// included (target.bound says so). Stops at the first call fn returns false
+/// for and returns false; true when every call was visited.
+template <class Fn>
+bool each_call_of(const CheckContext& ctx, ir::FunctionId callee, Fn&& fn) {
+  for (uint32_t gi = 0; gi < ctx.ir.functions.size(); ++gi) {
+    ir::FunctionId gid(gi);
+    const ir::Function& g = ctx.ir.fn(gid);
+    for (uint32_t i = 0; i < g.insts.size(); ++i) {
+      if (g.insts[i].op != ir::Op::Call) continue;
+      ir::CallTarget t = ctx.facts.res.call_target(gid, ir::InstId(i));
+      if (t.kind != ir::CallTarget::Kind::Function || t.fn != callee) continue;
+      if (!fn(gid, g, g.insts[i], t)) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace tpf::checks

@@ -262,23 +262,19 @@ ModeLayers mode_layers(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId 
   // pass (`run_train(rank, data, model, ...)`), Unknown without one.
   if (d.op == ir::Op::Param) {
     ModeLayers out = ModeLayers::Unknown;
-    for (uint32_t gi = 0; gi < ctx.ir.functions.size(); ++gi) {
-      ir::FunctionId gid(gi);
-      const ir::Function& g = ctx.ir.fn(gid);
-      for (uint32_t i = 0; i < g.insts.size(); ++i) {
-        if (g.insts[i].op != ir::Op::Call) continue;
-        ir::CallTarget t = ctx.facts.res.call_target(gid, ir::InstId(i));
-        if (t.kind != ir::CallTarget::Kind::Function || t.fn != fid || t.bound) continue;
-        ir::ValueId arg;
-        dataflow::bind_call_args(g, g.insts[i], t, f, [&](size_t p, ir::ValueId v) {
-          if (p == d.aux) arg = v;
-        });
-        ModeLayers m = mode_layers(ctx, gid, arg, depth + 1);
-        if (m == ModeLayers::Unknown) return ModeLayers::Unknown;
-        out = out == ModeLayers::Unknown ? m : worst(out, m);
-      }
-    }
-    return out;
+    bool all = each_call_of(ctx, fid, [&](ir::FunctionId gid, const ir::Function& g, const ir::Inst& call,
+                                          const ir::CallTarget& t) {
+      if (t.bound) return true;
+      ir::ValueId arg;
+      dataflow::bind_call_args(g, call, t, f, [&](size_t p, ir::ValueId v) {
+        if (p == d.aux) arg = v;
+      });
+      ModeLayers m = mode_layers(ctx, gid, arg, depth + 1);
+      if (m == ModeLayers::Unknown) return false;
+      out = out == ModeLayers::Unknown ? m : worst(out, m);
+      return true;
+    });
+    return all ? out : ModeLayers::Unknown;
   }
   Origin ctor;
   if (module_constructor(ctx, fid, model, ctor)) {

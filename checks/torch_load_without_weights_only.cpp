@@ -583,19 +583,14 @@ class Rule {
     const ir::Function& g = ctx_.ir.fn(callee);
     if (param >= g.params.size()) return {};
     std::string_view pname = ctx_.ir.names.str(g.params[param].name);
-    for (uint32_t fi = 0; fi < ctx_.ir.functions.size(); ++fi) {
-      ir::FunctionId fid(fi);
-      const ir::Function& f = ctx_.ir.fn(fid);
-      for (uint32_t i = 0; i < f.insts.size(); ++i) {
-        if (f.insts[i].op != ir::Op::Call) continue;
-        ir::CallTarget t = ctx_.facts.res.call_target(fid, ir::InstId(i));
-        if (t.kind != ir::CallTarget::Kind::Function || t.fn != callee || t.bound) continue;
-        ir::ValueId a = call_arg(ctx_, f, f.insts[i], static_cast<int>(param), pname);
-        std::string s = outside(fid, a, depth + 1);
-        if (!s.empty()) return s;
-      }
-    }
-    return {};
+    std::string found;
+    each_call_of(ctx_, callee, [&](ir::FunctionId fid, const ir::Function& f, const ir::Inst& call,
+                                   const ir::CallTarget& t) {
+      if (t.bound) return true;
+      found = outside(fid, call_arg(ctx_, f, call, static_cast<int>(param), pname), depth + 1);
+      return found.empty();
+    });
+    return found;
   }
 
   void check_load(ir::FunctionId fid, ir::InstId li, DiagSink& out) {
