@@ -191,8 +191,9 @@ class PathForm {
   /// project_form's part: `opt.save_dir` and `self.opt.save_dir` keep
   /// their names, with the object named as the code names it (a global, a
   /// parameter or a local: `opt`), not by its access key (one per
-  /// function), so another script's `opt.save_dir` spells the same; any
-  /// other value is the wildcard `*`.
+  /// function), so another script's `opt.save_dir` spells the same; none
+  /// for an attribute of the parsed command line; any other value is the
+  /// wildcard `*`.
   std::optional<std::string> project_part(ir::ValueId v) const {
     std::string chain;
     ir::ValueId at = v;
@@ -212,6 +213,11 @@ class PathForm {
     else
       base = value_var_name(ctx_, f_, at);
     if (base.empty() || base.find('.') != std::string::npos) return std::nullopt;
+    // An option of the parsed command line picks the folder anew on each
+    // run of each script (SHOT's image_target.py reading `--output_src`,
+    // where image_source.py saves): only a config object's field (a YAML
+    // file's `save_dir`) names one place both scripts share.
+    if (parsed_namespace(ctx_, fid_, at)) return std::nullopt;
     return std::string(1, kPart) + base + chain + kPart;
   }
 

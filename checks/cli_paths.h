@@ -23,7 +23,8 @@ namespace tpf::checks {
 std::string path_form(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId v);
 
 /// How another file of the project would spell the path `v` builds, or ""
-/// when it has no attribute part or no literal file name: as path_form,
+/// when it has no attribute part or no literal file name, or reads an
+/// option of the parsed command line (parsed_namespace): as path_form,
 /// but an attribute chain is spelled by its names, its object as the code
 /// names it (`os.path.join(opt.save_dir, "ckpts", f"model_{ep}.pth")` gives
 /// `opt.save_dir/ckpts/model_*.pth`, parts marked) and every other

@@ -32,7 +32,8 @@
 //   checkpoint another script of the folder torch.saves (cli_paths'
 //   project_form: `opt.save_dir/ckpts/model_*.pth`, attributes with their
 //   object's name, a saved non-literal part standing for any part; it needs an
-//   attribute part and a literal file name),
+//   attribute part, a literal file name and no option of the parsed command
+//   line),
 //   attributes of the parsed namespace that no option of the file's
 //   parsers defines and the script never sets (cli_paths'
 //   parser_options: no command-line argument, an AttributeError),
@@ -120,7 +121,10 @@ Not flagged
     with the object's name in the code (`opt.save_dir`, not `args.save_dir`)
     and a saved non-literal part (`ep`) standing for any part; the path
     needs an attribute part and a literal file name, so
-    `torch.load(args.resume)` is flagged whatever the other scripts save
+    `torch.load(args.resume)` is flagged whatever the other scripts save;
+    its attributes must be a config object's fields (a YAML file's
+    `save_dir`): an option of the parsed command line (`--output_src`)
+    picks the folder anew on each run of each script, and is flagged
   - an attribute of the parsed arguments that no option of the file's
     parsers defines and the script never sets (`args.resume_file` next to
     `--resume` only): it is no command-line argument, and reading it raises
