@@ -68,6 +68,8 @@ namespace tpf::checks::torch_load_without_weights_only {
 /// scripts, and is read no further (its remaining loads are judged alone).
 constexpr size_t kMaxSiblings = 64;
 constexpr uintmax_t kMaxSiblingBytes = 1 << 20;
+/// Files read to find those that spell `torch.save`: four per one kept.
+constexpr size_t kMaxSiblingsRead = 4 * kMaxSiblings;
 
 const std::string_view kExplain = R"(TPF020 torch_load_without_weights_only: torch.load of a path from outside the script without weights_only=True
 
@@ -663,7 +665,8 @@ class Rule {
 
   /// The project_forms of the paths the other scripts (is_program) of the
   /// script's folder pass to torch.save (read once, on the first load that would be
-  /// reported; the first kMaxSiblings in name order that spell `torch.save`).
+  /// reported; the first kMaxSiblings in name order that spell `torch.save`,
+  /// among the first kMaxSiblingsRead files).
   const std::vector<std::string>& sibling_saves() {
     if (sibling_saves_) return *sibling_saves_;
     sibling_saves_.emplace();
@@ -681,15 +684,16 @@ class Rule {
     std::sort(files.begin(), files.end());
     ir::ModuleContext mc = ir::script_context(self, false);
     ir::ModuleStore store;
-    size_t read = 0;
+    size_t read = 0, kept = 0;
     for (const fs::path& p : files) {
-      if (read >= kMaxSiblings) break;
+      if (kept >= kMaxSiblings || read >= kMaxSiblingsRead) break;
       if (fs::file_size(p, ec) > kMaxSiblingBytes || ec) continue;
+      ++read;
       std::ifstream in(p, std::ios::binary);
       std::stringstream text;
       text << in.rdbuf();
       if (text.str().find("torch.save") == std::string::npos) continue;
-      ++read;
+      ++kept;
       std::string why;
       const ir::LoadedModule* m = store.load_exec(mc, p.string(), why);
       if (!m || !m->ir || !m->src || !m->ast) continue;
