@@ -19,7 +19,10 @@ constexpr char kPart = '\x1f';
 
 class PathForm {
  public:
-  PathForm(const CheckContext& ctx, ir::FunctionId fid) : ctx_(ctx), fid_(fid), f_(ctx.ir.fn(fid)) {}
+  /// `project`: parts spelled as project_form spells them (an attribute
+  /// chain without its base, anything else a wildcard).
+  PathForm(const CheckContext& ctx, ir::FunctionId fid, bool project = false)
+      : ctx_(ctx), fid_(fid), f_(ctx.ir.fn(fid)), project_(project) {}
 
   std::optional<std::string> of(ir::ValueId v, int depth) const {
     if (!v.valid() || depth > kMaxFormDepth) return std::nullopt;
@@ -65,6 +68,7 @@ class PathForm {
   std::optional<std::string> part(ir::ValueId v) const {
     ir::Op op = f_.def(v).op;
     std::string k;
+    if (project_) return project_part(v);
     if (op == ir::Op::GetAttr || op == ir::Op::LoadGlobal || op == ir::Op::LoadFree) {
       k = access_key(ctx_, fid_, v);
       if (k.empty()) return std::nullopt;
@@ -184,9 +188,43 @@ class PathForm {
     return out;
   }
 
+  /// project_form's part: `opt.save_dir` and `self.opt.save_dir` keep
+  /// their names, with the object named as the code names it (a global, a
+  /// parameter or a local: `opt`), not by its access key (one per
+  /// function), so another script's `opt.save_dir` spells the same; none
+  /// for an attribute of the parsed command line; any other value is the
+  /// wildcard `*`.
+  std::optional<std::string> project_part(ir::ValueId v) const {
+    std::string chain;
+    ir::ValueId at = v;
+    for (int i = 0; i < kMaxFormDepth && at.valid(); ++i) {
+      const ir::Inst& d = f_.def(at);
+      if (d.op != ir::Op::GetAttr || d.nops == 0) break;
+      chain = "." + std::string(ctx_.ir.names.str(d.aux)) + chain;
+      at = f_.operands(d)[0];
+    }
+    if (chain.empty()) return std::string(1, kPart) + "*" + kPart;
+    const ir::Inst& root = f_.def(at);
+    std::string base;
+    if (root.op == ir::Op::Param)
+      base = ctx_.ir.names.str(f_.params[root.aux].name);
+    else if (root.op == ir::Op::LoadGlobal || root.op == ir::Op::LoadFree)
+      base = access_key(ctx_, fid_, at);
+    else
+      base = value_var_name(ctx_, f_, at);
+    if (base.empty() || base.find('.') != std::string::npos) return std::nullopt;
+    // An option of the parsed command line picks the folder anew on each
+    // run of each script (SHOT's image_target.py reading `--output_src`,
+    // where image_source.py saves): only a config object's field (a YAML
+    // file's `save_dir`) names one place both scripts share.
+    if (parsed_namespace(ctx_, fid_, at)) return std::nullopt;
+    return std::string(1, kPart) + base + chain + kPart;
+  }
+
   const CheckContext& ctx_;
   ir::FunctionId fid_;
   const ir::Function& f_;
+  bool project_ = false;
 };
 
 /// Drops what does not change the file a path names: repeated separators
@@ -226,6 +264,49 @@ bool namespace_dict(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId v) 
 std::string path_form(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId v) {
   auto p = PathForm(ctx, fid).of(v, 0);
   return p ? normalise(std::move(*p)) : std::string();
+}
+
+bool project_form_matches(std::string_view saved, std::string_view load) {
+  size_t i = 0, j = 0;
+  while (i < saved.size() && j < load.size()) {
+    if (saved[i] != kPart || load[j] != kPart) {
+      if (saved[i] != load[j]) return false;
+      ++i, ++j;
+      continue;
+    }
+    size_t ei = saved.find(kPart, i + 1), ej = load.find(kPart, j + 1);
+    if (ei == std::string_view::npos || ej == std::string_view::npos) return false;
+    std::string_view p = saved.substr(i + 1, ei - i - 1), q = load.substr(j + 1, ej - j - 1);
+    if (p != "*" && p != q) return false;
+    i = ei + 1, j = ej + 1;
+  }
+  return i == saved.size() && j == load.size();
+}
+
+std::string project_form(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId v) {
+  auto p = PathForm(ctx, fid, true).of(v, 0);
+  if (!p) return {};
+  std::string form = normalise(std::move(*p));
+  // At least one attribute part: a path the config names, not a bare
+  // argument or a constant.
+  bool attr = false;
+  for (size_t i = form.find(kPart); i != std::string::npos; i = form.find(kPart, i + 1)) {
+    size_t e = form.find(kPart, i + 1);
+    if (e == std::string::npos) break;
+    attr = attr || form.compare(i + 1, e - i - 1, "*") != 0;
+    i = e;
+  }
+  if (!attr) return {};
+  // A literal file part: the last segment has text outside its parts
+  // (`model_*.pth`), so `args.resume` alone, or `d/*`, is no form.
+  size_t slash = form.rfind('/');
+  std::string_view file = std::string_view(form).substr(slash == std::string::npos ? 0 : slash + 1);
+  bool inside = false, literal = false;
+  for (char c : file) {
+    if (c == kPart) inside = !inside;
+    else if (!inside) literal = true;
+  }
+  return literal ? form : std::string();
 }
 
 namespace {

@@ -22,6 +22,20 @@ namespace tpf::checks {
 /// are dropped.
 std::string path_form(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId v);
 
+/// How another file of the project would spell the path `v` builds, or ""
+/// when it has no attribute part or no literal file name, or reads an
+/// option of the parsed command line (parsed_namespace): as path_form,
+/// but an attribute chain is spelled by its names, its object as the code
+/// names it (`os.path.join(opt.save_dir, "ckpts", f"model_{ep}.pth")` gives
+/// `opt.save_dir/ckpts/model_*.pth`, parts marked) and every other
+/// non-literal part is a wildcard `*`. TPF020 compares a load's form with
+/// the forms the script's sibling scripts torch.save.
+std::string project_form(const CheckContext& ctx, ir::FunctionId fid, ir::ValueId v);
+/// A load of form `load` reads what a save of form `saved` writes: the same
+/// text and parts, where a saved wildcard stands for any one part (the
+/// loop's `ep` saved, the option's `opt.load_epoch` loaded).
+bool project_form_matches(std::string_view saved, std::string_view load);
+
 /// The options of the file's argparse parsers, by attribute name (`--out-dir`
 /// and `dest="out_dir"` give `out_dir`; `set_defaults(k=...)` gives `k`).
 struct ParserOptions {

@@ -28,7 +28,12 @@
 //   the script sets (`args.weights = args.out_dir + "/m.pt"`) and through a
 //   helper of another module that saves under the folder it is given
 //   (summaries' saves_to) or under an attribute of the namespace it is
-//   given (`save_model(args, ...)` writing under `args.model_path`)),
+//   given (`save_model(args, ...)` writing under `args.model_path`)), a
+//   checkpoint another script of the folder torch.saves (cli_paths'
+//   project_form: `opt.save_dir/ckpts/model_*.pth`, attributes with their
+//   object's name, a saved non-literal part standing for any part; it needs an
+//   attribute part, a literal file name and no option of the parsed command
+//   line),
 //   attributes of the parsed namespace that no option of the file's
 //   parsers defines and the script never sets (cli_paths'
 //   parser_options: no command-line argument, an AttributeError),
@@ -44,13 +49,27 @@
 //   module), and library code: files that are not run as a program (torch
 //   itself calls torch.load on paths its caller chose).
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <optional>
 #include <set>
+#include <sstream>
 
 #include "checks/cli_paths.h"
 #include "checks/facts.h"
+#include "dataflow/facts.h"
+#include "ir/project.h"
 
 namespace tpf::checks::torch_load_without_weights_only {
+
+/// Why 64 files of 1 MiB: a folder of training and evaluation scripts is a
+/// handful; a folder past that is a dump of files, not one project's
+/// scripts, and is read no further (its remaining loads are judged alone).
+constexpr size_t kMaxSiblings = 64;
+constexpr uintmax_t kMaxSiblingBytes = 1 << 20;
+/// Files read to find those that spell `torch.save`: four per one kept.
+constexpr size_t kMaxSiblingsRead = 4 * kMaxSiblings;
 
 const std::string_view kExplain = R"(TPF020 torch_load_without_weights_only: torch.load of a path from outside the script without weights_only=True
 
@@ -96,6 +115,18 @@ Not flagged
     folder it is given (`utils.save_checkpoint(model, optimizer, epoch,
     args.save)`), or under an attribute of the namespace it is given
     (`save_model(args, model)` writing under `args.model_path`)
+  - a checkpoint another script of the same folder writes: an evaluation
+    script loading `os.path.join(opt.save_dir, "ckpts",
+    f"model_{load_epoch}.pth")` where train.py saves
+    `os.path.join(model_dir, f"model_{ep}.pth")` under `model_dir =
+    os.path.join(opt.save_dir, "ckpts")`: the same path, attributes named
+    with the object's name in the code (`opt.save_dir`, not `args.save_dir`)
+    and a saved non-literal part (`ep`) standing for any part; the path
+    needs an attribute part and a literal file name, so
+    `torch.load(args.resume)` is flagged whatever the other scripts save;
+    its attributes must be a config object's fields (a YAML file's
+    `save_dir`): an option of the parsed command line (`--output_src`)
+    picks the folder anew on each run of each script, and is flagged
   - an attribute of the parsed arguments that no option of the file's
     parsers defines and the script never sets (`args.resume_file` next to
     `--resume` only): it is no command-line argument, and reading it raises
@@ -611,6 +642,13 @@ class Rule {
     if (from.empty()) return;
     for (const std::string& k : keys_)
       if (saved_keys_.count(k)) return;
+    // A file another script of the folder writes (`train.py` saving
+    // `os.path.join(model_dir, f"model_{ep}.pth")` under `model_dir =
+    // os.path.join(opt.save_dir, "ckpts")`, this evaluation script loading
+    // `os.path.join(opt.save_dir, "ckpts", f"model_{e}.pth")`).
+    if (std::string form = project_form(ctx_, fid, path); !form.empty())
+      for (const std::string& s : sibling_saves())
+        if (project_form_matches(s, form)) return;
     out.report(make_diagnostic(
         kRule, load.span,
         "`" + call_text(ctx_, f, load) + "` unpickles `" + value_text(ctx_, f, path) + "`, " +
@@ -620,7 +658,63 @@ class Rule {
         "`torch.serialization.add_safe_globals`), or `weights_only=False` if the file is trusted"));
   }
 
+  /// The project_forms of the paths the other scripts (is_program) of the
+  /// script's folder pass to torch.save (read once, on the first load that would be
+  /// reported; the first kMaxSiblings in name order that spell `torch.save`,
+  /// among the first kMaxSiblingsRead files).
+  const std::vector<std::string>& sibling_saves() {
+    if (sibling_saves_) return *sibling_saves_;
+    sibling_saves_.emplace();
+    namespace fs = std::filesystem;
+    const std::string& self = ctx_.src.path;
+    if (self.empty() || self == "-") return *sibling_saves_;
+    std::error_code ec;
+    fs::path dir = fs::path(self).parent_path();
+    if (dir.empty()) dir = ".";
+    std::vector<fs::path> files;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const fs::path& p = it->path();
+      if (p.extension() == ".py" && it->is_regular_file(ec) && !fs::equivalent(p, self, ec)) files.push_back(p);
+    }
+    std::sort(files.begin(), files.end());
+    ir::ModuleContext mc = ir::script_context(self, false);
+    ir::ModuleStore store;
+    size_t read = 0, kept = 0;
+    for (const fs::path& p : files) {
+      if (kept >= kMaxSiblings || read >= kMaxSiblingsRead) break;
+      if (fs::file_size(p, ec) > kMaxSiblingBytes || ec) continue;
+      ++read;
+      std::ifstream in(p, std::ios::binary);
+      std::stringstream text;
+      text << in.rdbuf();
+      if (text.str().find("torch.save") == std::string::npos) continue;
+      ++kept;
+      std::string why;
+      const ir::LoadedModule* m = store.load_exec(mc, p.string(), why);
+      if (!m || !m->ir || !m->src || !m->ast) continue;
+      dataflow::FileFacts facts = dataflow::compute_facts(*m->ir, nullptr, m->res.get());
+      CheckContext sc{*m->src, *m->ast, *m->ir, facts};
+      // Scripts only: a helper module's saves reach the script through its
+      // imports (saved_by_helper), which --no-follow-imports turns off.
+      if (!is_program(sc)) continue;
+      for (uint32_t fi = 0; fi < sc.ir.functions.size(); ++fi) {
+        ir::FunctionId g(fi);
+        const ir::Function& gf = sc.ir.fn(g);
+        for (uint32_t i = 0; i < gf.insts.size(); ++i) {
+          if (gf.insts[i].op != ir::Op::Call) continue;
+          if (torch_call(sc, g, ir::InstId(i)) != dataflow::TorchCall::TorchSave &&
+              call_target_name(sc, g, ir::InstId(i)) != "torch.save")
+            continue;
+          std::string form = project_form(sc, g, call_arg(sc, gf, gf.insts[i], 1, "f"));
+          if (!form.empty()) sibling_saves_->push_back(std::move(form));
+        }
+      }
+    }
+    return *sibling_saves_;
+  }
+
   const CheckContext& ctx_;
+  std::optional<std::vector<std::string>> sibling_saves_;
   ParserOptions options_;
   std::map<uint32_t, std::vector<std::pair<ir::FunctionId, ir::InstId>>> attr_stores_;  // by attribute symbol
   std::set<std::string> saved_;       // how torch.save calls name their files

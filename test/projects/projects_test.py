@@ -35,6 +35,8 @@ CASES = [
     ("hooked_trainer/runs", "sum_digits.py"),
     ("timed_metrics", "train.py"),
     ("ema_eval", "train.py"),
+    ("saved_by_sibling", "evaluate.py"),
+    ("saved_by_sibling", "distill.py"),
 ]
 
 
