@@ -35,7 +35,9 @@
 //   optimizer built in the iteration over tensors made in the iteration
 //   (`SGD([x.detach().clone()])`: new leaves every step, whose gradients
 //   start empty), or over the parameters of a model built in the iteration
-//   too (a test over cases, a sweep); a clear and a step decided by the same
+//   too (a test over cases, a sweep); a model built anew in the iteration
+//   (stored on `self` by a setup helper, or a local) and handed to helpers
+//   of the file that run backward and step on it once; a clear and a step decided by the same
 //   test of a value fixed for the loop (`if opt is not None: opt.zero_grad()`
 //   ... `if opt is None: sgd(...) else: opt.step()`; an assert between
 //   them picks no iterations); the `step()` of what a
@@ -108,7 +110,10 @@ Not flagged
     (`SGD([x.detach().clone()])`, latent optimization in a sampling loop):
     new leaves every step, whose gradients start empty
   - a model and its optimizer both built anew in each iteration (a unit
-    test over cases, a sweep over seeds): their gradients start empty
+    test over cases, a sweep over seeds): their gradients start empty; also
+    when a setup helper stores the new model on `self` (`self._build(w)`)
+    and a helper runs backward and step on it once (`self._fit(self.net)`).
+    Two such helper calls on one model in an iteration are still flagged
   - a clear and a step decided by the same test of a value fixed for the
     loop: `if optimizer is not None: optimizer.zero_grad()` ... `if
     optimizer is None: sgd(params) else: optimizer.step()`, also when an
@@ -141,7 +146,7 @@ struct Finding {
 };
 
 /// What an instruction of a loop does to gradients, for the path search.
-enum class Event : uint8_t { None, Clears, Backward, Step, BackwardStep };
+enum class Event : uint8_t { None, Clears, Backward, Step, BackwardStep, Rebuilds };
 
 class Rule {
  public:
@@ -289,7 +294,94 @@ class Rule {
         ev[i.v] = Event::Step;
       }
     }
+    mark_rebuilds(loop, ev);
     return ev;
+  }
+
+  /// Marks the instructions of loop l that build anew the model every
+  /// backward of the loop runs on, when each backward is a helper of the
+  /// file handed that model (`self._build(w)` storing a new module on
+  /// `self.net`, then `self._fit(self.net)`; `stack = nn.Sequential(...)`,
+  /// then `train_once(stack, x)`): a path through the rebuild reaches
+  /// parameters whose gradients start empty. A step the loop takes itself
+  /// (`opt.step()`, its optimizer maybe over an older model) or a backward
+  /// it writes (fresh_models decides those) leaves the loop unmarked.
+  void mark_rebuilds(uint32_t l, std::vector<Event>& ev) const {
+    std::vector<ir::InstId> insts = loop_insts(ctx_, fid_, l);
+    std::set<uint32_t> sites;
+    bool any = false;
+    for (ir::InstId b : insts) {
+      if (ev[b.v] == Event::Step) return;
+      if (ev[b.v] != Event::Backward && ev[b.v] != Event::BackwardStep) continue;
+      if (!calls_file_function(ctx_, fid_, b)) return;
+      bool found = false;
+      const ir::Inst& in = f_.inst(b);
+      for (uint32_t k = 0, n = positional_count(f_, in); k < n; ++k) {
+        ir::ValueId v = call_arg(ctx_, f_, in, static_cast<int>(k), "");
+        if (!v.valid()) continue;
+        if (built_in_loop(l, v)) {
+          sites.insert(f_.def_id(v).v);
+          found = true;
+          continue;
+        }
+        std::string key = access_key(ctx_, fid_, v);
+        if (!key.starts_with("self.") || key.find('.', 5) != std::string::npos) continue;
+        for (ir::InstId r : insts)
+          if (ev[r.v] == Event::None && stores_new_model(r, key.substr(5))) {
+            sites.insert(r.v);
+            found = true;
+          }
+      }
+      if (!found) return;
+      any = true;
+    }
+    if (!any) return;
+    for (uint32_t r : sites)
+      if (ev[r] == Event::None) ev[r] = Event::Rebuilds;
+  }
+
+  /// v is a model built by a call in loop l (`nn.Sequential(...)`,
+  /// `Cls.from_pretrained(...)`), by the objects it may denote.
+  bool built_in_loop(uint32_t l, ir::ValueId v) const {
+    ir::InstId d = f_.def_id(v);
+    if (!d.valid() || f_.def(v).op != ir::Op::Call || !loops_of(ctx_, fid_).contains(l, f_.block_of(d)))
+      return false;
+    const dataflow::Objects& objs = ctx_.facts.objects();
+    auto os = objs.of(fid_, v);
+    for (uint32_t o : os) {
+      const dataflow::AbstractObject& a = objs.obj(o);
+      if (a.kind != dataflow::ObjKind::Module || a.fn != fid_ || a.site != d) return false;
+    }
+    return !os.empty();
+  }
+
+  /// Call r is `self.helper(...)` of the file whose helper stores a model
+  /// it builds on `self.<attr>` (`self.model = Cls.from_pretrained(path)`),
+  /// every store of that attribute being some call's result.
+  bool stores_new_model(ir::InstId r, std::string_view attr) const {
+    const ir::Inst& in = f_.inst(r);
+    if (in.op != ir::Op::Call || !calls_file_function(ctx_, fid_, r) ||
+        access_key(ctx_, fid_, call_receiver(f_, in)) != "self")
+      return false;
+    ir::FunctionId g = ctx_.facts.summaries.callee(fid_, r);
+    if (!g.valid() || g == fid_) return false;
+    const ir::Function& gf = ctx_.ir.fn(g);
+    const dataflow::Objects& objs = ctx_.facts.objects();
+    bool fresh = false;
+    for (const ir::Inst& x : gf.insts) {
+      if (x.op != ir::Op::SetAttr || ctx_.ir.names.str(x.aux) != attr) continue;
+      auto ops = gf.operands(x);
+      if (access_key(ctx_, g, ops[0]) != "self") continue;
+      if (gf.def(ops[1]).op != ir::Op::Call) return false;
+      auto os = objs.of(g, ops[1]);
+      bool built = !os.empty();
+      for (uint32_t o : os) {
+        const dataflow::AbstractObject& a = objs.obj(o);
+        built = built && a.kind == dataflow::ObjKind::Module && a.fn == g && a.site.valid();
+      }
+      fresh |= built;
+    }
+    return fresh;
   }
 
   /// Path-sensitive: some path of the loop from one step to the next runs
@@ -313,6 +405,7 @@ class Rule {
       if (ev[i] == Event::Clears) clear_insts.push_back(ir::InstId(i));
     }
     if (steps.empty() || !any_backward) return std::nullopt;
+    bool rebuilt = std::find(ev.begin(), ev.end(), Event::Rebuilds) != ev.end();
     const ir::LoopInfo& li = loops_of(ctx_, fid_);
     // Headers of loops nested in l that clear: entering one clears.
     std::set<uint32_t> clearing_headers;
@@ -327,6 +420,7 @@ class Rule {
     ir::InstId current;  // the step whose next step the search looks for
     auto blocked = [&](ir::InstId i) {
       if (clearing_headers.count(i.v) != 0) return true;
+      if (ev[i.v] == Event::Rebuilds) return true;
       return ev[i.v] == Event::Clears && !clears_other_optimizer(i, current);
     };
     size_t tries = 0;
@@ -365,6 +459,9 @@ class Rule {
           Finding fd;
           fd.fn = fid_;
           fd.backward = b;
+          // With the model rebuilt each iteration, the gradients that add
+          // up are the first helper's: report the call that leaves them.
+          if (ev[s.v] == Event::BackwardStep && rebuilt) fd.backward = s;
           fd.step = s2;
           if (!clear_insts.empty()) fd.skipped = clear_insts.front();
           return fd;
