@@ -67,7 +67,8 @@ Fix
 
 Not flagged
   - forwards under no_grad set by a `with`, a decorator or every caller in
-    the file
+    the file, or by a `with` on the file's own @contextmanager helper that
+    yields under no_grad / inference_mode / set_grad_enabled(False)
   - loops that backward on purpose (adversarial attacks, input optimization)
     or hand the optimizer to a helper
   - functions the file never calls (another file may call them under no_grad)
@@ -238,6 +239,47 @@ class Rule {
       returns = true;
     }
     return returns;
+  }
+
+  /// `i` runs inside `with ctx():` (any enclosing `with`) where `ctx` is
+  /// the file's own `@contextlib.contextmanager` generator whose every
+  /// `yield` runs with grad mode off (`with torch.inference_mode(),
+  /// torch.no_grad(): yield`): the `with` body runs under no_grad too.
+  bool under_no_grad_manager(InstId i) const {
+    ir::BlockId b = f_.block_of(i);
+    if (!b.valid()) return false;
+    for (uint32_t r = f_.blocks[b.v].with_region; r < f_.withs.size(); r = f_.withs[r].parent) {
+      ValueId mgr = f_.withs[r].mgr;
+      if (!mgr.valid() || f_.def(mgr).op != Op::Call) continue;
+      ir::CallTarget t = ctx_.facts.res.call_target(fid_, f_.def_id(mgr));
+      if (t.kind == ir::CallTarget::Kind::Function && t.fn.valid() && no_grad_contextmanager(t.fn)) return true;
+    }
+    return false;
+  }
+
+  /// `g` is decorated `@contextlib.contextmanager` (or the bare imported
+  /// `@contextmanager`), is a generator, and grad mode is off at each of
+  /// its `yield`s: what its caller's `with` body runs sees no_grad.
+  bool no_grad_contextmanager(ir::FunctionId g) const {
+    const ir::Function& gf = ctx_.ir.fn(g);
+    if (!gf.is_generator || !gf.parent.valid()) return false;
+    bool decorated = false;
+    for (ValueId d : gf.decorators) {
+      if (!d.valid()) continue;
+      const ir::Referent& r = ctx_.facts.res.ref(gf.parent, d);
+      if (r.kind == ir::Referent::Kind::External &&
+          ctx_.ir.names.str(r.path()) == "contextlib.contextmanager")
+        decorated = true;
+    }
+    if (!decorated) return false;
+    bool yields = false;
+    for (uint32_t k = 0; k < gf.insts.size(); ++k) {
+      const ir::Inst& in = gf.insts[k];
+      if (in.op != Op::Yield && in.op != Op::YieldFrom) continue;
+      if (ctx_.facts.grad_mode(g, InstId(k)) != GradMode::Disabled) return false;
+      yields = true;
+    }
+    return yields;
   }
 
   /// `model.network(batch)`, `model.module(x)`, `model.backbone(x)`: the
@@ -440,7 +482,8 @@ class Rule {
       if (dataflow::bool_arg(ctx_.ir, ctx_.facts.res, fid_, in, -1, "requires_grad") ==
           dataflow::BoolArg::True)
         return;
-      if (is_forward(i) && ctx_.facts.grad_mode(fid_, i) == GradMode::Enabled && !records_nothing(i))
+      if (is_forward(i) && ctx_.facts.grad_mode(fid_, i) == GradMode::Enabled && !records_nothing(i) &&
+          !under_no_grad_manager(i))
         forwards.push_back(i);
     }
     if (forwards.empty()) return;
