@@ -70,7 +70,8 @@ Not flagged
     the file, or by a `with` on the file's own @contextmanager helper that
     yields under no_grad / inference_mode / set_grad_enabled(False)
   - loops that backward on purpose (adversarial attacks, input optimization)
-    or hand the optimizer to a helper
+    or hand the optimizer to a helper, and forwards of the file's modules
+    that make a leaf requiring grad or differentiate inside themselves
   - functions the file never calls (another file may call them under no_grad)
     and methods of nn.Module classes
   - loops whose outputs are returned or stored on an object (a caller may
@@ -184,7 +185,9 @@ class Rule {
     if (in.op != Op::Call) return false;
     TorchCall k = torch_call(ctx_, fid_, i);
     ir::CallTarget t = ctx_.facts.res.call_target(fid_, i);
-    if (t.kind == ir::CallTarget::Kind::InstanceCall && t.cls.valid() && forward_without_grad(t.cls)) return false;
+    if (t.kind == ir::CallTarget::Kind::InstanceCall && t.cls.valid() &&
+        (forward_without_grad(t.cls) || forward_needs_grad(t.cls)))
+      return false;
     if (k != TorchCall::None) {
       if (dataflow::info(k).grad != dataflow::GradRule::Model) return false;
       // transformers and friends also build tokenizers and processors,
@@ -280,6 +283,30 @@ class Rule {
       yields = true;
     }
     return yields;
+  }
+
+  /// The class's `forward` differentiates inside itself: it makes a leaf
+  /// that requires grad (`x.requires_grad_()`, `torch.zeros(...,
+  /// requires_grad=True)`) or calls backward / `torch.autograd.grad` (an
+  /// unrolled inner optimization, an SGLD-refined or attacked input). It
+  /// needs autograd on; no_grad around the call would break it.
+  bool forward_needs_grad(ir::ClassId cls) const {
+    ir::Symbol fwd = ctx_.ir.names.find("forward");
+    if (fwd == ir::kNoSymbol) return false;
+    ir::FunctionId g = ctx_.facts.res.find_method(cls, fwd);
+    if (!g.valid()) return false;
+    const ir::Function& gf = ctx_.ir.fn(g);
+    for (uint32_t k = 0; k < gf.insts.size(); ++k) {
+      const ir::Inst& in = gf.insts[k];
+      if (in.op != Op::Call) continue;
+      if (call_effects(ctx_, g, InstId(k)) & dataflow::kBackward) return true;
+      if (torch_call(ctx_, g, InstId(k)) == TorchCall::RequiresGradMethod &&
+          dataflow::bool_arg(ctx_.ir, ctx_.facts.res, g, in, 0, "requires_grad") != dataflow::BoolArg::False)
+        return true;
+      if (dataflow::bool_arg(ctx_.ir, ctx_.facts.res, g, in, -1, "requires_grad") == dataflow::BoolArg::True)
+        return true;
+    }
+    return false;
   }
 
   /// `model.network(batch)`, `model.module(x)`, `model.backbone(x)`: the
