@@ -67,9 +67,11 @@ Fix
 
 Not flagged
   - forwards under no_grad set by a `with`, a decorator or every caller in
-    the file
+    the file, or by a `with` on the file's own @contextmanager helper that
+    yields under no_grad / inference_mode / set_grad_enabled(False)
   - loops that backward on purpose (adversarial attacks, input optimization)
-    or hand the optimizer to a helper
+    or hand the optimizer to a helper, and forwards of the file's modules
+    that make a leaf requiring grad or differentiate inside themselves
   - functions the file never calls (another file may call them under no_grad)
     and methods of nn.Module classes
   - loops whose outputs are returned or stored on an object (a caller may
@@ -183,7 +185,9 @@ class Rule {
     if (in.op != Op::Call) return false;
     TorchCall k = torch_call(ctx_, fid_, i);
     ir::CallTarget t = ctx_.facts.res.call_target(fid_, i);
-    if (t.kind == ir::CallTarget::Kind::InstanceCall && t.cls.valid() && forward_without_grad(t.cls)) return false;
+    if (t.kind == ir::CallTarget::Kind::InstanceCall && t.cls.valid() &&
+        (forward_without_grad(t.cls) || forward_needs_grad(t.cls)))
+      return false;
     if (k != TorchCall::None) {
       if (dataflow::info(k).grad != dataflow::GradRule::Model) return false;
       // transformers and friends also build tokenizers and processors,
@@ -238,6 +242,71 @@ class Rule {
       returns = true;
     }
     return returns;
+  }
+
+  /// `i` runs inside `with ctx():` (any enclosing `with`) where `ctx` is
+  /// the file's own `@contextlib.contextmanager` generator whose every
+  /// `yield` runs with grad mode off (`with torch.inference_mode(),
+  /// torch.no_grad(): yield`): the `with` body runs under no_grad too.
+  bool under_no_grad_manager(InstId i) const {
+    ir::BlockId b = f_.block_of(i);
+    if (!b.valid()) return false;
+    for (uint32_t r = f_.blocks[b.v].with_region; r < f_.withs.size(); r = f_.withs[r].parent) {
+      ValueId mgr = f_.withs[r].mgr;
+      if (!mgr.valid() || f_.def(mgr).op != Op::Call) continue;
+      ir::CallTarget t = ctx_.facts.res.call_target(fid_, f_.def_id(mgr));
+      if (t.kind == ir::CallTarget::Kind::Function && t.fn.valid() && no_grad_contextmanager(t.fn)) return true;
+    }
+    return false;
+  }
+
+  /// `g` is decorated `@contextlib.contextmanager` (or the bare imported
+  /// `@contextmanager`), is a generator, and grad mode is off at each of
+  /// its `yield`s: what its caller's `with` body runs sees no_grad.
+  bool no_grad_contextmanager(ir::FunctionId g) const {
+    const ir::Function& gf = ctx_.ir.fn(g);
+    if (!gf.is_generator || !gf.parent.valid()) return false;
+    bool decorated = false;
+    for (ValueId d : gf.decorators) {
+      if (!d.valid()) continue;
+      const ir::Referent& r = ctx_.facts.res.ref(gf.parent, d);
+      if (r.kind == ir::Referent::Kind::External &&
+          ctx_.ir.names.str(r.path()) == "contextlib.contextmanager")
+        decorated = true;
+    }
+    if (!decorated) return false;
+    bool yields = false;
+    for (uint32_t k = 0; k < gf.insts.size(); ++k) {
+      const ir::Inst& in = gf.insts[k];
+      if (in.op != Op::Yield && in.op != Op::YieldFrom) continue;
+      if (ctx_.facts.grad_mode(g, InstId(k)) != GradMode::Disabled) return false;
+      yields = true;
+    }
+    return yields;
+  }
+
+  /// The class's `forward` differentiates inside itself: it makes a leaf
+  /// that requires grad (`x.requires_grad_()`, `torch.zeros(...,
+  /// requires_grad=True)`) or calls backward / `torch.autograd.grad` (an
+  /// unrolled inner optimization, an SGLD-refined or attacked input). It
+  /// needs autograd on; no_grad around the call would break it.
+  bool forward_needs_grad(ir::ClassId cls) const {
+    ir::Symbol fwd = ctx_.ir.names.find("forward");
+    if (fwd == ir::kNoSymbol) return false;
+    ir::FunctionId g = ctx_.facts.res.find_method(cls, fwd);
+    if (!g.valid()) return false;
+    const ir::Function& gf = ctx_.ir.fn(g);
+    for (uint32_t k = 0; k < gf.insts.size(); ++k) {
+      const ir::Inst& in = gf.insts[k];
+      if (in.op != Op::Call) continue;
+      if (call_effects(ctx_, g, InstId(k)) & dataflow::kBackward) return true;
+      if (torch_call(ctx_, g, InstId(k)) == TorchCall::RequiresGradMethod &&
+          dataflow::bool_arg(ctx_.ir, ctx_.facts.res, g, in, 0, "requires_grad") != dataflow::BoolArg::False)
+        return true;
+      if (dataflow::bool_arg(ctx_.ir, ctx_.facts.res, g, in, -1, "requires_grad") == dataflow::BoolArg::True)
+        return true;
+    }
+    return false;
   }
 
   /// `model.network(batch)`, `model.module(x)`, `model.backbone(x)`: the
@@ -440,7 +509,8 @@ class Rule {
       if (dataflow::bool_arg(ctx_.ir, ctx_.facts.res, fid_, in, -1, "requires_grad") ==
           dataflow::BoolArg::True)
         return;
-      if (is_forward(i) && ctx_.facts.grad_mode(fid_, i) == GradMode::Enabled && !records_nothing(i))
+      if (is_forward(i) && ctx_.facts.grad_mode(fid_, i) == GradMode::Enabled && !records_nothing(i) &&
+          !under_no_grad_manager(i))
         forwards.push_back(i);
     }
     if (forwards.empty()) return;
