@@ -579,7 +579,7 @@ std::optional<fs::path> project_file(Interp& in, std::string_view path, std::str
   const std::string named = std::string(what) + " `" + p + "`";
   if (!found) {
     in.note_unknown(outside ? named + " is outside the analyzed project (" + root.string() + "); not read"
-                            : named + " is not found",
+                            : named + " is not found; if a download or an earlier run writes it, analyze where it exists",
                     at, false);
     return std::nullopt;
   }

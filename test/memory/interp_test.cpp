@@ -2325,7 +2325,7 @@ model = torch.nn.Linear(cfg["n_embd"], 10).cuda()
 )");
   bool named = false;
   for (const auto& u : m.config.unknowns)
-    named = named || u.what == "config file `checkpoints/org/model/model_config.yaml` is not found";
+    named = named || u.what == "config file `checkpoints/org/model/model_config.yaml` is not found; if a download or an earlier run writes it, analyze where it exists";
   CHECK(named);
 }
 

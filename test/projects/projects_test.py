@@ -363,7 +363,7 @@ class Projects(unittest.TestCase):
         self.assertIn("config file `../flat_model/train.py` is outside the analyzed project", out)
         self.assertIn("parameters   at least 3 ", out)
         rc, out, _ = run(cwd, "--target", "h100", "train.py", "--", "--config", "configs/none.yaml")
-        self.assertIn("config file `configs/none.yaml` is not found (line 22)", out)
+        self.assertIn("config file `configs/none.yaml` is not found; if a download or an earlier run writes it, analyze where it exists (line 22)", out)
 
     def test_hf_argument_parser_json_file(self):
         # parse_json_file(os.path.abspath(sys.argv[1])): the file's keys fill the dataclasses.
