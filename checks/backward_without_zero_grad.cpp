@@ -236,10 +236,7 @@ class Rule {
     // no `__enter__`), so what a manager yields and steps is a profiler's
     // or counter's schedule.
     if (f_.def(recv).op == ir::Op::WithEnter) return true;
-    std::string key = access_key(ctx_, fid_, recv);
-    std::string_view last = key;
-    if (size_t dot = last.rfind('.'); dot != std::string_view::npos) last = last.substr(dot + 1);
-    return name_has_word(last, {"profiler", "prof", "scheduler", "schedule", "sched", "warmup", "timer", "env"});
+    return key_names(ctx_, fid_, recv, {"profiler", "prof", "scheduler", "schedule", "sched", "warmup", "timer", "env"});
   }
 
   bool is_backward(ir::InstId i) const {

@@ -795,10 +795,7 @@ class Rule {
           return objs.obj(o).kind == dataflow::ObjKind::Scheduler;
         }))
       return true;
-    std::string key = access_key(c, f, recv);
-    std::string_view last = key;
-    if (size_t dot = last.rfind('.'); dot != std::string_view::npos) last = last.substr(dot + 1);
-    return name_has_word(last, {"scheduler", "schedule", "sched", "profiler", "prof", "timer"});
+    return key_names(c, f, recv, {"scheduler", "schedule", "sched", "profiler", "prof", "timer"});
   }
 
   /// `x.step(...)` whose receiver is an optimizer: built by torch.optim, or

@@ -1369,6 +1369,11 @@ bool name_has_word(std::string_view name, std::initializer_list<std::string_view
   return flush();
 }
 
+bool key_names(const CheckContext& ctx, FunctionId f, ValueId v, std::initializer_list<std::string_view> words) {
+  std::string key = access_key(ctx, f, v);
+  return name_has_word(std::string_view(key).substr(key.rfind('.') + 1), words);
+}
+
 std::string_view value_var_name(const CheckContext& ctx, const ir::Function& f, ValueId v) {
   if (!v.valid()) return {};
   ir::VarId var = f.values[v.v].var;

@@ -366,6 +366,11 @@ bool escapes_by_store(const ir::Function& f, ir::ValueId v);
 /// boundaries, lowercased) include one of `words`: "val_loader" and
 /// "valLoader" have "val".
 bool name_has_word(std::string_view name, std::initializer_list<std::string_view> words);
+
+/// The last part of v's access_key (`self.lr_scheduler` -> `lr_scheduler`)
+/// has one of `words` (name_has_word); false for a value with no key.
+bool key_names(const CheckContext& ctx, ir::FunctionId f, ir::ValueId v,
+               std::initializer_list<std::string_view> words);
 /// The local variable name a value was stored into, or "".
 std::string_view value_var_name(const CheckContext& ctx, const ir::Function& f, ir::ValueId v);
 

@@ -392,9 +392,7 @@ class Rule {
   /// or, handed in, named as one (`self.val_data_loader`).
   bool is_loader(ValueId v) const {
     if (ctx_.facts.objects().may_be(fid_, v, dataflow::ObjKind::Loader)) return true;
-    std::string key = access_key(ctx_, fid_, v);
-    std::string_view last = std::string_view(key).substr(key.rfind('.') + 1);
-    return !key.empty() && name_has_word(last, {"loader", "dataloader"});
+    return key_names(ctx_, fid_, v, {"loader", "dataloader"});
   }
 
   /// The loop pulls its batches by hand from an iterator of a data loader
